@@ -1,0 +1,73 @@
+#include "common/config.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <limits>
+
+#include "common/log.h"
+
+namespace mineru {
+namespace {
+
+Status CheckLogLevel(std::string_view v) {
+  LogLevel level;
+  if (!ParseLogLevel(v, &level)) {
+    return InvalidArgument("'" + std::string(v) + "' is not a log level (debug, info, warning, error)");
+  }
+  return Status::Ok();
+}
+
+ConfigSchema<Config> MakeSchema() {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  ConfigSchema<Config> s;
+  s.Path("socket", &Config::socket_path, "Unix socket clients connect to");
+  s.Path("state_dir", &Config::state_dir, "spool of accepted jobs and kept results");
+  s.Path("model_dir", &Config::model_dir, "MinerU 2.0 model folder; empty for the text-layer backend");
+  s.String("log_level", &Config::log_level, "debug, info, warning or error", CheckLogLevel);
+  s.Bytes("vram_budget", &Config::vram_budget_bytes, "most GPU memory minerud may hold (0: all free)");
+  s.Bytes("pinned_budget", &Config::pinned_budget_bytes, "pinned host memory arena (0: as needed)");
+  s.Millis("keep_alive", &Config::keep_alive_ms, "idle time before weights leave the GPU");
+  s.Int("kv_page_tokens", &Config::kv_page_tokens, 1, 1024, "tokens per KV cache page");
+  s.Int("prefill_chunk", &Config::prefill_chunk_tokens, 1, 1 << 20, "prompt tokens per prefill chunk");
+  s.Int("max_batch", &Config::max_batch, 1, 1024, "most sequences decoded together");
+  s.Int("workers", &Config::workers, 0, 1024, "parsing threads (0: one per core)");
+  s.Int("render_dpi", &Config::render_dpi, 36, 600, "page render resolution for the model");
+  s.Int("max_jobs_queued", &Config::max_jobs_queued, 1, kMax, "jobs waiting or running, all users");
+  s.Int("max_jobs_per_user", &Config::max_jobs_per_user, 1, kMax, "jobs waiting or running per user");
+  s.Bytes("max_document_size", &Config::max_document_bytes, "largest document accepted");
+  s.Bytes("max_bytes_per_user", &Config::max_bytes_per_user, "document bytes queued per user");
+  s.Int("max_pages", &Config::max_pages_per_document, 1, kMax, "most pages parsed per document");
+  s.Int("max_seconds", &Config::max_seconds_per_document, 1, kMax, "time limit per document, seconds");
+  s.Bytes("mupdf_memory", &Config::mupdf_memory_bytes, "MuPDF memory cap per document");
+  s.Millis("drain_timeout", &Config::drain_timeout_ms, "time to finish running jobs on SIGTERM");
+  s.Millis("result_retention", &Config::result_retention_ms, "how long unfetched results are kept");
+  s.String("admin_group", &Config::admin_group, "group whose members see every user's jobs");
+  return s;
+}
+
+std::string EnvOr(const char* name, const std::string& fallback) {
+  const char* v = std::getenv(name);
+  return (v != nullptr && v[0] == '/') ? std::string(v) : fallback;
+}
+
+}  // namespace
+
+const ConfigSchema<Config>& ConfigSchemaFor() {
+  static const ConfigSchema<Config> schema = MakeSchema();
+  return schema;
+}
+
+std::string DefaultSocketPath() {
+  if (::geteuid() == 0) return "/run/minerud/minerud.sock";
+  std::string runtime = EnvOr("XDG_RUNTIME_DIR", "/run/user/" + std::to_string(::geteuid()));
+  return runtime + "/minerud.sock";
+}
+
+std::string DefaultStateDir() {
+  if (::geteuid() == 0) return "/var/lib/minerud";
+  std::string home = EnvOr("HOME", "/tmp");
+  return EnvOr("XDG_STATE_HOME", home + "/.local/state") + "/minerud";
+}
+
+}  // namespace mineru

@@ -1,0 +1,58 @@
+// minerud's configuration: one struct, every key declared once in ConfigSchemaFor() with its help
+// text (documented again for people in man/minerud.conf.5). Filled from /etc/minerud.conf (or
+// --config) and then from command-line overrides.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "common/config_loader.h"
+
+namespace mineru {
+
+struct Config {
+  // Where clients connect. Empty: $XDG_RUNTIME_DIR/minerud.sock for a user, /run/minerud/minerud.sock
+  // for root; ignored when systemd hands over a listening socket.
+  std::string socket_path;
+  // Spool of accepted jobs and kept results. Empty: $XDG_STATE_HOME/minerud or /var/lib/minerud.
+  std::string state_dir;
+  // The MinerU 2.0 model folder (HF layout). Empty: the text-layer backend, no model needed.
+  std::string model_dir;
+  std::string log_level = "info";
+
+  // Memory.
+  uint64_t vram_budget_bytes = 0;    // 0: all free device memory at start (the whole model on CPU)
+  uint64_t pinned_budget_bytes = 0;  // 0: enough to hold what does not fit the VRAM budget
+  int64_t keep_alive_ms = 300'000;   // weights drop to pinned/disk after this long without a job
+  int64_t kv_page_tokens = 16;
+  int64_t prefill_chunk_tokens = 2048;
+  int64_t max_batch = 16;
+
+  // Work.
+  int64_t workers = 0;  // parsing threads; 0: one per core
+  int64_t render_dpi = 200;
+
+  // Limits.
+  int64_t max_jobs_queued = 256;
+  int64_t max_jobs_per_user = 32;
+  uint64_t max_document_bytes = 512ull << 20;
+  uint64_t max_bytes_per_user = 2ull << 30;
+  int64_t max_pages_per_document = 2000;
+  int64_t max_seconds_per_document = 3600;
+  uint64_t mupdf_memory_bytes = 1ull << 30;  // MuPDF allocator cap per document
+
+  // Lifecycle.
+  int64_t drain_timeout_ms = 30'000;
+  int64_t result_retention_ms = 86'400'000;
+  std::string admin_group;  // members may see and cancel every user's jobs
+};
+
+// The schema of every key above.
+const ConfigSchema<Config>& ConfigSchemaFor();
+
+// $XDG_RUNTIME_DIR/minerud.sock for a user, /run/minerud/minerud.sock for root.
+std::string DefaultSocketPath();
+// $XDG_STATE_HOME/minerud (or ~/.local/state/minerud) for a user, /var/lib/minerud for root.
+std::string DefaultStateDir();
+
+}  // namespace mineru

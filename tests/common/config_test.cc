@@ -1,0 +1,69 @@
+#include "common/config.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "tests/support/shared_data.h"
+
+namespace mineru {
+namespace {
+
+TEST(ConfigTest, DefaultsAreSane) {
+  Config c;
+  EXPECT_TRUE(c.model_dir.empty());  // the text-layer backend by default
+  EXPECT_EQ(c.kv_page_tokens, 16);
+  EXPECT_EQ(c.render_dpi, 200);
+  EXPECT_GT(c.max_document_bytes, 0u);
+}
+
+TEST(ConfigTest, EveryKeyParses) {
+  Config c;
+  Status st = ConfigSchemaFor().LoadText(
+      "socket = /tmp/m.sock\nstate_dir = /tmp/state\nmodel_dir = /models/mineru\nlog_level = debug\n"
+      "vram_budget = 6G\npinned_budget = 8G\nkeep_alive = 5m\nkv_page_tokens = 32\n"
+      "prefill_chunk = 1024\nmax_batch = 8\nworkers = 2\nrender_dpi = 150\nmax_jobs_queued = 10\n"
+      "max_jobs_per_user = 3\nmax_document_size = 64M\nmax_bytes_per_user = 1G\nmax_pages = 50\n"
+      "max_seconds = 60\nmupdf_memory = 256M\ndrain_timeout = 10s\nresult_retention = 2d\n"
+      "admin_group = wheel\n",
+      "minerud.conf", &c);
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(c.vram_budget_bytes, 6ull << 30);
+  EXPECT_EQ(c.keep_alive_ms, 300'000);
+  EXPECT_EQ(c.result_retention_ms, 2 * 86'400'000);
+  EXPECT_EQ(c.admin_group, "wheel");
+  EXPECT_EQ(c.log_level, "debug");
+}
+
+TEST(ConfigTest, BadLogLevelNamesTheKey) {
+  Config c;
+  Status st = ConfigSchemaFor().LoadText("log_level = chatty\n", "minerud.conf", &c);
+  EXPECT_NE(st.message().find("minerud.conf:1: key 'log_level'"), std::string::npos) << st.message();
+}
+
+TEST(ConfigTest, DefaultPathsFollowTheUser) {
+  if (::geteuid() == 0) {
+    EXPECT_EQ(DefaultSocketPath(), "/run/minerud/minerud.sock");
+    EXPECT_EQ(DefaultStateDir(), "/var/lib/minerud");
+  } else {
+    EXPECT_NE(DefaultSocketPath().find("minerud.sock"), std::string::npos);
+  }
+}
+
+TEST(ConfigTest, ManPageDocumentsEveryKey) {
+  auto page = testing::SourceDir() / "man" / "minerud.conf.5";
+  std::ifstream in(page);
+  if (!in) GTEST_SKIP() << "man/minerud.conf.5 is not written yet";
+  std::stringstream text;
+  text << in.rdbuf();
+  for (const auto& key : ConfigSchemaFor().keys()) {
+    EXPECT_NE(text.str().find(key.key), std::string::npos) << "minerud.conf(5) misses key " << key.key;
+  }
+}
+
+}  // namespace
+}  // namespace mineru
