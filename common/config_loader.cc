@@ -59,12 +59,18 @@ Result<uint64_t> ParseByteSize(std::string_view text) {
   };
   if (!SplitNumber(text, &number, &suffix)) return bad();
   double scale = 1;
-  if (suffix.empty() || suffix == "b") scale = 1;
-  else if (suffix == "k" || suffix == "kb" || suffix == "kib") scale = 1024.0;
-  else if (suffix == "m" || suffix == "mb" || suffix == "mib") scale = 1024.0 * 1024;
-  else if (suffix == "g" || suffix == "gb" || suffix == "gib") scale = 1024.0 * 1024 * 1024;
-  else if (suffix == "t" || suffix == "tb" || suffix == "tib") scale = 1024.0 * 1024 * 1024 * 1024;
-  else return bad();
+  if (suffix.empty() || suffix == "b")
+    scale = 1;
+  else if (suffix == "k" || suffix == "kb" || suffix == "kib")
+    scale = 1024.0;
+  else if (suffix == "m" || suffix == "mb" || suffix == "mib")
+    scale = 1024.0 * 1024;
+  else if (suffix == "g" || suffix == "gb" || suffix == "gib")
+    scale = 1024.0 * 1024 * 1024;
+  else if (suffix == "t" || suffix == "tb" || suffix == "tib")
+    scale = 1024.0 * 1024 * 1024 * 1024;
+  else
+    return bad();
   double bytes = number * scale;
   if (bytes >= 18446744073709551615.0) return OutOfRange("size '" + std::string(text) + "' is too large");
   return static_cast<uint64_t>(std::llround(bytes));
@@ -79,12 +85,18 @@ Result<int64_t> ParseDurationMillis(std::string_view text) {
   };
   if (!SplitNumber(text, &number, &suffix)) return bad();
   double ms_per_unit = 0;
-  if (suffix.empty() || suffix == "s" || suffix == "sec") ms_per_unit = 1000;
-  else if (suffix == "ms") ms_per_unit = 1;
-  else if (suffix == "m" || suffix == "min") ms_per_unit = 60'000;
-  else if (suffix == "h") ms_per_unit = 3'600'000;
-  else if (suffix == "d") ms_per_unit = 86'400'000;
-  else return bad();
+  if (suffix.empty() || suffix == "s" || suffix == "sec")
+    ms_per_unit = 1000;
+  else if (suffix == "ms")
+    ms_per_unit = 1;
+  else if (suffix == "m" || suffix == "min")
+    ms_per_unit = 60'000;
+  else if (suffix == "h")
+    ms_per_unit = 3'600'000;
+  else if (suffix == "d")
+    ms_per_unit = 86'400'000;
+  else
+    return bad();
   double ms = number * ms_per_unit;
   if (ms > 9.2e18) return OutOfRange("duration '" + std::string(text) + "' is too long");
   return static_cast<int64_t>(std::llround(ms));
@@ -107,7 +119,8 @@ Result<int64_t> ParseInt(std::string_view text, int64_t min, int64_t max) {
     return InvalidArgument("'" + v + "' is not an integer");
   }
   if (n < min || n > max) {
-    return OutOfRange("'" + v + "' is out of range [" + std::to_string(min) + ", " + std::to_string(max) + "]");
+    return OutOfRange("'" + v + "' is out of range [" + std::to_string(min) + ", " + std::to_string(max) +
+                      "]");
   }
   return static_cast<int64_t>(n);
 }
@@ -121,9 +134,12 @@ std::string FormatByteSize(uint64_t bytes) {
     ++unit;
   }
   char buf[32];
-  if (unit == 0) std::snprintf(buf, sizeof buf, "%lluB", static_cast<unsigned long long>(bytes));  // NOLINT
-  else if (v == std::floor(v)) std::snprintf(buf, sizeof buf, "%.0f%s", v, kUnits[unit]);
-  else std::snprintf(buf, sizeof buf, "%.1f%s", v, kUnits[unit]);
+  if (unit == 0)
+    std::snprintf(buf, sizeof buf, "%lluB", static_cast<unsigned long long>(bytes));  // NOLINT
+  else if (v == std::floor(v))
+    std::snprintf(buf, sizeof buf, "%.0f%s", v, kUnits[unit]);
+  else
+    std::snprintf(buf, sizeof buf, "%.1f%s", v, kUnits[unit]);
   return buf;
 }
 

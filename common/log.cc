@@ -19,16 +19,20 @@ namespace mineru {
 namespace {
 
 std::atomic<int> g_level{static_cast<int>(LogLevel::kInfo)};
-std::mutex g_mu;                      // guards g_identifier, g_capture and the write itself
+std::mutex g_mu;                       // guards g_identifier, g_capture and the write itself
 std::string g_identifier = "minerud";  // Guarded by g_mu
 LogCapture g_capture;                  // Guarded by g_mu
 
 int SyslogPriority(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return LOG_DEBUG;
-    case LogLevel::kInfo: return LOG_INFO;
-    case LogLevel::kWarning: return LOG_WARNING;
-    case LogLevel::kError: return LOG_ERR;
+    case LogLevel::kDebug:
+      return LOG_DEBUG;
+    case LogLevel::kInfo:
+      return LOG_INFO;
+    case LogLevel::kWarning:
+      return LOG_WARNING;
+    case LogLevel::kError:
+      return LOG_ERR;
   }
   return LOG_INFO;
 }
@@ -58,20 +62,29 @@ std::string_view BaseName(const char* file) {
 }  // namespace
 
 bool ParseLogLevel(std::string_view text, LogLevel* level) {
-  if (text == "debug") *level = LogLevel::kDebug;
-  else if (text == "info") *level = LogLevel::kInfo;
-  else if (text == "warning" || text == "warn") *level = LogLevel::kWarning;
-  else if (text == "error") *level = LogLevel::kError;
-  else return false;
+  if (text == "debug")
+    *level = LogLevel::kDebug;
+  else if (text == "info")
+    *level = LogLevel::kInfo;
+  else if (text == "warning" || text == "warn")
+    *level = LogLevel::kWarning;
+  else if (text == "error")
+    *level = LogLevel::kError;
+  else
+    return false;
   return true;
 }
 
 std::string_view LogLevelName(LogLevel level) {
   switch (level) {
-    case LogLevel::kDebug: return "debug";
-    case LogLevel::kInfo: return "info";
-    case LogLevel::kWarning: return "warning";
-    case LogLevel::kError: return "error";
+    case LogLevel::kDebug:
+      return "debug";
+    case LogLevel::kInfo:
+      return "info";
+    case LogLevel::kWarning:
+      return "warning";
+    case LogLevel::kError:
+      return "error";
   }
   return "info";
 }
@@ -103,17 +116,15 @@ void LogLine(LogLevel level, const char* file, int line, std::string_view messag
 #if defined(MINERU_HAVE_SYSTEMD)
   if (ActiveLogSink() == LogSink::kJournal) {
     std::string code_file(BaseName(file));
-    sd_journal_send("MESSAGE=%.*s", static_cast<int>(message.size()), message.data(),
-                    "PRIORITY=%d", SyslogPriority(level), "SYSLOG_IDENTIFIER=%s",
-                    g_identifier.c_str(), "CODE_FILE=%s", code_file.c_str(), "CODE_LINE=%d", line,
-                    nullptr);
+    sd_journal_send("MESSAGE=%.*s", static_cast<int>(message.size()), message.data(), "PRIORITY=%d",
+                    SyslogPriority(level), "SYSLOG_IDENTIFIER=%s", g_identifier.c_str(), "CODE_FILE=%s",
+                    code_file.c_str(), "CODE_LINE=%d", line, nullptr);
     return;
   }
 #endif
   (void)SyslogPriority;
   std::fprintf(stderr, "%s[%d] %s: %.*s\n", g_identifier.c_str(), static_cast<int>(::getpid()),
-               std::string(LogLevelName(level)).c_str(), static_cast<int>(message.size()),
-               message.data());
+               std::string(LogLevelName(level)).c_str(), static_cast<int>(message.size()), message.data());
 }
 
 }  // namespace mineru

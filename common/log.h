@@ -51,7 +51,7 @@ class LogMessage {
 
 }  // namespace mineru
 
-#define MINERU_LOG(level)                                          \
-  if (::mineru::LogLevel::level < ::mineru::GetLogLevel()) {       \
-  } else                                                           \
+#define MINERU_LOG(level)                                    \
+  if (::mineru::LogLevel::level < ::mineru::GetLogLevel()) { \
+  } else                                                     \
     ::mineru::internal::LogMessage(::mineru::LogLevel::level, __FILE__, __LINE__).stream()

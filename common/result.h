@@ -12,7 +12,7 @@ namespace mineru {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : v_(std::in_place_index<0>, std::move(value)) {}        // NOLINT: implicit by design
   Result(Status status) : v_(std::in_place_index<1>, std::move(status)) {  // NOLINT
     assert(!std::get<1>(v_).ok() && "Result built from an OK status");
     if (std::get<1>(v_).ok()) v_.template emplace<1>(Internal("Result built from an OK status"));
@@ -24,9 +24,18 @@ class [[nodiscard]] Result {
   // OK when a value is held.
   Status status() const { return ok() ? Status::Ok() : std::get<1>(v_); }
 
-  T& value() & { assert(ok()); return std::get<0>(v_); }
-  const T& value() const& { assert(ok()); return std::get<0>(v_); }
-  T&& value() && { assert(ok()); return std::get<0>(std::move(v_)); }
+  T& value() & {
+    assert(ok());
+    return std::get<0>(v_);
+  }
+  const T& value() const& {
+    assert(ok());
+    return std::get<0>(v_);
+  }
+  T&& value() && {
+    assert(ok());
+    return std::get<0>(std::move(v_));
+  }
 
   T& operator*() & { return value(); }
   const T& operator*() const& { return value(); }
@@ -52,6 +61,6 @@ class [[nodiscard]] Result {
 #define MINERU_ASSIGN_OR_RETURN(lhs, expr) \
   MINERU_ASSIGN_OR_RETURN_IMPL_(MINERU_CONCAT_(mineru_result_, __LINE__), lhs, expr)
 #define MINERU_ASSIGN_OR_RETURN_IMPL_(tmp, lhs, expr) \
-  auto tmp = (expr);                                 \
-  if (!tmp.ok()) return tmp.status();                \
+  auto tmp = (expr);                                  \
+  if (!tmp.ok()) return tmp.status();                 \
   lhs = std::move(tmp).value()

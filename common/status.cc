@@ -7,22 +7,38 @@ namespace mineru {
 
 std::string_view StatusCodeName(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return "OK";
-    case StatusCode::kInvalidArgument: return "invalid argument";
-    case StatusCode::kNotFound: return "not found";
-    case StatusCode::kAlreadyExists: return "already exists";
-    case StatusCode::kPermissionDenied: return "permission denied";
-    case StatusCode::kResourceExhausted: return "resource exhausted";
-    case StatusCode::kBusy: return "busy";
-    case StatusCode::kFailedPrecondition: return "failed precondition";
-    case StatusCode::kOutOfRange: return "out of range";
-    case StatusCode::kCancelled: return "cancelled";
-    case StatusCode::kDeadlineExceeded: return "deadline exceeded";
-    case StatusCode::kDataLoss: return "data loss";
-    case StatusCode::kUnavailable: return "unavailable";
-    case StatusCode::kUnimplemented: return "unimplemented";
-    case StatusCode::kIoError: return "I/O error";
-    case StatusCode::kInternal: return "internal error";
+    case StatusCode::kOk:
+      return "OK";
+    case StatusCode::kInvalidArgument:
+      return "invalid argument";
+    case StatusCode::kNotFound:
+      return "not found";
+    case StatusCode::kAlreadyExists:
+      return "already exists";
+    case StatusCode::kPermissionDenied:
+      return "permission denied";
+    case StatusCode::kResourceExhausted:
+      return "resource exhausted";
+    case StatusCode::kBusy:
+      return "busy";
+    case StatusCode::kFailedPrecondition:
+      return "failed precondition";
+    case StatusCode::kOutOfRange:
+      return "out of range";
+    case StatusCode::kCancelled:
+      return "cancelled";
+    case StatusCode::kDeadlineExceeded:
+      return "deadline exceeded";
+    case StatusCode::kDataLoss:
+      return "data loss";
+    case StatusCode::kUnavailable:
+      return "unavailable";
+    case StatusCode::kUnimplemented:
+      return "unimplemented";
+    case StatusCode::kIoError:
+      return "I/O error";
+    case StatusCode::kInternal:
+      return "internal error";
   }
   return "unknown";
 }
@@ -48,33 +64,65 @@ Status Status::WithContext(std::string_view context) const {
 
 StatusCode ErrnoToStatusCode(int err) {
   switch (err) {
-    case 0: return StatusCode::kOk;
-    case EINVAL: case EBADF: case ENOTDIR: case EISDIR: case ENAMETOOLONG: case ELOOP:
-    case ENOTSOCK: case EFAULT: case ENOEXEC: case ESPIPE:
+    case 0:
+      return StatusCode::kOk;
+    case EINVAL:
+    case EBADF:
+    case ENOTDIR:
+    case EISDIR:
+    case ENAMETOOLONG:
+    case ELOOP:
+    case ENOTSOCK:
+    case EFAULT:
+    case ENOEXEC:
+    case ESPIPE:
       return StatusCode::kInvalidArgument;
-    case ENOENT: case ENXIO: case ESRCH: case ENODEV:
+    case ENOENT:
+    case ENXIO:
+    case ESRCH:
+    case ENODEV:
       return StatusCode::kNotFound;
-    case EEXIST: case EADDRINUSE:
+    case EEXIST:
+    case EADDRINUSE:
       return StatusCode::kAlreadyExists;
-    case EACCES: case EPERM: case EROFS:
+    case EACCES:
+    case EPERM:
+    case EROFS:
       return StatusCode::kPermissionDenied;
-    case ENOMEM: case ENOSPC: case EDQUOT: case EMFILE: case ENFILE: case EFBIG: case E2BIG:
+    case ENOMEM:
+    case ENOSPC:
+    case EDQUOT:
+    case EMFILE:
+    case ENFILE:
+    case EFBIG:
+    case E2BIG:
     case ENOBUFS:
       return StatusCode::kResourceExhausted;
-    case EAGAIN: case EBUSY: case ETXTBSY:
+    case EAGAIN:
+    case EBUSY:
+    case ETXTBSY:
       return StatusCode::kBusy;
-    case ERANGE: case EOVERFLOW:
+    case ERANGE:
+    case EOVERFLOW:
       return StatusCode::kOutOfRange;
-    case ECANCELED: case EINTR:
+    case ECANCELED:
+    case EINTR:
       return StatusCode::kCancelled;
     case ETIMEDOUT:
       return StatusCode::kDeadlineExceeded;
-    case ECONNREFUSED: case ECONNRESET: case EPIPE: case ENOTCONN: case ESHUTDOWN:
-    case EHOSTUNREACH: case ENETDOWN:
+    case ECONNREFUSED:
+    case ECONNRESET:
+    case EPIPE:
+    case ENOTCONN:
+    case ESHUTDOWN:
+    case EHOSTUNREACH:
+    case ENETDOWN:
       return StatusCode::kUnavailable;
-    case ENOSYS: case EOPNOTSUPP:
+    case ENOSYS:
+    case EOPNOTSUPP:
       return StatusCode::kUnimplemented;
-    case EIO: case ENOTBLK:
+    case EIO:
+    case ENOTBLK:
       return StatusCode::kIoError;
     default:
       return StatusCode::kInternal;

@@ -9,7 +9,7 @@ namespace mineru {
 
 enum class StatusCode {
   kOk = 0,
-  kInvalidArgument,    // the caller (a user, a client, a file) gave something wrong
+  kInvalidArgument,  // the caller (a user, a client, a file) gave something wrong
   kNotFound,
   kAlreadyExists,
   kPermissionDenied,
@@ -19,8 +19,8 @@ enum class StatusCode {
   kOutOfRange,
   kCancelled,
   kDeadlineExceeded,
-  kDataLoss,           // corrupted or truncated data
-  kUnavailable,        // a peer is gone or not reachable
+  kDataLoss,     // corrupted or truncated data
+  kUnavailable,  // a peer is gone or not reachable
   kUnimplemented,
   kIoError,
   kInternal,
@@ -69,7 +69,9 @@ inline Status NotFound(std::string msg) { return {StatusCode::kNotFound, std::mo
 inline Status PermissionDenied(std::string msg) { return {StatusCode::kPermissionDenied, std::move(msg)}; }
 inline Status ResourceExhausted(std::string msg) { return {StatusCode::kResourceExhausted, std::move(msg)}; }
 inline Status Busy(std::string msg) { return {StatusCode::kBusy, std::move(msg)}; }
-inline Status FailedPrecondition(std::string msg) { return {StatusCode::kFailedPrecondition, std::move(msg)}; }
+inline Status FailedPrecondition(std::string msg) {
+  return {StatusCode::kFailedPrecondition, std::move(msg)};
+}
 inline Status OutOfRange(std::string msg) { return {StatusCode::kOutOfRange, std::move(msg)}; }
 inline Status Cancelled(std::string msg) { return {StatusCode::kCancelled, std::move(msg)}; }
 inline Status DeadlineExceeded(std::string msg) { return {StatusCode::kDeadlineExceeded, std::move(msg)}; }
@@ -81,8 +83,8 @@ inline Status Internal(std::string msg) { return {StatusCode::kInternal, std::mo
 }  // namespace mineru
 
 // Returns from the enclosing function when `expr` (a Status) is not OK.
-#define MINERU_RETURN_IF_ERROR(expr)               \
-  do {                                             \
-    ::mineru::Status mineru_status_ = (expr);      \
+#define MINERU_RETURN_IF_ERROR(expr)                 \
+  do {                                               \
+    ::mineru::Status mineru_status_ = (expr);        \
     if (!mineru_status_.ok()) return mineru_status_; \
   } while (0)

@@ -24,10 +24,9 @@ ConfigSchema<Demo> Schema() {
       .Millis("timeout", &Demo::timeout_ms, "a duration")
       .Bool("verbose", &Demo::verbose, "a flag")
       .Int("workers", &Demo::workers, 0, 64, "threads")
-      .String("name", &Demo::name, "a name",
-              [](std::string_view v) {
-                return v.empty() ? InvalidArgument("must not be empty") : Status::Ok();
-              })
+      .String(
+          "name", &Demo::name, "a name",
+          [](std::string_view v) { return v.empty() ? InvalidArgument("must not be empty") : Status::Ok(); })
       .Path("dir", &Demo::dir, "a folder");
   return s;
 }

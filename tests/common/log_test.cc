@@ -33,7 +33,9 @@ class LogTest : public ::testing::Test {
 
 TEST_F(LogTest, StreamsOneLinePerStatement) {
   SetLogLevel(LogLevel::kInfo);
-  MINERU_LOG(kInfo) << "listening on " << "/run/x.sock" << " fd " << 3;
+  MINERU_LOG(kInfo) << "listening on "
+                    << "/run/x.sock"
+                    << " fd " << 3;
   ASSERT_EQ(lines_.size(), 1u);
   EXPECT_EQ(lines_[0].msg, "listening on /run/x.sock fd 3");
   EXPECT_EQ(lines_[0].level, LogLevel::kInfo);

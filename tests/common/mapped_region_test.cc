@@ -36,12 +36,10 @@ TEST(MappedRegionTest, RangesArePageCheckedAndBounded) {
   const uint64_t page = static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
   std::string bytes(page * 2, 'b');
   UniqueFd fd = MemfdWith(bytes);
-  EXPECT_EQ(MappedRegion::Map(fd.get(), {.offset_bytes = 100}).status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(MappedRegion::Map(fd.get(), {.offset_bytes = 100}).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(MappedRegion::Map(fd.get(), {.offset_bytes = page, .size_bytes = page + 1}).status().code(),
             StatusCode::kOutOfRange);
-  EXPECT_EQ(MappedRegion::Map(fd.get(), {.offset_bytes = page * 4}).status().code(),
-            StatusCode::kOutOfRange);
+  EXPECT_EQ(MappedRegion::Map(fd.get(), {.offset_bytes = page * 4}).status().code(), StatusCode::kOutOfRange);
   auto second = MappedRegion::Map(fd.get(), {.offset_bytes = page});
   ASSERT_TRUE(second.ok());
   EXPECT_EQ(second->size(), page);

@@ -26,30 +26,30 @@ bool ReferenceDataRequired();
 }  // namespace mineru::testing
 
 // Declares `var` = the ../shared path (a std::filesystem::path), or skips (fails under CI) the test.
-#define MINERU_SHARED_DIR_OR_SKIP(var)                                                              \
-  std::filesystem::path var;                                                                        \
-  do {                                                                                              \
-    auto mineru_shared_ = ::mineru::testing::SharedDir();                                           \
-    if (!mineru_shared_) {                                                                          \
-      if (::mineru::testing::ReferenceDataRequired()) {                                             \
-        FAIL() << "reference data ../shared not found and MINERU_REQUIRE_SHARED=1";                 \
-      }                                                                                             \
+#define MINERU_SHARED_DIR_OR_SKIP(var)                                                                 \
+  std::filesystem::path var;                                                                           \
+  do {                                                                                                 \
+    auto mineru_shared_ = ::mineru::testing::SharedDir();                                              \
+    if (!mineru_shared_) {                                                                             \
+      if (::mineru::testing::ReferenceDataRequired()) {                                                \
+        FAIL() << "reference data ../shared not found and MINERU_REQUIRE_SHARED=1";                    \
+      }                                                                                                \
       GTEST_SKIP() << "reference data ../shared not found beside the checkout (or MINERU_SHARED_DIR);" \
-                      " skipping this test";                                                        \
-    }                                                                                               \
-    var = *mineru_shared_;                                                                          \
+                      " skipping this test";                                                           \
+    }                                                                                                  \
+    var = *mineru_shared_;                                                                             \
   } while (0)
 
 // Declares `var` = the Qwen vocabulary path, or skips (fails under CI) the test.
-#define MINERU_QWEN_VOCAB_OR_SKIP(var)                                                              \
-  std::filesystem::path var;                                                                        \
-  do {                                                                                              \
-    auto mineru_vocab_ = ::mineru::testing::QwenVocabularyPath();                                   \
-    if (!mineru_vocab_) {                                                                           \
-      if (::mineru::testing::ReferenceDataRequired()) {                                             \
+#define MINERU_QWEN_VOCAB_OR_SKIP(var)                                                                \
+  std::filesystem::path var;                                                                          \
+  do {                                                                                                \
+    auto mineru_vocab_ = ::mineru::testing::QwenVocabularyPath();                                     \
+    if (!mineru_vocab_) {                                                                             \
+      if (::mineru::testing::ReferenceDataRequired()) {                                               \
         FAIL() << "Qwen vocabulary not found (run scripts/install-deps) and MINERU_REQUIRE_SHARED=1"; \
-      }                                                                                             \
-      GTEST_SKIP() << "Qwen vocabulary not fetched (run scripts/install-deps); skipping this test"; \
-    }                                                                                               \
-    var = *mineru_vocab_;                                                                           \
+      }                                                                                               \
+      GTEST_SKIP() << "Qwen vocabulary not fetched (run scripts/install-deps); skipping this test";   \
+    }                                                                                                 \
+    var = *mineru_vocab_;                                                                             \
   } while (0)
