@@ -348,10 +348,12 @@ int main(int argc, char** argv) {
   std::vector<uint8_t> src(sizes.back());
   for (size_t i = 0; i < src.size(); ++i) src[i] = static_cast<uint8_t>(i * 131 + (i >> 12));
 
-  std::printf("| size    | (a) memcpy GB/s | (b) memfd submit GB/s | (b)/(a) | (c) socket GB/s | (b)/(c) "
-              "| (c') socket, fresh buffer GB/s | fresh-page copy GB/s |\n");
-  std::printf("|---------|-----------------|-----------------------|---------|-----------------|---------"
-              "|--------------------------------|----------------------|\n");
+  std::printf(
+      "| size    | (a) memcpy GB/s | (b) memfd submit GB/s | (b)/(a) | (c) socket GB/s | (b)/(c) "
+      "| (c') socket, fresh buffer GB/s | fresh-page copy GB/s |\n");
+  std::printf(
+      "|---------|-----------------|-----------------------|---------|-----------------|---------"
+      "|--------------------------------|----------------------|\n");
   for (uint64_t size : sizes) {
     const int reps = Reps(size, quick);
     const double a = MemcpyGbps(size, reps, src);
@@ -359,8 +361,8 @@ int main(int argc, char** argv) {
     const double c = SocketGbps(size, reps, src, /*fresh_buffer=*/false);
     const double c2 = SocketGbps(size, reps, src, /*fresh_buffer=*/true);
     const double d = FirstTouchGbps(size, reps, src);
-    std::printf("| %-7s | %15.2f | %21.2f | %6.2fx | %15.2f | %6.2fx | %30.2f | %20.2f |\n", SizeName(size).c_str(),
-                a, b, b / a, c, b / c, c2, d);
+    std::printf("| %-7s | %15.2f | %21.2f | %6.2fx | %15.2f | %6.2fx | %30.2f | %20.2f |\n",
+                SizeName(size).c_str(), a, b, b / a, c, b / c, c2, d);
     std::fflush(stdout);
   }
 
@@ -371,7 +373,8 @@ int main(int argc, char** argv) {
   const Latency hop_wake = RingHop(iters, /*spin=*/false);
   std::printf("\n| latency (64 B)                             | p50 us | p99 us | vs bare socket p50 |\n");
   std::printf("|--------------------------------------------|--------|--------|--------------------|\n");
-  std::printf("| bare Unix socket ping-pong (round trip)    | %6.2f | %6.2f | %17.2fx |\n", bare.p50_us, bare.p99_us, 1.0);
+  std::printf("| bare Unix socket ping-pong (round trip)    | %6.2f | %6.2f | %17.2fx |\n", bare.p50_us,
+              bare.p99_us, 1.0);
   std::printf("| control channel Ping/Pong (round trip)     | %6.2f | %6.2f | %17.2fx |\n", control.p50_us,
               control.p99_us, control.p50_us / bare.p50_us);
   std::printf("| ring record hop, spinning consumer         | %6.2f | %6.2f |                    |\n",

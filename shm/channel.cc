@@ -29,8 +29,8 @@ Result<Channel> Channel::Connect(const std::string& socket_path, Deadline deadli
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (socket_path.empty() || socket_path.size() >= sizeof(addr.sun_path)) {
-    return InvalidArgument("socket path is empty or longer than " + std::to_string(sizeof(addr.sun_path) - 1) +
-                           " bytes: " + socket_path);
+    return InvalidArgument("socket path is empty or longer than " +
+                           std::to_string(sizeof(addr.sun_path) - 1) + " bytes: " + socket_path);
   }
   std::memcpy(addr.sun_path, socket_path.data(), socket_path.size());
   UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
@@ -50,8 +50,8 @@ Result<Channel> Channel::Connect(const std::string& socket_path, Deadline deadli
     } else {
       const int err = errno;
       if (err == ECONNREFUSED || err == ENOENT) {
-        return Status(StatusCode::kUnavailable, "nothing listens on " + socket_path + " (is minerud running?)",
-                      err);
+        return Status(StatusCode::kUnavailable,
+                      "nothing listens on " + socket_path + " (is minerud running?)", err);
       }
       return ErrnoStatus(err, "connect " + socket_path);
     }
@@ -98,8 +98,8 @@ Result<ReceivedMessage> Channel::Receive(Deadline deadline) {
       if (assembler_.mid_frame()) return DataLoss("peer closed the connection in the middle of a frame");
       return Unavailable("peer closed the connection");
     }
-    MINERU_RETURN_IF_ERROR(assembler_.Feed(std::span<const uint8_t>(read_buffer_.data(), got.bytes),
-                                           std::move(got.fds)));
+    MINERU_RETURN_IF_ERROR(
+        assembler_.Feed(std::span<const uint8_t>(read_buffer_.data(), got.bytes), std::move(got.fds)));
   }
 }
 

@@ -29,7 +29,8 @@ class Channel {
  public:
   // Connects to the daemon's socket at `socket_path`. Errors: kUnavailable (nobody listening /
   // no such socket: ECONNREFUSED, ENOENT), kPermissionDenied, kDeadlineExceeded.
-  static Result<Channel> Connect(const std::string& socket_path, Deadline deadline = Deadline::InMillis(5000));
+  static Result<Channel> Connect(const std::string& socket_path,
+                                 Deadline deadline = Deadline::InMillis(5000));
   // Wraps a connected stream socket (made non-blocking here).
   static Result<Channel> FromFd(UniqueFd socket_fd, FrameLimits limits = {});
   // Two connected channels (socketpair), for tests and benchmarks.

@@ -63,8 +63,8 @@ Result<std::optional<Frame>> FrameAssembler::Pop() {
       return Fail(InvalidArgument("file descriptors arrived with no frame starting beside them"));
     }
     if (buffered_bytes() < kFrameHeaderBytes) return std::optional<Frame>();
-    auto header = ParseFrameHeader(std::span<const uint8_t>(buffer_).subspan(consumed_, kFrameHeaderBytes),
-                                   limits_);
+    auto header =
+        ParseFrameHeader(std::span<const uint8_t>(buffer_).subspan(consumed_, kFrameHeaderBytes), limits_);
     if (!header.ok()) return Fail(header.status());
     header_ = *header;
     // The kernel ends a read right after the bytes of the sendmsg that carried fds, so a chunk's fds

@@ -141,16 +141,17 @@ struct SubmitRequest {
   uint64_t request_id = 0;
   std::string document_name;  // base name for outputs, e.g. "paper" (no '/'); checked by the daemon
   std::string media_type = "application/pdf";
-  uint64_t document_bytes = 0;  // must equal the memfd's size
+  uint64_t document_bytes = 0;                              // must equal the memfd's size
   uint32_t outputs = kOutputMarkdown | kOutputContentList;  // OutputKind bits, not 0
-  uint32_t first_page = 0;  // 0-based, inclusive
-  uint32_t last_page = UINT32_MAX;  // inclusive; UINT32_MAX = to the end
-  std::string backend = "auto";     // "auto", "vlm" or "text"
+  uint32_t first_page = 0;                                  // 0-based, inclusive
+  uint32_t last_page = UINT32_MAX;                          // inclusive; UINT32_MAX = to the end
+  std::string backend = "auto";                             // "auto", "vlm" or "text"
   bool detach = false;  // true: the job outlives the connection; results are fetched later
 
   template <class A>
   void serialize(A& ar) {
-    ar(request_id, document_name, media_type, document_bytes, outputs, first_page, last_page, backend, detach);
+    ar(request_id, document_name, media_type, document_bytes, outputs, first_page, last_page, backend,
+       detach);
   }
   bool operator==(const SubmitRequest&) const = default;
 };
@@ -450,10 +451,10 @@ struct Goodbye {
 };
 
 // Every message. The alternative's kType is its frame type.
-using Message = std::variant<Hello, HelloReply, SubmitRequest, JobAccepted, PageProgress, PageResultNotice,
-                             JobDone, JobFailed, StatusRequest, StatusReply, ListRequest, ListReply,
-                             CancelRequest, CancelReply, FetchRequest, FetchReply, StatsRequest, StatsReply,
-                             ErrorReply, Ping, Pong, Goodbye>;
+using Message =
+    std::variant<Hello, HelloReply, SubmitRequest, JobAccepted, PageProgress, PageResultNotice, JobDone,
+                 JobFailed, StatusRequest, StatusReply, ListRequest, ListReply, CancelRequest, CancelReply,
+                 FetchRequest, FetchReply, StatsRequest, StatsReply, ErrorReply, Ping, Pong, Goodbye>;
 
 inline MessageType TypeOf(const Message& m) {
   return std::visit([](const auto& v) { return std::decay_t<decltype(v)>::kType; }, m);

@@ -49,7 +49,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool first = true;
   for (size_t at = 0; at < stream.size(); at += chunk) {
     const size_t n = std::min(chunk, stream.size() - at);
-    if (!assembler.Feed(stream.subspan(at, n), first ? FakeFds(num_fds) : std::vector<UniqueFd>{}).ok()) break;
+    if (!assembler.Feed(stream.subspan(at, n), first ? FakeFds(num_fds) : std::vector<UniqueFd>{}).ok())
+      break;
     first = false;
     bool stop = false;
     while (true) {

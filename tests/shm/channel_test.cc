@@ -128,7 +128,8 @@ TEST_F(ChannelTest, PeerClosedBetweenAndInsideFrames) {
     auto reader = Channel::FromFd(std::move(fds->first));
     ASSERT_TRUE(reader.ok());
     const auto frame = EncodeFrame(Ping{1, "abcdef"});
-    ASSERT_TRUE(SendWithFds(fds->second.get(), std::span<const uint8_t>(frame.data(), frame.size() - 3)).ok());
+    ASSERT_TRUE(
+        SendWithFds(fds->second.get(), std::span<const uint8_t>(frame.data(), frame.size() - 3)).ok());
     fds->second.reset();
     auto r = reader->Receive(Deadline::InMillis(1000));
     EXPECT_EQ(r.status().code(), StatusCode::kDataLoss) << r.status().ToString();
@@ -137,7 +138,8 @@ TEST_F(ChannelTest, PeerClosedBetweenAndInsideFrames) {
 
 TEST_F(ChannelTest, ConnectToAListeningSocket) {
   const std::string path = (std::filesystem::temp_directory_path() /
-                            ("minerud-channel-test-" + std::to_string(getpid()) + ".sock")).string();
+                            ("minerud-channel-test-" + std::to_string(getpid()) + ".sock"))
+                               .string();
   unlink(path.c_str());
   UniqueFd listener(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
   ASSERT_TRUE(listener);

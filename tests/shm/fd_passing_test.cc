@@ -61,7 +61,8 @@ TEST_F(FdPassingTest, TwoHundredFiftyFdsInOneMessage) {
   ASSERT_EQ(got->fds.size(), 250u);
   for (size_t i = 0; i < got->fds.size(); ++i) {
     // Each received fd is the same pipe as the one sent, and close-on-exec.
-    struct stat a {}, b {};
+    struct stat a {
+    }, b{};
     ASSERT_EQ(fstat(got->fds[i].get(), &a), 0);
     ASSERT_EQ(fstat(pipes[i].get(), &b), 0);
     EXPECT_EQ(a.st_ino, b.st_ino);

@@ -90,8 +90,9 @@ TEST_F(FrameAssemblerTest, FdsGoToTheFrameStartingInTheirChunk) {
   auto first = assembler.Pop();
   ASSERT_TRUE(first.ok() && first->has_value()) << first.status().ToString();
   EXPECT_TRUE((*first)->fds.empty());
-  ASSERT_TRUE(assembler.Feed(std::span<const uint8_t>(stream.data() + submit_start + 10,
-                                                      stream.size() - submit_start - 10))
+  ASSERT_TRUE(assembler
+                  .Feed(std::span<const uint8_t>(stream.data() + submit_start + 10,
+                                                 stream.size() - submit_start - 10))
                   .ok());
   auto second = assembler.Pop();
   ASSERT_TRUE(second.ok() && second->has_value()) << second.status().ToString();

@@ -144,8 +144,8 @@ TEST(FrameTest, TruncatedAtEveryByteIsRefused) {
 
 TEST(FrameTest, HostilePayloadLengthsInTheHeader) {
   auto bytes = EncodeFrame(Ping{1, "abc"});
-  for (uint64_t len : {uint64_t{0}, uint64_t{0xFFFFFFFF}, uint64_t{1} << 63, ~uint64_t{0},
-                       kMaxFramePayloadBytes + 1}) {
+  for (uint64_t len :
+       {uint64_t{0}, uint64_t{0xFFFFFFFF}, uint64_t{1} << 63, ~uint64_t{0}, kMaxFramePayloadBytes + 1}) {
     SCOPED_TRACE(len);
     SetU64(bytes, 16, len);
     auto header = ParseFrameHeader(bytes);

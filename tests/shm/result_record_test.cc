@@ -54,11 +54,11 @@ TEST(ResultRecordTest, ForgedSizesKindsAndRoles) {
     std::memcpy(b.data() + off, &v, 8);
     return b;
   };
-  EXPECT_FALSE(ParseResultRecord(patch32(20, 0xFFFFFFFF)).ok());      // name length
-  EXPECT_FALSE(ParseResultRecord(patch32(20, 6)).ok());               // name eats data
+  EXPECT_FALSE(ParseResultRecord(patch32(20, 0xFFFFFFFF)).ok());         // name length
+  EXPECT_FALSE(ParseResultRecord(patch32(20, 6)).ok());                  // name eats data
   EXPECT_FALSE(ParseResultRecord(patch64(24, uint64_t{1} << 63)).ok());  // data length
   EXPECT_FALSE(ParseResultRecord(patch64(24, 2)).ok());
-  EXPECT_FALSE(ParseResultRecord(patch32(0, 0)).ok());                // magic
+  EXPECT_FALSE(ParseResultRecord(patch32(0, 0)).ok());  // magic
   auto kind = *good;
   kind[4] = 99;
   EXPECT_FALSE(ParseResultRecord(kind).ok());
@@ -69,8 +69,8 @@ TEST(ResultRecordTest, ForgedSizesKindsAndRoles) {
 }
 
 TEST(ResultRecordTest, UnsafeNamesAreRefused) {
-  const std::string_view names[] = {"../x.png", "a/b.png", ".hidden", "..", ".", "a\\b", std::string_view("a\0b", 3),
-                                    "tab\there"};
+  const std::string_view names[] = {
+      "../x.png", "a/b.png", ".hidden", "..", ".", "a\\b", std::string_view("a\0b", 3), "tab\there"};
   for (std::string_view name : names) {
     SCOPED_TRACE(name);
     EXPECT_FALSE(ValidateResultName(name, ResultKind::kImageCrop).ok());

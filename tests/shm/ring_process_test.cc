@@ -1,9 +1,9 @@
 // The result ring between two real processes (fork): 10^6 records with checksums; a consumer
 // SIGKILLed mid-read and a producer SIGKILLed mid-write. The survivor detects the death through the
 // peer's socket, never deadlocks, and carries on.
-#include <signal.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -150,7 +150,8 @@ TEST_F(RingProcessTest, ConsumerKilledMidReadThenANewConsumerResumes) {
   uint64_t next = 0;
   uint64_t seen = 0;
   while (seen < 2000) {
-    ASSERT_TRUE(producer->Write(MakeRecord(next, 5000), Deadline::InMillis(30000), sockets->first.get()).ok());
+    ASSERT_TRUE(
+        producer->Write(MakeRecord(next, 5000), Deadline::InMillis(30000), sockets->first.get()).ok());
     ++next;
     pollfd pfd{report_read.get(), POLLIN, 0};
     while (poll(&pfd, 1, 0) == 1) {
@@ -164,7 +165,8 @@ TEST_F(RingProcessTest, ConsumerKilledMidReadThenANewConsumerResumes) {
   // The producer keeps writing; once the ring is full it notices the dead consumer (no deadlock).
   Status s;
   const auto started = MonoNow();
-  while ((s = producer->Write(MakeRecord(next, 5000), Deadline::InMillis(30000), sockets->first.get())).ok()) {
+  while (
+      (s = producer->Write(MakeRecord(next, 5000), Deadline::InMillis(30000), sockets->first.get())).ok()) {
     ++next;
   }
   EXPECT_EQ(s.code(), StatusCode::kUnavailable) << s.ToString();

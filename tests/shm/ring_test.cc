@@ -104,8 +104,8 @@ TEST_F(RingTest, RecordsOfExactlyTheRingSizeAndLarger) {
   RingOptions options;
   options.capacity_bytes = 4096;
   Ring ring = MakeRing(options);
-  for (uint64_t len : {uint64_t{4096}, uint64_t{4096 - 16}, uint64_t{4097}, uint64_t{3 * 4096 + 5},
-                       uint64_t{1 << 20}}) {
+  for (uint64_t len :
+       {uint64_t{4096}, uint64_t{4096 - 16}, uint64_t{4097}, uint64_t{3 * 4096 + 5}, uint64_t{1 << 20}}) {
     SCOPED_TRACE(len);
     Transfer(ring, Pattern(len, len));
   }
@@ -158,7 +158,8 @@ TEST_F(RingTest, FullRingProducerTimesOut) {
   EXPECT_EQ(ring.producer.Write(Pattern(10000, 1), Deadline::InMillis(30), pair->first.get()).code(),
             StatusCode::kDeadlineExceeded);
   // The record is still open: starting another one is a caller bug, reported as such.
-  EXPECT_EQ(ring.producer.Write(Pattern(10, 1), Deadline::InMillis(30)).code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(ring.producer.Write(Pattern(10, 1), Deadline::InMillis(30)).code(),
+            StatusCode::kFailedPrecondition);
 }
 
 TEST_F(RingTest, ProducerSeesTheConsumerHangUpWhileFull) {
@@ -236,14 +237,14 @@ TEST_F(RingTest, ForgedReadIndicesAreRefused) {
   Ring ring = MakeRing(options);
   auto fds = ring.producer.DupFdsForConsumer();
   ASSERT_TRUE(fds.ok());
-  auto* control = static_cast<uint8_t*>(mmap(nullptr, kControlBytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-                                             fds->control.get(), 0));
+  auto* control = static_cast<uint8_t*>(
+      mmap(nullptr, kControlBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fds->control.get(), 0));
   ASSERT_NE(control, MAP_FAILED);
   auto read_index = SharedWord<uint64_t>(control, kReadIndexOffset);
   Transfer(ring, Pattern(100, 1));  // write index 128, read index 128
   const uint64_t w = ring.producer.write_index();
-  for (uint64_t forged : {w + 16, w + 4096, w - 8, uint64_t{8}, uint64_t{1} << 63, ~uint64_t{0},
-                          w + 4096 + 16}) {
+  for (uint64_t forged :
+       {w + 16, w + 4096, w - 8, uint64_t{8}, uint64_t{1} << 63, ~uint64_t{0}, w + 4096 + 16}) {
     SCOPED_TRACE(forged);
     read_index.store(forged);
     uint64_t offset = 0;
@@ -322,10 +323,10 @@ class ForgedRing {
     EXPECT_EQ(ftruncate(control_.get(), kControlBytes), 0);
     map_ = static_cast<uint8_t*>(
         mmap(nullptr, kRingHeaderBytes + kCap, PROT_READ | PROT_WRITE, MAP_SHARED, data_.get(), 0));
-    auto* control = static_cast<uint8_t*>(mmap(nullptr, kControlBytes, PROT_READ | PROT_WRITE, MAP_SHARED,
-                                               control_.get(), 0));
-    RingHeader header{kRingMagic, kRingAbiVersion, kRingHeaderBytes, kCap, kRingHeaderBytes,
-                      kRingHeaderBytes + kCap};
+    auto* control = static_cast<uint8_t*>(
+        mmap(nullptr, kControlBytes, PROT_READ | PROT_WRITE, MAP_SHARED, control_.get(), 0));
+    RingHeader header{kRingMagic, kRingAbiVersion,  kRingHeaderBytes,
+                      kCap,       kRingHeaderBytes, kRingHeaderBytes + kCap};
     std::memcpy(map_, &header, sizeof(header));
     ControlHeader ch{kControlMagic, kRingAbiVersion, kControlBytes};
     std::memcpy(control, &ch, sizeof(ch));
