@@ -49,7 +49,6 @@ Result<SealedDocument> SealedDocument::Adopt(UniqueFd fd, uint64_t declared_byte
   }
   MapOptions options;
   options.size_bytes = declared_bytes;
-  options.populate = true;  // the document is read whole; one fault-in pass beats a fault per page
   MINERU_ASSIGN_OR_RETURN(MappedRegion mapping, MappedRegion::Map(fd.get(), options));
   return SealedDocument(std::move(mapping));
 }
