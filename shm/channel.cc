@@ -74,14 +74,24 @@ Result<std::pair<Channel, Channel>> Channel::Pair() {
 
 Status Channel::Send(const Message& message, std::span<const int> fds, Deadline deadline) {
   if (!fd_) return FailedPrecondition("channel is closed");
+  if (!broken_.ok()) return broken_;
   if (fds.size() > kMaxFdsPerFrame) return InvalidArgument("too many fds for one frame");
   write_buffer_.clear();
   EncodeFrameInto(message, static_cast<uint32_t>(fds.size()), write_buffer_);
-  return SendWithFds(fd_.get(), write_buffer_, fds, deadline.RemainingMillisForPoll());
+  Status sent = SendWithFds(fd_.get(), write_buffer_, fds, deadline.RemainingMillisForPoll());
+  if (!sent.ok()) broken_ = sent;  // part of the frame may be out: the stream is no longer framed
+  return sent;
 }
 
 Result<ReceivedMessage> Channel::Receive(Deadline deadline) {
   if (!fd_) return FailedPrecondition("channel is closed");
+  if (!broken_.ok()) return broken_;
+  auto got = ReceiveOnce(deadline);
+  if (!got.ok() && got.status().code() != StatusCode::kDeadlineExceeded) broken_ = got.status();
+  return got;
+}
+
+Result<ReceivedMessage> Channel::ReceiveOnce(Deadline deadline) {
   read_buffer_.resize(kReadChunkBytes);
   while (true) {
     MINERU_ASSIGN_OR_RETURN(std::optional<Frame> frame, assembler_.Pop());

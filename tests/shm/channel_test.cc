@@ -128,11 +128,15 @@ TEST_F(ChannelTest, PeerClosedBetweenAndInsideFrames) {
     auto reader = Channel::FromFd(std::move(fds->first));
     ASSERT_TRUE(reader.ok());
     const auto frame = EncodeFrame(Ping{1, "abcdef"});
+    // A timeout does not break the channel; a truncated frame does, for good.
+    EXPECT_EQ(reader->Receive(Deadline::InMillis(10)).status().code(), StatusCode::kDeadlineExceeded);
     ASSERT_TRUE(
         SendWithFds(fds->second.get(), std::span<const uint8_t>(frame.data(), frame.size() - 3)).ok());
     fds->second.reset();
     auto r = reader->Receive(Deadline::InMillis(1000));
     EXPECT_EQ(r.status().code(), StatusCode::kDataLoss) << r.status().ToString();
+    EXPECT_EQ(reader->Receive(Deadline::InMillis(10)).status().code(), StatusCode::kDataLoss);
+    EXPECT_EQ(reader->Send(Ping{2, ""}).code(), StatusCode::kDataLoss);
   }
 }
 

@@ -47,6 +47,21 @@ TEST_F(DocumentTest, ZeroCopyRoundTrip) {
   for (size_t i = 0; i < 10000; ++i) ASSERT_EQ(doc->bytes()[i], i % 251);
 }
 
+TEST_F(DocumentTest, CopyOfRoundTrip) {
+  std::vector<uint8_t> bytes(300'000);
+  for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<uint8_t>(i * 13 + (i >> 9));
+  auto buffer = DocumentBuffer::CopyOf(bytes);
+  ASSERT_TRUE(buffer.ok()) << buffer.status().ToString();
+  EXPECT_EQ(buffer->size(), bytes.size());
+  EXPECT_TRUE(buffer->data().empty());
+  auto fd = buffer->Seal();
+  ASSERT_TRUE(fd.ok());
+  auto doc = SealedDocument::Adopt(std::move(*fd), bytes.size(), kMax);
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  EXPECT_TRUE(std::equal(bytes.begin(), bytes.end(), doc->bytes().begin(), doc->bytes().end()));
+  EXPECT_FALSE(DocumentBuffer::CopyOf({}).ok());
+}
+
 TEST_F(DocumentTest, SealedMemfdCannotBeChangedByItsCreator) {
   auto buffer = DocumentBuffer::CopyOf(std::vector<uint8_t>(8192, 7));
   ASSERT_TRUE(buffer.ok());
