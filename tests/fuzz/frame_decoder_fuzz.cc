@@ -1,4 +1,5 @@
-// libFuzzer target: the control-channel frame decoder, fed as a whole frame and as a byte stream.
+// libFuzzer target: the control-channel frame decoder, fed as a whole frame and as a byte stream
+// (and, on the side, the result-record parser).
 //
 // Input layout: byte 0 = the number of fds to pretend arrived (0..7) and how to chunk the stream;
 // the rest = stream bytes. Properties checked: nothing crashes or allocates beyond the limits; a frame
@@ -6,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -13,6 +15,7 @@
 
 #include "shm/frame.h"
 #include "shm/frame_assembler.h"
+#include "shm/result_record.h"
 
 namespace {
 
@@ -39,6 +42,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const uint32_t num_fds = data[0] & 7;
   const size_t chunk = 1 + (data[0] >> 3) * 7;
   std::span<const uint8_t> stream(data + 1, size - 1);
+
+  // 0. The same bytes as a result record (what a client parses out of the ring).
+  auto record = ParseResultRecord(stream);
+  if (record.ok()) {
+    auto again = EncodeResultRecord(record->kind, record->role, record->job_id, record->page_index,
+                                    record->name, record->data);
+    if (!again.ok() || !std::equal(again->begin(), again->end(), stream.begin(), stream.end())) std::abort();
+  }
 
   // 1. As one whole frame.
   auto message = DecodeFrameBytes(stream, num_fds);

@@ -107,6 +107,29 @@ TEST_F(ChannelTest, ManyMessagesInBothDirections) {
   echo.join();
 }
 
+// A hostile client floods a submit with 250 fds: the frame is refused and every fd closed (the
+// fixture compares /proc/self/fd before and after).
+TEST_F(ChannelTest, FdFloodIsRefusedAndClosed) {
+  auto pair = Channel::Pair();
+  ASSERT_TRUE(pair.ok());
+  auto& [client, daemon] = *pair;
+  std::vector<UniqueFd> memfds;
+  std::vector<int> raw;
+  for (int i = 0; i < 250; ++i) {
+    auto fd = CreateMemfd("flood");
+    ASSERT_TRUE(fd.ok());
+    raw.push_back(fd->get());
+    memfds.push_back(std::move(*fd));
+  }
+  SubmitRequest submit;
+  submit.document_bytes = 4096;
+  ASSERT_TRUE(client.Send(submit, raw).ok());
+  memfds.clear();
+  auto got = daemon.Receive(Deadline::InMillis(2000));
+  ASSERT_FALSE(got.ok());
+  EXPECT_EQ(got.status().code(), StatusCode::kInvalidArgument) << got.status().ToString();
+}
+
 TEST_F(ChannelTest, ReceiveTimesOut) {
   auto pair = Channel::Pair();
   ASSERT_TRUE(pair.ok());
