@@ -98,6 +98,7 @@ Result<RingConsumer> RingConsumer::Attach(RingFds fds) {
 void RingConsumer::CopyOut(uint64_t index, uint64_t size, uint8_t* out) const {
   const uint64_t at = index & (capacity_ - 1);
   const uint64_t first = std::min(size, capacity_ - at);
+  if (first == 0) return;  // (out may be null for an empty payload)
   std::memcpy(out, ring_ + at, first);
   if (size > first) std::memcpy(out + first, ring_, size - first);
 }

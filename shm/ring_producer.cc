@@ -162,7 +162,7 @@ Result<bool> RingProducer::TryWrite(std::span<const uint8_t> record, uint64_t* o
     // The payload may wrap around the end of the ring.
     const uint64_t payload_at = (at + kFragmentAlign) & (capacity_ - 1);
     const uint64_t first = std::min(chunk, capacity_ - payload_at);
-    std::memcpy(ring_ + payload_at, record.data() + *offset, first);
+    if (first > 0) std::memcpy(ring_ + payload_at, record.data() + *offset, first);
     if (chunk > first) std::memcpy(ring_, record.data() + *offset + first, chunk - first);
     write_index_ += AlignFragment(kFragmentAlign + chunk);
     ++next_sequence_;

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
+#include <random>
 #include <thread>
 
 #include "shm/document_buffer.h"
@@ -266,6 +267,67 @@ TEST_F(RingTest, ForgedReadIndicesAreRefused) {
   munmap(control, kControlBytes);
 }
 
+// Random read indices from a hostile consumer, interleaved with writes: the producer either refuses
+// the index or writes only into free space (ASan builds check every byte it touches).
+TEST_F(RingTest, RandomForgedReadIndicesNeverCorruptTheProducer) {
+  RingOptions options;
+  options.capacity_bytes = 4096;
+  Ring ring = MakeRing(options);
+  auto fds = ring.producer.DupFdsForConsumer();
+  ASSERT_TRUE(fds.ok());
+  auto* control = static_cast<uint8_t*>(
+      mmap(nullptr, kControlBytes, PROT_READ | PROT_WRITE, MAP_SHARED, fds->control.get(), 0));
+  ASSERT_NE(control, MAP_FAILED);
+  auto read_index = SharedWord<uint64_t>(control, kReadIndexOffset);
+  std::mt19937_64 rng(12345);
+  uint64_t refused = 0, accepted = 0;
+  for (int i = 0; i < 20000; ++i) {
+    const uint64_t w = ring.producer.write_index();
+    uint64_t forged;
+    switch (rng() % 4) {
+      case 0:
+        forged = rng();
+        break;
+      case 1:
+        forged = w - (rng() % 8192);
+        break;
+      case 2:
+        forged = w + (rng() % 8192);
+        break;
+      default:
+        forged = w - (rng() % 4096) / 16 * 16;
+        break;  // often valid
+    }
+    read_index.store(forged);
+    auto free = ring.producer.FreeBytes();
+    const auto record = Pattern(rng() % 600, static_cast<uint64_t>(i));
+    uint64_t offset = 0;
+    auto wrote = ring.producer.TryWrite(record, &offset);
+    if (!wrote.ok()) {
+      ++refused;
+      EXPECT_EQ(wrote.status().code(), StatusCode::kDataLoss);
+      EXPECT_EQ(ring.producer.write_index(), w);
+      EXPECT_EQ(offset, 0u);
+      continue;
+    }
+    ++accepted;
+    ASSERT_TRUE(free.ok());
+    // Never more than the free space the (validated) index allowed.
+    EXPECT_LE(ring.producer.write_index() - w, *free);
+    EXPECT_LE(ring.producer.write_index() - forged, 4096u);
+    // A record left open (the ring was "full"): an honest index lets it finish.
+    for (int k = 0; k < 10 && !*wrote; ++k) {
+      read_index.store(ring.producer.write_index());
+      wrote = ring.producer.TryWrite(record, &offset);
+      ASSERT_TRUE(wrote.ok());
+    }
+    ASSERT_TRUE(*wrote);
+  }
+  EXPECT_GT(refused, 1000u);
+  EXPECT_GT(accepted, 100u);  // both paths are exercised (deterministic seed)
+  munmap(control, kControlBytes);
+}
+
 TEST_F(RingTest, ConsumerCannotWriteTheDataOrResizeEither) {
   auto producer = RingProducer::Create();
   ASSERT_TRUE(producer.ok());
@@ -388,6 +450,39 @@ TEST_F(RingTest, ForgedFragmentsAreDetected) {
     auto r = consumer->TryRead(&got);
     ASSERT_FALSE(r.ok());
     EXPECT_EQ(r.status().code(), StatusCode::kDataLoss) << r.status().ToString();
+  }
+}
+
+// Garbage in the producer's segment (random bytes, random write index): the consumer reports
+// kDataLoss or reads records, never anything out of bounds (ASan builds check).
+TEST_F(RingTest, RandomGarbageNeverMakesTheConsumerReadOutOfBounds) {
+  std::mt19937_64 rng(777);
+  for (int round = 0; round < 300; ++round) {
+    ForgedRing forged;
+    auto consumer = RingConsumer::Attach(forged.Fds());
+    ASSERT_TRUE(consumer.ok());
+    uint8_t* data = forged.header() + kRingHeaderBytes;
+    for (uint64_t i = 0; i < ForgedRing::kCap; i += 8) {
+      const uint64_t v = rng();
+      std::memcpy(data + i, &v, 8);
+    }
+    // Plant a few well-formed headers so some reads get past the check word.
+    for (int k = 0; k < 4; ++k) {
+      const uint64_t at = (rng() % (ForgedRing::kCap / 16)) * 16;
+      forged.Fragment(at, static_cast<uint32_t>(rng() % 5000), static_cast<uint16_t>(rng() % 4),
+                      static_cast<uint64_t>(k));
+    }
+    forged.Publish(rng() % 3 == 0 ? rng() : (rng() % (ForgedRing::kCap + 64)));
+    std::vector<uint8_t> got;
+    for (int reads = 0; reads < 50; ++reads) {
+      auto r = consumer->TryRead(&got);
+      if (!r.ok()) {
+        EXPECT_EQ(r.status().code(), StatusCode::kDataLoss);
+        break;
+      }
+      if (!*r) break;
+      EXPECT_LE(got.size(), ForgedRing::kCap);
+    }
   }
 }
 
