@@ -201,9 +201,13 @@ Result<RgbImage> PdfDocument::RenderPage(int page_index, double dpi) {
   MINERU_ASSIGN_OR_RETURN(PageHandle page, impl_->LoadPage(page_index));
   MINERU_ASSIGN_OR_RETURN(fz_rect bounds, impl_->PageBounds(page.get()));
   MINERU_ASSIGN_OR_RETURN(PixmapSize size, CheckedPixmapSize(bounds, dpi, impl_->limits().max_pixels_per_page));
+  // Through a display list, as RenderPages does, so both give the same pixels.
   ScopedCookie cookie(impl_->mctx());
   fz_context* ctx = impl_->ctx();
-  fz_pixmap* pix = Rasterise(ctx, page.get(), nullptr, size, dpi, cookie.get());
+  fz_display_list* list = RecordPage(ctx, page.get(), bounds, cookie.get());
+  if (list == nullptr) return impl_->mctx().FailureStatus(ctx, "cannot record page " + std::to_string(page_index + 1));
+  fz_pixmap* pix = Rasterise(ctx, nullptr, list, size, dpi, cookie.get());
+  fz_drop_display_list(ctx, list);
   if (pix == nullptr) return impl_->mctx().FailureStatus(ctx, "cannot render page " + std::to_string(page_index + 1));
   MINERU_RETURN_IF_ERROR(impl_->mctx().AbortStatus().WithContext("page " + std::to_string(page_index + 1)));
   RgbImage image = CopyPixmap(ctx, pix);

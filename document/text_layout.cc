@@ -211,9 +211,21 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
   for (const PageContent& page : pages) {
     std::set<std::string> seen;
     for (const TextLine& line : page.lines) {
-      sizes[static_cast<int>(std::lround(line.font_size * 2))] += line.text.size();
       std::string key = RunningKey(line, page.page);
       if (!key.empty() && seen.insert(key).second) ++keys[key];
+    }
+  }
+  int num_pages = static_cast<int>(pages.size());
+  int needed = std::max(2, (num_pages + 2) / 3);
+  for (const auto& [key, count] : keys) {
+    if (num_pages >= 2 && count >= needed && key.size() > 2) style.running_keys.insert(key);
+  }
+  // Font sizes of the text that stays (running headers and page numbers do not set the body size).
+  for (const PageContent& page : pages) {
+    for (const TextLine& line : page.lines) {
+      std::string key = RunningKey(line, page.page);
+      if (!key.empty() && (style.running_keys.count(key) > 0 || IsPageNumberText(line.text))) continue;
+      sizes[static_cast<int>(std::lround(line.font_size * 2))] += line.text.size();
     }
   }
   size_t best = 0;
@@ -228,11 +240,6 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
     if (s < style.body_size * 1.12 || style.heading_sizes.size() >= 3) continue;
     if (!style.heading_sizes.empty() && style.heading_sizes.back() - s < 0.9) continue;
     style.heading_sizes.push_back(s);
-  }
-  int num_pages = static_cast<int>(pages.size());
-  int needed = std::max(2, (num_pages + 2) / 3);
-  for (const auto& [key, count] : keys) {
-    if (num_pages >= 2 && count >= needed && key.size() > 2) style.running_keys.insert(key);
   }
   return style;
 }
@@ -389,7 +396,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       block.content = text;
     } else if (marker > 0) {
       std::string item = (numbered ? text.substr(0, marker - 1) + " " : std::string("- ")) + text.substr(marker);
-      if (!blocks.empty() && blocks.back().type == BlockType::kList) {
+      bool same_kind = !blocks.empty() && blocks.back().type == BlockType::kList &&
+                       blocks.back().content.starts_with("- ") == !numbered;
+      if (same_kind) {
         blocks.back().content += "\n" + item;
         Rect merged = FromPageFrame(blocks.back().bbox, pr).Union(p.box);
         blocks.back().bbox = ToPageFrame(merged, pr);
