@@ -83,6 +83,8 @@ bool IsSeparatorRow(std::string_view line) {
 
 }  // namespace
 
+std::string NormalizeForMatch(std::string_view text) { return NormalizeLabel(text); }
+
 std::string StripMarkdown(std::string_view markdown) {
   std::string text;
   for (std::string_view line : Lines(markdown)) {

@@ -16,6 +16,9 @@ std::string StripMarkdown(std::string_view markdown);
 // Both empty: 0.
 double NormalizedEditDistance(std::string_view a, std::string_view b);
 
+// Lower case ASCII; letters, digits and non-ASCII kept, everything else one space; trimmed.
+std::string NormalizeForMatch(std::string_view text);
+
 // Heading texts ("#"-lines) in order, normalised (lower case, letters and digits only, single spaces).
 std::vector<std::string> ExtractHeadings(std::string_view markdown);
 

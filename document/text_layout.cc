@@ -334,7 +334,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   for (size_t li = 0; li < lines.size(); ++li) {
     for (const Rect& im : images) {
       Rect in = lines[li].box.Intersect(im);
-      if (!in.empty() && in.area() >= 0.9 * lines[li].box.area()) consumed[li] = true;  // labels in figures
+      // Small text inside a figure is its labels; text of body size or larger over an image (a banner
+      // behind a heading, a background) is kept.
+      bool label = lines[li].font_size < 0.95 * style.body_size && im.area() >= 0.03 * pr.area();
+      if (label && !in.empty() && in.area() >= 0.9 * lines[li].box.area()) consumed[li] = true;
     }
   }
   std::vector<Item> items;
@@ -377,7 +380,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     block.bbox = ToPageFrame(p.box, pr);
     double size = first.font_size;
     int level = 0;
-    if (marker == 0 && p.lines.size() <= 3 && text.size() <= 200 && !all_mono) {
+    bool leaders = text.find(". . .") != std::string::npos || text.find("....") != std::string::npos;
+    if (marker == 0 && p.lines.size() <= 3 && text.size() <= 200 && !all_mono && !leaders) {
       for (size_t k = 0; k < style.heading_sizes.size(); ++k) {
         if (size >= style.heading_sizes[k] - 0.45) {
           level = static_cast<int>(k) + 1;
@@ -444,7 +448,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
                           prev.monospace == line.monospace;
         bool overlaps_x = line.box.x0 < para.box.x1 && line.box.x1 > para.box.x0;
         bool prev_short = prev.box.x1 < para.box.x1 - 0.2 * para.box.width() && EndsSentence(prev.text);
-        join = !starts_item && gap < 0.75 * size && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
+        // Headings (larger than body text) have more leading than paragraphs.
+        double max_gap = (line.font_size >= 1.12 * style.body_size ? 1.1 : 0.75) * size;
+        join = !starts_item && gap < max_gap && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
         if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
       }
       if (!join) {

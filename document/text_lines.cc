@@ -168,6 +168,16 @@ bool FontIsBold(fz_context* ctx, fz_font* font) {
   return false;
 }
 
+bool FontIsMonospace(fz_context* ctx, fz_font* font) {
+  if (font == nullptr) return false;
+  if (fz_font_is_monospaced(ctx, font)) return true;
+  std::string name = fz_font_name(ctx, font);
+  for (const char* k : {"Courier", "Mono", "mono", "Consol", "Code"}) {
+    if (name.find(k) != std::string::npos) return true;
+  }
+  return false;
+}
+
 // One MuPDF line -> a fragment with per-char boxes.
 TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   TextLine frag;
@@ -181,7 +191,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
     ++total;
     sizes[static_cast<int>(std::lround(ch->size * 2))]++;
     if (FontIsBold(ctx, ch->font)) ++bold;
-    if (ch->font != nullptr && fz_font_is_monospaced(ctx, ch->font)) ++mono;
+    if (FontIsMonospace(ctx, ch->font)) ++mono;
     if (IsRtlChar(static_cast<char32_t>(ch->c))) ++rtl;
     if (IsLtrStrong(static_cast<char32_t>(ch->c))) ++ltr;
   }
@@ -327,8 +337,12 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
 
   // Fragments (MuPDF lines), then merged into visual lines by baseline.
   std::vector<TextLine> fragments;
-  for (fz_stext_block* block = stext->first_block; block != nullptr; block = block->next) {
+  std::vector<std::pair<int, int>> origin;  // per fragment: MuPDF block number, lines in that block
+  int block_no = 0;
+  for (fz_stext_block* block = stext->first_block; block != nullptr; block = block->next, ++block_no) {
     if (block->type != FZ_STEXT_BLOCK_TEXT) continue;
+    int block_lines = 0;
+    for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) ++block_lines;
     for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) {
       if (line->wmode != 0) continue;  // vertical writing is left to a model
       TextLine frag = FragmentFromLine(ctx, line);
@@ -336,14 +350,30 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
       if (frag.text.empty()) continue;
       content.num_chars += static_cast<int>(frag.chars.size());
       fragments.push_back(std::move(frag));
+      origin.push_back({block_no, block_lines});
     }
   }
   fz_drop_stext_page(ctx, stext);
 
-  // Group fragments on one baseline: same vertical band, small horizontal gaps.
-  std::sort(fragments.begin(), fragments.end(), [](const TextLine& a, const TextLine& b) {
-    return a.box.y0 != b.box.y0 ? a.box.y0 < b.box.y0 : a.box.x0 < b.box.x0;
+  // Group fragments on one baseline: same vertical band, small horizontal gaps, and not two paragraphs
+  // side by side (fragments of two different multi-line MuPDF blocks are columns, not one line).
+  std::vector<size_t> order(fragments.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const Rect& x = fragments[a].box;
+    const Rect& y = fragments[b].box;
+    return x.y0 != y.y0 ? x.y0 < y.y0 : x.x0 < y.x0;
   });
+  {
+    std::vector<TextLine> sorted;
+    std::vector<std::pair<int, int>> sorted_origin;
+    for (size_t i : order) {
+      sorted.push_back(std::move(fragments[i]));
+      sorted_origin.push_back(origin[i]);
+    }
+    fragments = std::move(sorted);
+    origin = std::move(sorted_origin);
+  }
   std::vector<bool> used(fragments.size(), false);
   for (size_t i = 0; i < fragments.size(); ++i) {
     if (used[i]) continue;
@@ -358,7 +388,18 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         if (used[j]) continue;
         const Rect& b = fragments[j].box;
         double gap = std::max(b.x0 - box.x1, box.x0 - b.x1);
-        if (VerticalOverlap(box, b) > 0.6 && gap < 1.2 * size &&
+        bool columns = origin[i].first != origin[j].first && origin[i].second > 1 && origin[j].second > 1;
+        // The same text drawn twice at (almost) the same place fakes bold: keep one copy.
+        bool overprint = false;
+        for (const TextLine& g : group) {
+          Rect in = g.box.Intersect(b);
+          overprint = overprint || (g.text == fragments[j].text && in.area() >= 0.7 * b.area());
+        }
+        if (overprint && VerticalOverlap(box, b) > 0.6) {
+          used[j] = true;
+          continue;
+        }
+        if (!columns && VerticalOverlap(box, b) > 0.6 && gap < 1.2 * size &&
             std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
           group.push_back(fragments[j]);
           used[j] = true;
