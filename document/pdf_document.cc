@@ -215,6 +215,25 @@ Result<RgbImage> PdfDocument::RenderPage(int page_index, double dpi) {
   return image;
 }
 
+Result<RgbImage> PdfDocument::RenderRegion(int page_index, double dpi, BBox region) {
+  region = NormalizeBBox(region);
+  if (region.empty()) return InvalidArgument("render region is empty");
+  MINERU_ASSIGN_OR_RETURN(PageHandle page, impl_->LoadPage(page_index));
+  MINERU_ASSIGN_OR_RETURN(fz_rect bounds, impl_->PageBounds(page.get()));
+  float w = bounds.x1 - bounds.x0, h = bounds.y1 - bounds.y0;
+  fz_rect r = {bounds.x0 + w * static_cast<float>(region.x0) / 1000, bounds.y0 + h * static_cast<float>(region.y0) / 1000,
+               bounds.x0 + w * static_cast<float>(region.x1) / 1000, bounds.y0 + h * static_cast<float>(region.y1) / 1000};
+  MINERU_ASSIGN_OR_RETURN(PixmapSize size, CheckedPixmapSize(r, dpi, impl_->limits().max_pixels_per_page));
+  ScopedCookie cookie(impl_->mctx());
+  fz_context* ctx = impl_->ctx();
+  fz_pixmap* pix = Rasterise(ctx, page.get(), nullptr, size, dpi, cookie.get());
+  if (pix == nullptr) return impl_->mctx().FailureStatus(ctx, "cannot render page " + std::to_string(page_index + 1));
+  MINERU_RETURN_IF_ERROR(impl_->mctx().AbortStatus().WithContext("page " + std::to_string(page_index + 1)));
+  RgbImage image = CopyPixmap(ctx, pix);
+  fz_drop_pixmap(ctx, pix);
+  return image;
+}
+
 std::vector<Result<RgbImage>> PdfDocument::RenderPages(std::span<const int> page_indices, double dpi,
                                                        int num_threads) {
   num_threads = std::clamp(num_threads, 1, 64);

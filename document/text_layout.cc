@@ -473,6 +473,20 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     emit_paragraph(para);
   }
 
+  // A run of three or more same-level titles with nothing between them is a cover, a code listing or a
+  // list set in a large font, not a stack of headings.
+  for (size_t i = 0; i < blocks.size();) {
+    size_t j = i;
+    while (j < blocks.size() && blocks[j].type == BlockType::kTitle && blocks[j].title_level == blocks[i].title_level) ++j;
+    if (j - i >= 3) {
+      for (size_t k = i; k < j; ++k) {
+        blocks[k].type = BlockType::kText;
+        blocks[k].title_level = 0;
+      }
+    }
+    i = j > i ? j : i + 1;
+  }
+
   // 5. Captions.
   bool has[2] = {false, false};
   for (const Block& b : blocks) {

@@ -102,6 +102,29 @@ TEST(PdfDocumentTest, ParallelRendersMatchSequentialOnes) {
   EXPECT_EQ(mixed[1].status().code(), StatusCode::kOutOfRange);
 }
 
+TEST(PdfDocumentTest, RegionRenderMatchesACropOfThePage) {
+  auto doc = PdfDocument::Open(Sample(), {});
+  ASSERT_TRUE(doc.ok());
+  auto page = (*doc)->RenderPage(1, 144);
+  ASSERT_TRUE(page.ok());
+  BBox region{100, 300, 600, 700};  // the table and the top of the image on page 2
+  auto part = (*doc)->RenderRegion(1, 144, region);
+  ASSERT_TRUE(part.ok()) << part.status().ToString();
+  RgbImage crop = page->Crop(region);
+  EXPECT_NEAR(part->width, crop.width, 1);
+  EXPECT_NEAR(part->height, crop.height, 1);
+  int w = std::min(part->width, crop.width), h = std::min(part->height, crop.height);
+  double diff = 0;
+  for (int y = 0; y < h; ++y) {
+    for (int x = 0; x < w * 3; ++x) {
+      diff += std::abs(static_cast<int>(part->pixels[static_cast<size_t>(y) * part->width * 3 + x]) -
+                       static_cast<int>(crop.pixels[static_cast<size_t>(y) * crop.width * 3 + x]));
+    }
+  }
+  EXPECT_LT(diff / (w * h * 3.0), 2.0) << "mean absolute difference per channel";
+  EXPECT_EQ((*doc)->RenderRegion(1, 144, {5, 5, 5, 900}).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(PdfDocumentTest, PixelCapRefusesLargeRenders) {
   DocumentLimits limits;
   limits.max_pixels_per_page = 1'000'000;
