@@ -58,6 +58,21 @@ void ToLogicalRtl(std::vector<TextChar>& chars) {
   }
 }
 
+// True when most consecutive non-space characters advance to the right (visual order).
+bool InVisualOrder(const std::vector<TextChar>& chars) {
+  int right = 0, left = 0;
+  const TextChar* prev = nullptr;
+  for (const TextChar& c : chars) {
+    if (c.rune == ' ') continue;
+    if (prev != nullptr) {
+      if (c.box.cx() > prev->box.cx()) ++right;
+      if (c.box.cx() < prev->box.cx()) ++left;
+    }
+    prev = &c;
+  }
+  return right > left;
+}
+
 struct Collector {
   fz_device super;
   std::vector<RulingSegment>* rules;
@@ -265,7 +280,7 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
   line.monospace = mono * 2 > total;
   for (TextLine& f : fragments) {
     // A fragment in visual order (x increasing) of a right-to-left script is turned into logical order.
-    if (f.rtl && f.chars.size() > 1 && f.chars.front().box.cx() < f.chars.back().box.cx()) ToLogicalRtl(f.chars);
+    if (f.rtl && InVisualOrder(f.chars)) ToLogicalRtl(f.chars);
     if (!line.chars.empty() && !f.chars.empty()) {
       const TextChar& prev = line.chars.back();
       const TextChar& next = f.chars.front();
