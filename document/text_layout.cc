@@ -12,6 +12,7 @@ namespace {
 
 constexpr double kMarginBand = 0.14;  // top / bottom fraction of the page that may hold running text
 constexpr int kMaxDepth = 12;
+constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 
 // Decodes the first UTF-8 code point of `s` at `i` (advances i); U+FFFD on bad bytes.
 char32_t DecodeUtf8(const std::string& s, size_t& i) {
@@ -208,6 +209,7 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
   DocumentStyle style;
   std::map<int, size_t> sizes;  // half points -> characters
   std::map<std::string, int> keys;
+  std::map<std::string, size_t> fonts;  // family -> characters
   for (const PageContent& page : pages) {
     std::set<std::string> seen;
     for (const TextLine& line : page.lines) {
@@ -226,6 +228,14 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
       std::string key = RunningKey(line, page.page);
       if (!key.empty() && (style.running_keys.count(key) > 0 || IsPageNumberText(line.text))) continue;
       sizes[static_cast<int>(std::lround(line.font_size * 2))] += line.text.size();
+      fonts[line.font] += line.text.size();
+    }
+  }
+  size_t most = 0;
+  for (const auto& [name, n] : fonts) {
+    if (n > most) {
+      most = n;
+      style.body_font = name;
     }
   }
   size_t best = 0;
@@ -237,7 +247,7 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
   }
   for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {
     double s = it->first / 2.0;
-    if (s < style.body_size * 1.12 || style.heading_sizes.size() >= 3) continue;
+    if (s < style.body_size * kHeadingRatio || style.heading_sizes.size() >= 3) continue;
     if (!style.heading_sizes.empty() && style.heading_sizes.back() - s < 0.9) continue;
     style.heading_sizes.push_back(s);
   }
@@ -381,14 +391,24 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     double size = first.font_size;
     int level = 0;
     bool leaders = text.find(". . .") != std::string::npos || text.find("....") != std::string::npos;
-    if (marker == 0 && p.lines.size() <= 3 && text.size() <= 200 && !all_mono && !leaders) {
+    bool larger = size >= style.body_size * kHeadingRatio;
+    // "(1) Scope" set larger than body text is a numbered heading, not a list.
+    if ((marker == 0 || (larger && p.lines.size() == 1)) && p.lines.size() <= 3 && text.size() <= 200 && !all_mono &&
+        !leaders) {
       for (size_t k = 0; k < style.heading_sizes.size(); ++k) {
         if (size >= style.heading_sizes[k] - 0.45) {
           level = static_cast<int>(k) + 1;
           break;
         }
       }
-      if (level == 0 && size >= style.body_size * 1.12) level = static_cast<int>(style.heading_sizes.size());
+      if (level == 0 && larger) level = std::max(1, static_cast<int>(style.heading_sizes.size()));
+      // A single short line at body size in another font family than the body (sans headings over serif
+      // text) and not ending like a sentence.
+      bool other_family = !first.font.empty() && !style.body_font.empty() && first.font != style.body_font;
+      if (level == 0 && other_family && p.lines.size() == 1 && text.size() >= 3 && text.size() <= 80 &&
+          std::fabs(size - style.body_size) <= 0.6 && !EndsSentence(text) && !first.monospace) {
+        level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
+      }
       if (level == 0 && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 && !EndsSentence(text) &&
           text.size() >= 3) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
@@ -445,11 +465,11 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         double size = std::max(1.0, std::max(prev.font_size, line.font_size));
         double gap = line.box.y0 - prev.box.y1;
         bool same_style = std::fabs(prev.font_size - line.font_size) < 0.8 && prev.bold == line.bold &&
-                          prev.monospace == line.monospace;
+                          prev.monospace == line.monospace && prev.font == line.font;
         bool overlaps_x = line.box.x0 < para.box.x1 && line.box.x1 > para.box.x0;
         bool prev_short = prev.box.x1 < para.box.x1 - 0.2 * para.box.width() && EndsSentence(prev.text);
         // Headings (larger than body text) have more leading than paragraphs.
-        double max_gap = (line.font_size >= 1.12 * style.body_size ? 1.1 : 0.75) * size;
+        double max_gap = (line.font_size >= kHeadingRatio * style.body_size ? 1.1 : 0.75) * size;
         join = !starts_item && gap < max_gap && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
         if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
       }
@@ -485,6 +505,18 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       }
     }
     i = j > i ? j : i + 1;
+  }
+
+  // Seven or more titles of one level on a page are a listing or a diagram set in a larger font.
+  std::map<int, int> per_level;
+  for (const Block& b : blocks) {
+    if (b.type == BlockType::kTitle) ++per_level[b.title_level];
+  }
+  for (Block& b : blocks) {
+    if (b.type == BlockType::kTitle && per_level[b.title_level] >= 7) {
+      b.type = BlockType::kText;
+      b.title_level = 0;
+    }
   }
 
   // 5. Captions.

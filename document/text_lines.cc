@@ -193,11 +193,25 @@ bool FontIsMonospace(fz_context* ctx, fz_font* font) {
   return false;
 }
 
+// "ABCDEF+Times-Roman" -> "Times": no subset prefix, no style after '-' or ','.
+std::string FontFamily(fz_context* ctx, fz_font* font) {
+  if (font == nullptr) return {};
+  std::string name = fz_font_name(ctx, font);
+  size_t plus = name.find('+');
+  if (plus != std::string::npos && plus <= 7) name = name.substr(plus + 1);
+  size_t cut = name.find_first_of("-,");
+  if (cut != std::string::npos) name.resize(cut);
+  return name;
+}
+
 // One MuPDF line -> a fragment with per-char boxes.
 TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   TextLine frag;
   frag.box = {line->bbox.x0, line->bbox.y0, line->bbox.x1, line->bbox.y1};
   std::map<int, int> sizes;  // size in 0.5 pt -> chars
+  std::map<std::string, int> families;
+  fz_font* last_font = nullptr;
+  std::string last_family;
   int bold = 0, mono = 0, rtl = 0, ltr = 0, total = 0;
   for (fz_stext_char* ch = line->first_char; ch != nullptr; ch = ch->next) {
     fz_rect q = fz_rect_from_quad(ch->quad);
@@ -205,6 +219,11 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
     if (ch->c == ' ') continue;
     ++total;
     sizes[static_cast<int>(std::lround(ch->size * 2))]++;
+    if (ch->font != last_font) {
+      last_font = ch->font;
+      last_family = FontFamily(ctx, ch->font);
+    }
+    ++families[last_family];
     if (FontIsBold(ctx, ch->font)) ++bold;
     if (FontIsMonospace(ctx, ch->font)) ++mono;
     if (IsRtlChar(static_cast<char32_t>(ch->c))) ++rtl;
@@ -215,6 +234,13 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
     if (n > best) {
       best = n;
       frag.font_size = s / 2.0;
+    }
+  }
+  int most = 0;
+  for (const auto& [name, n] : families) {
+    if (n > most) {
+      most = n;
+      frag.font = name;
     }
   }
   frag.bold = total > 0 && bold * 2 > total;
@@ -278,6 +304,15 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
   }
   line.bold = bold * 2 > total;
   line.monospace = mono * 2 > total;
+  std::map<std::string, size_t> families;
+  for (const TextLine& f : fragments) families[f.font] += f.chars.size();
+  size_t most = 0;
+  for (const auto& [name, n] : families) {
+    if (n > most) {
+      most = n;
+      line.font = name;
+    }
+  }
   for (TextLine& f : fragments) {
     // A fragment in visual order (x increasing) of a right-to-left script is turned into logical order.
     if (f.rtl && InVisualOrder(f.chars)) ToLogicalRtl(f.chars);
