@@ -40,11 +40,13 @@ inline std::vector<CorpusPair> DoclingCorpus(const std::filesystem::path& shared
   }
   if (!with_truth_only) {
     for (const auto& e : std::filesystem::directory_iterator(root / "pdf", ec)) {
-      bool known = std::any_of(pairs.begin(), pairs.end(), [&](const CorpusPair& p) { return p.pdf == e.path(); });
+      bool known =
+          std::any_of(pairs.begin(), pairs.end(), [&](const CorpusPair& p) { return p.pdf == e.path(); });
       if (!known && e.path().extension() == ".pdf") pairs.push_back({e.path(), {}, false});
     }
   }
-  std::sort(pairs.begin(), pairs.end(), [](const CorpusPair& a, const CorpusPair& b) { return a.pdf < b.pdf; });
+  std::sort(pairs.begin(), pairs.end(),
+            [](const CorpusPair& a, const CorpusPair& b) { return a.pdf < b.pdf; });
   return pairs;
 }
 

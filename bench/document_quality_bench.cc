@@ -54,8 +54,9 @@ int main(int argc, char** argv) {
   const char* tmp = mkdtemp(tmpl);
   if (tmp == nullptr) return 1;
 
-  std::printf("| file | pages | NED ours | NED pdftotext | NED mutool | headings P / R (ours) | table cells ours | "
-              "cell text ours / pdftotext / mutool |\n|---|---|---|---|---|---|---|---|\n");
+  std::printf(
+      "| file | pages | NED ours | NED pdftotext | NED mutool | headings P / R (ours) | table cells ours | "
+      "cell text ours / pdftotext / mutool |\n|---|---|---|---|---|---|---|---|\n");
   double ned_sum[3] = {0, 0, 0};
   double born_ned[3] = {0, 0, 0};
   int born = 0;
@@ -77,7 +78,8 @@ int main(int argc, char** argv) {
     std::string mutool = bench::ReadText(out_txt);
 
     std::string ref = StripMarkdown(truth);
-    double ned[3] = {NormalizedEditDistance(StripMarkdown(ours), ref), NormalizedEditDistance(StripMarkdown(poppler), ref),
+    double ned[3] = {NormalizedEditDistance(StripMarkdown(ours), ref),
+                     NormalizedEditDistance(StripMarkdown(poppler), ref),
                      NormalizedEditDistance(StripMarkdown(mutool), ref)};
     for (int k = 0; k < 3; ++k) ned_sum[k] += ned[k];
     HeadingScore h = ScoreHeadings(ours, truth);
@@ -89,7 +91,8 @@ int main(int argc, char** argv) {
       ++born;
     }
     double cells = TableCellAccuracy(ours, truth);
-    double text_cells[3] = {CellTextFound(ours, truth), CellTextFound(poppler, truth), CellTextFound(mutool, truth)};
+    double text_cells[3] = {CellTextFound(ours, truth), CellTextFound(poppler, truth),
+                            CellTextFound(mutool, truth)};
     if (cells >= 0) {
       ++table_files;
       cells_sum += cells;
@@ -98,25 +101,29 @@ int main(int argc, char** argv) {
     char hp[64];
     std::snprintf(hp, sizeof(hp), "%d/%d / %d/%d", h.matched, h.predicted, h.matched, h.reference);
     std::printf("| %s%s | %d | %s | %s | %s | %s | %s | %s / %s / %s |\n", p.pdf.filename().c_str(),
-                p.scanned ? " (scan)" : "", parsed.ok() ? parsed->num_pages : 0, Cell(ned[0]).c_str(), Cell(ned[1]).c_str(),
-                Cell(ned[2]).c_str(), hp, Cell(cells).c_str(), Cell(text_cells[0]).c_str(), Cell(text_cells[1]).c_str(),
-                Cell(text_cells[2]).c_str());
+                p.scanned ? " (scan)" : "", parsed.ok() ? parsed->num_pages : 0, Cell(ned[0]).c_str(),
+                Cell(ned[1]).c_str(), Cell(ned[2]).c_str(), hp, Cell(cells).c_str(),
+                Cell(text_cells[0]).c_str(), Cell(text_cells[1]).c_str(), Cell(text_cells[2]).c_str());
   }
   std::remove((std::string(tmp) + "/mutool.txt").c_str());
   rmdir(tmp);
   double n = static_cast<double>(pairs.size());
   HeadingScore total{matched, predicted, reference};
   std::printf("\n| total (%zu files) | ours | pdftotext | mutool |\n|---|---|---|---|\n", pairs.size());
-  std::printf("| mean NED, all files | %.3f | %.3f | %.3f |\n", ned_sum[0] / n, ned_sum[1] / n, ned_sum[2] / n);
-  std::printf("| mean NED, born-digital (%d) | %.3f | %.3f | %.3f |\n", born, born_ned[0] / born, born_ned[1] / born,
-              born_ned[2] / born);
-  std::printf("| ratio of mean NED to ours | 1.00 | %.2f | %.2f |\n", ned_sum[1] / ned_sum[0], ned_sum[2] / ned_sum[0]);
+  std::printf("| mean NED, all files | %.3f | %.3f | %.3f |\n", ned_sum[0] / n, ned_sum[1] / n,
+              ned_sum[2] / n);
+  std::printf("| mean NED, born-digital (%d) | %.3f | %.3f | %.3f |\n", born, born_ned[0] / born,
+              born_ned[1] / born, born_ned[2] / born);
+  std::printf("| ratio of mean NED to ours | 1.00 | %.2f | %.2f |\n", ned_sum[1] / ned_sum[0],
+              ned_sum[2] / ned_sum[0]);
   std::printf("| headings on born-digital: P / R / F1 | %.3f / %.3f / %.3f | - | - |\n", total.precision(),
               total.recall(), total.f1());
   if (table_files > 0) {
-    std::printf("| table cells as cells (%d files with tables) | %.3f | - | - |\n", table_files, cells_sum / table_files);
-    std::printf("| table cell texts found in the text | %.3f | %.3f | %.3f |\n", text_cells_sum[0] / table_files,
-                text_cells_sum[1] / table_files, text_cells_sum[2] / table_files);
+    std::printf("| table cells as cells (%d files with tables) | %.3f | - | - |\n", table_files,
+                cells_sum / table_files);
+    std::printf("| table cell texts found in the text | %.3f | %.3f | %.3f |\n",
+                text_cells_sum[0] / table_files, text_cells_sum[1] / table_files,
+                text_cells_sum[2] / table_files);
   }
   return 0;
 }

@@ -69,7 +69,8 @@ int main(int argc, char** argv) {
     ours_text.pages = pages;
 
     w.Restart();
-    for (const auto& f : files) bench::RunCapture("pdftotext -enc UTF-8 " + bench::ShellQuote(f.string()) + " - >/dev/null 2>&1");
+    for (const auto& f : files)
+      bench::RunCapture("pdftotext -enc UTF-8 " + bench::ShellQuote(f.string()) + " - >/dev/null 2>&1");
     poppler.seconds = std::min(poppler.seconds, w.ElapsedSeconds());
     poppler.pages = total_pages;
 
@@ -96,16 +97,17 @@ int main(int argc, char** argv) {
 
     w.Restart();
     for (const auto& f : files) {
-      bench::RunCapture("mutool draw -q -r 200 -F pnm -o /dev/null " + bench::ShellQuote(f.string()) + " >/dev/null 2>&1");
+      bench::RunCapture("mutool draw -q -r 200 -F pnm -o /dev/null " + bench::ShellQuote(f.string()) +
+                        " >/dev/null 2>&1");
     }
     mutool.seconds = std::min(mutool.seconds, w.ElapsedSeconds());
     mutool.pages = total_pages;
   }
   std::printf("| measure | ours | peer | ours / peer |\n|---|---|---|---|\n");
-  std::printf("| text to Markdown + JSON, pages/s (peer: pdftotext) | %.1f | %.1f | %.2fx |\n", ours_text.rate(),
-              poppler.rate(), ours_text.rate() / poppler.rate());
-  std::printf("| 200-DPI renders/s, 1 thread (peer: mutool draw) | %.1f | %.1f | %.2fx |\n", ours_render.rate(),
-              mutool.rate(), ours_render.rate() / mutool.rate());
+  std::printf("| text to Markdown + JSON, pages/s (peer: pdftotext) | %.1f | %.1f | %.2fx |\n",
+              ours_text.rate(), poppler.rate(), ours_text.rate() / poppler.rate());
+  std::printf("| 200-DPI renders/s, 1 thread (peer: mutool draw) | %.1f | %.1f | %.2fx |\n",
+              ours_render.rate(), mutool.rate(), ours_render.rate() / mutool.rate());
   std::printf("| 200-DPI renders/s, RenderPages on 2 threads (peer: mutool draw) | %.1f | %.1f | %.2fx |\n",
               ours_render2.rate(), mutool.rate(), ours_render2.rate() / mutool.rate());
   return 0;

@@ -67,7 +67,8 @@ void DrawBoxes(fz_context* ctx, fz_device* dev, fz_font* font, const PageResult&
       trm.e = static_cast<float>(r.x0 + 1);
       trm.f = static_cast<float>(r.y0 > 8 ? r.y0 - 1.5 : r.y0 + 7);
       fz_show_string(ctx, text, font, trm, label.c_str(), 0, 0, FZ_BIDI_LTR, FZ_LANG_UNSET);
-      fz_fill_text(ctx, dev, text, fz_identity, fz_device_rgb(ctx), color.data(), 1.0f, fz_default_color_params);
+      fz_fill_text(ctx, dev, text, fz_identity, fz_device_rgb(ctx), color.data(), 1.0f,
+                   fz_default_color_params);
       fz_drop_text(ctx, text);
       text = nullptr;
     }
@@ -82,8 +83,8 @@ void DrawBoxes(fz_context* ctx, fz_device* dev, fz_font* font, const PageResult&
 constexpr double kLayoutDpi = 96;
 
 // One layout page: the JPEG (when there is one) scaled to the page, then the boxes.
-Status WritePage(fz_context* ctx, fz_document_writer* writer, fz_font* font, const PageResult& page, const Rect& pr,
-                 const std::vector<uint8_t>& jpeg) {
+Status WritePage(fz_context* ctx, fz_document_writer* writer, fz_font* font, const PageResult& page,
+                 const Rect& pr, const std::vector<uint8_t>& jpeg) {
   fz_buffer* buf = nullptr;
   fz_image* image = nullptr;
   fz_var(buf);
@@ -105,8 +106,8 @@ Status WritePage(fz_context* ctx, fz_document_writer* writer, fz_font* font, con
     fz_drop_buffer(ctx, buf);
   }
   fz_catch(ctx) {
-    return DataLoss("cannot write page " + std::to_string(page.page_idx + 1) + " of the layout PDF: " +
-                    fz_caught_message(ctx));
+    return DataLoss("cannot write page " + std::to_string(page.page_idx + 1) +
+                    " of the layout PDF: " + fz_caught_message(ctx));
   }
   return Status::Ok();
 }

@@ -100,7 +100,8 @@ Result<std::unique_ptr<MupdfContext>> MupdfContext::Create(const DocumentLimits&
   fz_locks_context locks = {m->locks_.data(), LockMutex, UnlockMutex};
   // The resource store (fonts, decoded images) gets a quarter of the cap; it evicts under pressure.
   size_t store = static_cast<size_t>(std::min<uint64_t>(limits.max_memory_bytes / 4, uint64_t{256} << 20));
-  if (cancel != nullptr && cancel->load(std::memory_order_relaxed)) return Cancelled("document parsing was cancelled");
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed))
+    return Cancelled("document parsing was cancelled");
   m->ctx_ = fz_new_context(&alloc, &locks, store);
   if (m->ctx_ == nullptr) {
     Status abort = m->AbortStatus();

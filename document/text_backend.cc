@@ -95,7 +95,8 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
     out.pages.push_back(std::move(page));
     if (options.on_page) {
       PageProgress progress{i, out.num_pages, &out.pages.back()};
-      if (!options.on_page(progress)) return Status(StatusCode::kCancelled, "stopped by the progress callback");
+      if (!options.on_page(progress))
+        return Status(StatusCode::kCancelled, "stopped by the progress callback");
     }
   }
   return out;

@@ -124,7 +124,8 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
   }
   std::sort(spanning.begin(), spanning.end(), by_y);
   size_t next_side = 0;
-  std::sort(sides.begin(), sides.end(), [&](size_t a, size_t b) { return items[a].box.cy() < items[b].box.cy(); });
+  std::sort(sides.begin(), sides.end(),
+            [&](size_t a, size_t b) { return items[a].box.cy() < items[b].box.cy(); });
   auto emit_band = [&](double y_limit) {
     std::vector<size_t> left, right;
     while (next_side < sides.size() && items[sides[next_side]].box.cy() < y_limit) {
@@ -188,7 +189,8 @@ bool StartsCaption(const std::string& text, BlockType* body) {
 
 bool IsPageNumberText(const std::string& text) {
   std::string t = MaskDigits(text);
-  static const char* kForms[] = {"#", "-#-", "–#–", "—#—", "page#", "#of#", "#/#", "page#of#", "page#/#", "[#]", "(#)"};
+  static const char* kForms[] = {"#",   "-#-",      "–#–",     "—#—", "page#", "#of#",
+                                 "#/#", "page#of#", "page#/#", "[#]", "(#)"};
   for (const char* f : kForms) {
     if (t == f) return true;
   }
@@ -279,7 +281,8 @@ void JoinLine(std::string& paragraph, const std::string& next_line) {
 }
 
 size_t ListMarkerLength(const std::string& text, bool* numbered) {
-  static const char* kBullets[] = {"•", "●", "▪", "◦", "○", "■", "□", "➢", "►", "▶", "✓", "", "-", "–", "*", "·"};
+  static const char* kBullets[] = {"•", "●", "▪", "◦", "○", "■", "□", "➢",
+                                   "►", "▶", "✓", "",  "-", "–", "*", "·"};
   for (const char* b : kBullets) {
     size_t n = std::string_view(b).size();
     if (text.compare(0, n, b) == 0 && text.size() > n + 1 && text[n] == ' ') {
@@ -393,8 +396,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     bool leaders = text.find(". . .") != std::string::npos || text.find("....") != std::string::npos;
     bool larger = size >= style.body_size * kHeadingRatio;
     // "(1) Scope" set larger than body text is a numbered heading, not a list.
-    if ((marker == 0 || (larger && p.lines.size() == 1)) && p.lines.size() <= 3 && text.size() <= 200 && !all_mono &&
-        !leaders) {
+    if ((marker == 0 || (larger && p.lines.size() == 1)) && p.lines.size() <= 3 && text.size() <= 200 &&
+        !all_mono && !leaders) {
       for (size_t k = 0; k < style.heading_sizes.size(); ++k) {
         if (size >= style.heading_sizes[k] - 0.45) {
           level = static_cast<int>(k) + 1;
@@ -409,8 +412,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
           std::fabs(size - style.body_size) <= 0.6 && !EndsSentence(text) && !first.monospace) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
-      if (level == 0 && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 && !EndsSentence(text) &&
-          text.size() >= 3) {
+      if (level == 0 && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 &&
+          !EndsSentence(text) && text.size() >= 3) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
     }
@@ -419,7 +422,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       block.title_level = std::clamp(level, 1, 4);
       block.content = text;
     } else if (marker > 0) {
-      std::string item = (numbered ? text.substr(0, marker - 1) + " " : std::string("- ")) + text.substr(marker);
+      std::string item =
+          (numbered ? text.substr(0, marker - 1) + " " : std::string("- ")) + text.substr(marker);
       bool same_kind = !blocks.empty() && blocks.back().type == BlockType::kList &&
                        blocks.back().content.starts_with("- ") == !numbered;
       if (same_kind) {
@@ -497,7 +501,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // list set in a large font, not a stack of headings.
   for (size_t i = 0; i < blocks.size();) {
     size_t j = i;
-    while (j < blocks.size() && blocks[j].type == BlockType::kTitle && blocks[j].title_level == blocks[i].title_level) ++j;
+    while (j < blocks.size() && blocks[j].type == BlockType::kTitle &&
+           blocks[j].title_level == blocks[i].title_level)
+      ++j;
     if (j - i >= 3) {
       for (size_t k = i; k < j; ++k) {
         blocks[k].type = BlockType::kText;

@@ -13,8 +13,9 @@ constexpr double kMinRuleLength = 6;     // points
 constexpr double kMaxRuleThickness = 3;  // points
 
 bool IsLtrStrong(char32_t c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= 0xC0 && c < 0x590 && c != 0xD7 && c != 0xF7) ||
-         (c >= 0x900 && c < 0x2000) || (c >= 0x3000 && c < 0xFB1D) || (c >= 0xAC00 && c <= 0xD7AF);
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+         (c >= 0xC0 && c < 0x590 && c != 0xD7 && c != 0xF7) || (c >= 0x900 && c < 0x2000) ||
+         (c >= 0x3000 && c < 0xFB1D) || (c >= 0xAC00 && c <= 0xD7AF);
 }
 
 // Builds `text` from `chars` (collapses whitespace, trims).
@@ -53,7 +54,8 @@ void ToLogicalRtl(std::vector<TextChar>& chars) {
       if (IsLtrStrong(c) || (c >= '0' && c <= '9')) last_ltr = j;
       ++j;
     }
-    std::reverse(chars.begin() + static_cast<ptrdiff_t>(i), chars.begin() + static_cast<ptrdiff_t>(last_ltr) + 1);
+    std::reverse(chars.begin() + static_cast<ptrdiff_t>(i),
+                 chars.begin() + static_cast<ptrdiff_t>(last_ltr) + 1);
     i = last_ltr + 1;
   }
 }
@@ -105,9 +107,11 @@ void WalkLine(SegmentWalk* w, fz_point a, fz_point b) {
   fz_point q = fz_transform_point(b, w->ctm);
   double hw = w->half_width;
   if (std::fabs(p.y - q.y) < 1.0) {
-    AddRule(w->rules, {std::min(p.x, q.x), std::min(p.y, q.y) - hw, std::max(p.x, q.x), std::max(p.y, q.y) + hw});
+    AddRule(w->rules,
+            {std::min(p.x, q.x), std::min(p.y, q.y) - hw, std::max(p.x, q.x), std::max(p.y, q.y) + hw});
   } else if (std::fabs(p.x - q.x) < 1.0) {
-    AddRule(w->rules, {std::min(p.x, q.x) - hw, std::min(p.y, q.y), std::max(p.x, q.x) + hw, std::max(p.y, q.y)});
+    AddRule(w->rules,
+            {std::min(p.x, q.x) - hw, std::min(p.y, q.y), std::max(p.x, q.x) + hw, std::max(p.y, q.y)});
   }
 }
 
@@ -146,8 +150,8 @@ void WalkRect(fz_context*, void* arg, float x0, float y0, float x1, float y1) {
 const fz_path_walker kWalker = {WalkMoveTo, WalkLineTo,    WalkCurveTo,   WalkClose,
                                 WalkQuadTo, WalkCurveToVY, WalkCurveToVY, WalkRect};
 
-void CollectorFillPath(fz_context* ctx, fz_device* dev, const fz_path* path, int, fz_matrix ctm, fz_colorspace*,
-                       const float*, float alpha, fz_color_params) {
+void CollectorFillPath(fz_context* ctx, fz_device* dev, const fz_path* path, int, fz_matrix ctm,
+                       fz_colorspace*, const float*, float alpha, fz_color_params) {
   if (alpha <= 0) return;
   auto* c = reinterpret_cast<Collector*>(dev);
   fz_rect b = fz_bound_path(ctx, path, nullptr, ctm);
@@ -293,8 +297,9 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
     line.box = line.box.Union(f.box);
   }
   line.rtl = rtl_chars > ltr_chars;
-  std::sort(fragments.begin(), fragments.end(),
-            [&](const TextLine& a, const TextLine& b) { return line.rtl ? a.box.cx() > b.box.cx() : a.box.cx() < b.box.cx(); });
+  std::sort(fragments.begin(), fragments.end(), [&](const TextLine& a, const TextLine& b) {
+    return line.rtl ? a.box.cx() > b.box.cx() : a.box.cx() < b.box.cx();
+  });
   size_t best = 0;
   for (auto [s, n] : sizes) {
     if (n > best) {

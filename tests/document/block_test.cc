@@ -6,8 +6,9 @@ namespace mineru::document {
 namespace {
 
 TEST(BlockTest, TypeNamesRoundTrip) {
-  const char* names[] = {"text",           "title", "image",          "image_caption", "image_footnote", "table",
-                         "table_caption", "table_footnote", "equation", "list",          "index"};
+  const char* names[] = {"text",           "title", "image",         "image_caption",
+                         "image_footnote", "table", "table_caption", "table_footnote",
+                         "equation",       "list",  "index"};
   for (const char* n : names) {
     auto t = ParseBlockType(n);
     ASSERT_TRUE(t.has_value()) << n;

@@ -67,8 +67,8 @@ TEST(DoclingRegressionTest, EditDistanceAndHeadingsDoNotRegress) {
   }
   double mean = ned_sum / static_cast<double>(pairs.size());
   HeadingScore total{matched, predicted, reference};
-  std::printf("mean edit distance %.4f (recorded limit %.4f); born-digital heading F1 %.3f (limit %.3f)\n", mean,
-              kMaxMeanEditDistance, total.f1(), kMinBornDigitalHeadingF1);
+  std::printf("mean edit distance %.4f (recorded limit %.4f); born-digital heading F1 %.3f (limit %.3f)\n",
+              mean, kMaxMeanEditDistance, total.f1(), kMinBornDigitalHeadingF1);
   EXPECT_LE(mean, kMaxMeanEditDistance);
   EXPECT_GE(total.f1(), kMinBornDigitalHeadingF1);
 }

@@ -30,7 +30,7 @@ namespace {
 
 constexpr uint64_t kMemoryCap = 256ull << 20;
 constexpr int64_t kTimeBudgetMs = 15'000;
-constexpr int kWallLimitMs = 40'000;  // the budget plus slack for a loaded 2-core machine
+constexpr int kWallLimitMs = 40'000;      // the budget plus slack for a loaded 2-core machine
 constexpr long kRssSlackKb = 256 * 1024;  // our own copies (renders, JPEGs, outputs) on top of MuPDF's cap
 constexpr int kParallel = 2;
 
@@ -106,7 +106,9 @@ TEST(HostileCorpusTest, EveryFileEndsInAResultOrAClearError) {
     poll(pfds.data(), pfds.size(), 100);
     for (size_t i = 0; i < running.size();) {
       Child& c = running[i];
-      auto elapsed_ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - c.started).count();
+      auto elapsed_ms =
+          std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - c.started)
+              .count();
       char buf[512];
       ssize_t n;
       while ((n = read(c.fd, buf, sizeof(buf))) > 0) c.report.append(buf, static_cast<size_t>(n));

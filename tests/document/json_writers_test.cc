@@ -23,7 +23,8 @@ ParsedDocument Sample() {
   Block eq{BlockType::kEquation, {10, 210, 990, 260}, "a=b", 0, -1, "images/eq.jpg"};
   Block image{BlockType::kImage, {100, 300, 501, 600}, "", 0, -1, "images/im.jpg"};
   Block cap{BlockType::kImageCaption, {100, 610, 500, 630}, "Figure 1", 0, 3, ""};
-  Block table{BlockType::kTable, {100, 650, 900, 900}, "<table><tr><td>x</td></tr></table>", 0, -1, "images/tb.jpg"};
+  Block table{BlockType::kTable, {100, 650, 900, 900}, "<table><tr><td>x</td></tr></table>", 0, -1,
+              "images/tb.jpg"};
   Block tcap{BlockType::kTableCaption, {100, 640, 900, 649}, "Table 1", 0, 5, ""};
   Block tnote{BlockType::kTableFootnote, {100, 905, 900, 920}, "note", 0, 5, ""};
   Block list{BlockType::kList, {10, 930, 990, 990}, "- a", 0, -1, ""};
@@ -41,7 +42,9 @@ TEST(JsonWritersTest, ContentListItems) {
   json items = json::parse(WriteContentList(Sample()));
   ASSERT_TRUE(items.is_array());
   ASSERT_EQ(items.size(), 7u);  // captions and footnotes live inside their bodies
-  EXPECT_EQ(items[0], json::parse(R"({"type":"text","text":"Heading","text_level":2,"bbox":[10,20,990,60],"page_idx":0})"));
+  EXPECT_EQ(
+      items[0],
+      json::parse(R"({"type":"text","text":"Heading","text_level":2,"bbox":[10,20,990,60],"page_idx":0})"));
   EXPECT_EQ(items[1], json::parse(R"({"type":"text","text":"Body.","bbox":[10,70,990,200],"page_idx":0})"));
   EXPECT_EQ(items[2], json::parse(R"({"type":"equation","text":"$$\na=b\n$$","text_format":"latex",
                                       "img_path":"images/eq.jpg","bbox":[10,210,990,260],"page_idx":0})"));

@@ -12,7 +12,8 @@ inline TextLine Line(const std::string& ascii, double x, double y, double size =
   double cw = size * 0.5;
   for (size_t i = 0; i < ascii.size(); ++i) {
     double x0 = x + static_cast<double>(i) * cw;
-    line.chars.push_back({static_cast<char32_t>(static_cast<unsigned char>(ascii[i])), {x0, y, x0 + cw, y + size}});
+    line.chars.push_back(
+        {static_cast<char32_t>(static_cast<unsigned char>(ascii[i])), {x0, y, x0 + cw, y + size}});
   }
   line.box = {x, y, x + static_cast<double>(ascii.size()) * cw, y + size};
   line.text = ascii;

@@ -6,7 +6,8 @@ namespace mineru::document {
 namespace {
 
 TEST(MarkdownMetricsTest, StripMarkdown) {
-  EXPECT_EQ(StripMarkdown("## Title\n\n- item **bold**\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"), "Title item bold a b 1 2");
+  EXPECT_EQ(StripMarkdown("## Title\n\n- item **bold**\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"),
+            "Title item bold a b 1 2");
   EXPECT_EQ(StripMarkdown("![](images/x.jpg)\n<table><tr><td>x</td></tr></table>"), "x");
   EXPECT_EQ(StripMarkdown("see [the docs](http://x) and $x^2$ <!-- page 2 -->"), "see the docs and x^2");
 }
@@ -19,7 +20,8 @@ TEST(MarkdownMetricsTest, EditDistance) {
 }
 
 TEST(MarkdownMetricsTest, Headings) {
-  HeadingScore s = ScoreHeadings("# Intro\n\n## Methods!\n\n## Extra\n", "## Intro\n\n## Methods\n\n## Results\n");
+  HeadingScore s =
+      ScoreHeadings("# Intro\n\n## Methods!\n\n## Extra\n", "## Intro\n\n## Methods\n\n## Results\n");
   EXPECT_EQ(s.matched, 2);
   EXPECT_EQ(s.predicted, 3);
   EXPECT_EQ(s.reference, 3);
@@ -29,8 +31,10 @@ TEST(MarkdownMetricsTest, Headings) {
 
 TEST(MarkdownMetricsTest, TableCells) {
   std::string ref = "| Name | Value |\n|---|---|\n| a | 1 |\n";
-  EXPECT_DOUBLE_EQ(TableCellAccuracy("<table><tr><td>Name</td><td>Value</td></tr><tr><td>a</td><td>2</td></tr></table>", ref),
-                   0.75);
+  EXPECT_DOUBLE_EQ(
+      TableCellAccuracy("<table><tr><td>Name</td><td>Value</td></tr><tr><td>a</td><td>2</td></tr></table>",
+                        ref),
+      0.75);
   EXPECT_DOUBLE_EQ(TableCellAccuracy("no table", ref), 0);
   EXPECT_DOUBLE_EQ(TableCellAccuracy("x", "no table here"), -1);
 }

@@ -27,10 +27,11 @@ ParsedDocument EveryType() {
   title.title_level = 1;
   Block sub = Make(BlockType::kTitle, "Section");
   sub.title_level = 2;
-  p0.blocks = {title, sub, Make(BlockType::kText, "Inline $x^2$ math."), Make(BlockType::kEquation, "E = mc^2")};
+  p0.blocks = {title, sub, Make(BlockType::kText, "Inline $x^2$ math."),
+               Make(BlockType::kEquation, "E = mc^2")};
   Block image = Make(BlockType::kImage, "");
   image.image_path = "images/aa.jpg";
-  p0.blocks.push_back(image);                                            // 4
+  p0.blocks.push_back(image);                                               // 4
   p0.blocks.push_back(Make(BlockType::kImageCaption, "Figure 1: cap", 4));  // 5
   p0.blocks.push_back(Make(BlockType::kImageFootnote, "Image note", 4));    // 6
   p0.blocks.push_back(Make(BlockType::kTableFootnote, "Table note", 9));    // 7: written after its table

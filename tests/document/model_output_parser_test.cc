@@ -9,21 +9,21 @@ namespace {
 
 std::string B(const std::string& box, const std::string& type, const std::string& content,
               const std::string& end = "<|md_end|>") {
-  return "<|box_start|>" + box + "<|box_end|><|ref_start|>" + type + "<|ref_end|><|md_start|>" + content + end;
+  return "<|box_start|>" + box + "<|box_end|><|ref_start|>" + type + "<|ref_end|><|md_start|>" + content +
+         end;
 }
 
 TEST(ModelOutputParserTest, EveryTypeOnOnePage) {
-  std::string text = B("100 050 900 080", "title", "# Results and \\(x\\)") + "\n" +
-                     B("100 100 900 200", "text", "We measure \\(a+b\\) per page.") + "\n" +
-                     B("100 220 500 500", "image", "") + "\n" +
-                     B("100 505 500 530", "image_caption", "Figure 1: a plot") + "\n" +
-                     B("100 532 500 545", "image_footnote", "Source: us") + "\n" +
-                     B("520 220 900 250", "table_caption", "Table 1: numbers") + "\n" +
-                     B("520 255 900 450", "table", "<fcel>a<fcel>b<nl><fcel>1<fcel>2<nl>") + "\n" +
-                     B("520 455 900 470", "table_footnote", "* estimated") + "\n" +
-                     B("100 600 900 650", "equation", "\\[ E = mc^2 \\]") + "\n" +
-                     B("100 660 900 720", "list", "- one\n- two") + "\n" +
-                     B("100 730 900 800", "index", "Alpha, 3") + "\n";
+  std::string text =
+      B("100 050 900 080", "title", "# Results and \\(x\\)") + "\n" +
+      B("100 100 900 200", "text", "We measure \\(a+b\\) per page.") + "\n" +
+      B("100 220 500 500", "image", "") + "\n" + B("100 505 500 530", "image_caption", "Figure 1: a plot") +
+      "\n" + B("100 532 500 545", "image_footnote", "Source: us") + "\n" +
+      B("520 220 900 250", "table_caption", "Table 1: numbers") + "\n" +
+      B("520 255 900 450", "table", "<fcel>a<fcel>b<nl><fcel>1<fcel>2<nl>") + "\n" +
+      B("520 455 900 470", "table_footnote", "* estimated") + "\n" +
+      B("100 600 900 650", "equation", "\\[ E = mc^2 \\]") + "\n" +
+      B("100 660 900 720", "list", "- one\n- two") + "\n" + B("100 730 900 800", "index", "Alpha, 3") + "\n";
   ParsedModelOutput out = ParseModelOutput(text);
   EXPECT_TRUE(out.warnings.empty()) << out.warnings.front();
   EXPECT_FALSE(out.truncated);
@@ -68,9 +68,10 @@ TEST(ModelOutputParserTest, TitleLevelsAreClamped) {
 }
 
 TEST(ModelOutputParserTest, ContinuedTextIsMerged) {
-  auto out = ParseModelOutput(B("100 800 900 950", "text", "The first half of a sen-<|txt_contd|>") + "\n" +
-                              B("100 050 900 100", "text", "tence and the rest<|txt_contd|>") + "\n" +
-                              B("100 100 900 150", "text", "of it.") + "\n" + B("100 160 900 200", "text", "Next."));
+  auto out =
+      ParseModelOutput(B("100 800 900 950", "text", "The first half of a sen-<|txt_contd|>") + "\n" +
+                       B("100 050 900 100", "text", "tence and the rest<|txt_contd|>") + "\n" +
+                       B("100 100 900 150", "text", "of it.") + "\n" + B("100 160 900 200", "text", "Next."));
   ASSERT_EQ(out.blocks.size(), 2u);
   EXPECT_EQ(out.blocks[0].content, "The first half of a sentence and the rest of it.");
   EXPECT_EQ(out.blocks[0].bbox, (BBox{100, 800, 900, 950}));
@@ -78,8 +79,8 @@ TEST(ModelOutputParserTest, ContinuedTextIsMerged) {
 }
 
 TEST(ModelOutputParserTest, ContinuationDoesNotCrossOtherTypes) {
-  auto out = ParseModelOutput(B("0 0 10 10", "text", "Before<|txt_contd|>") + B("0 20 10 30", "title", "# H") +
-                              B("0 40 10 50", "text", "after"));
+  auto out = ParseModelOutput(B("0 0 10 10", "text", "Before<|txt_contd|>") +
+                              B("0 20 10 30", "title", "# H") + B("0 40 10 50", "text", "after"));
   ASSERT_EQ(out.blocks.size(), 3u);
   EXPECT_EQ(out.blocks[0].content, "Before");
   EXPECT_EQ(out.blocks[2].content, "after");
@@ -95,7 +96,8 @@ TEST(ModelOutputParserTest, TruncatedLastBlockEndsInImEnd) {
 }
 
 TEST(ModelOutputParserTest, OutputEndingMidContentIsTruncated) {
-  auto out = ParseModelOutput(B("10 10 990 100", "text", "Complete.") + "<|box_start|>10 120 990 300<|box_end|>"
+  auto out = ParseModelOutput(B("10 10 990 100", "text", "Complete.") +
+                              "<|box_start|>10 120 990 300<|box_end|>"
                               "<|ref_start|>text<|ref_end|><|md_start|>no end at all");
   EXPECT_TRUE(out.truncated);
   ASSERT_EQ(out.blocks.size(), 2u);
@@ -131,9 +133,11 @@ TEST(ModelOutputParserTest, UnknownTypeIsKeptAsTextWithWarning) {
 }
 
 TEST(ModelOutputParserTest, UnbalancedTagsAndStrayTokens) {
-  std::string text = "junk before<|box_start|>0 0 10 10<|box_end|><|ref_start|>text<|ref_end|><|md_start|>"
-                     "a <|ref_start|>b" +  // no md_end, another block follows
-                     B("0 20 10 30", "text", "c") + "<|md_end|><|md_end|>";
+  std::string text =
+      "junk before<|box_start|>0 0 10 10<|box_end|><|ref_start|>text<|ref_end|><|md_start|>"
+      "a <|ref_start|>b" +  // no md_end, another block follows
+      B("0 20 10 30", "text", "c") +
+      "<|md_end|><|md_end|>";
   auto out = ParseModelOutput(text);
   ASSERT_EQ(out.blocks.size(), 2u);
   EXPECT_EQ(out.blocks[0].content, "a b");
@@ -162,12 +166,29 @@ TEST(ModelOutputParserTest, CaptionPairsWithNearestBody) {
 
 // Random garbage and random edits of a valid output: never a crash, every box inside the frame.
 TEST(ModelOutputParserTest, GarbageNeverCrashes) {
-  std::string valid = B("100 050 900 080", "title", "# T") + B("100 100 900 200", "table", "<fcel>a<lcel><nl><ucel><xcel><nl>") +
+  std::string valid = B("100 050 900 080", "title", "# T") +
+                      B("100 100 900 200", "table", "<fcel>a<lcel><nl><ucel><xcel><nl>") +
                       B("1 2 3 4", "text", "x<|txt_contd|>") + B("5 6 7 8", "text", "y");
-  const std::string pieces[] = {"<|box_start|>", "<|box_end|>", "<|ref_start|>", "<|ref_end|>", "<|md_start|>",
-                                "<|md_end|>",    "<|im_end|>",  "<|txt_contd|>", "<fcel>",      "<lcel>",
-                                "<ucel>",        "<xcel>",      "<nl>",          "999",         "-1",
-                                "\\(",           "\\]",         "#",             "\n",          "\xff\xfe"};
+  const std::string pieces[] = {"<|box_start|>",
+                                "<|box_end|>",
+                                "<|ref_start|>",
+                                "<|ref_end|>",
+                                "<|md_start|>",
+                                "<|md_end|>",
+                                "<|im_end|>",
+                                "<|txt_contd|>",
+                                "<fcel>",
+                                "<lcel>",
+                                "<ucel>",
+                                "<xcel>",
+                                "<nl>",
+                                "999",
+                                "-1",
+                                "\\(",
+                                "\\]",
+                                "#",
+                                "\n",
+                                "\xff\xfe"};
   std::mt19937 rng(1234);
   for (int round = 0; round < 3000; ++round) {
     std::string s = valid;

@@ -14,9 +14,9 @@ using testing::ReadFileBytes;
 TEST(OutputWriterTest, NamesAreValidated) {
   EXPECT_TRUE(ValidateOutputName("report 2024").ok());
   EXPECT_TRUE(ValidateOutputName("résumé").ok());
-  for (std::string bad : {std::string(""), std::string("."), std::string(".."), std::string("a/b"),
-                          std::string("..\\x"), std::string("a\0b", 3), std::string("tab\there"),
-                          std::string(201, 'x')}) {
+  for (std::string bad :
+       {std::string(""), std::string("."), std::string(".."), std::string("a/b"), std::string("..\\x"),
+        std::string("a\0b", 3), std::string("tab\there"), std::string(201, 'x')}) {
     Status s = ValidateOutputName(bad);
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << bad;
   }

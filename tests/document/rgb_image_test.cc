@@ -72,7 +72,8 @@ TEST(RgbImageTest, BadImagesAreRejected) {
 TEST(RgbImageTest, ImagePathIsSha256) {
   const uint8_t abc[] = {'a', 'b', 'c'};
   // SHA-256("abc") from FIPS 180-2.
-  EXPECT_EQ(ImagePathForBytes(abc), "images/ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad.jpg");
+  EXPECT_EQ(ImagePathForBytes(abc),
+            "images/ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad.jpg");
 }
 
 TEST(RgbImageTest, CropBlockImagesFillsTheImageMap) {

@@ -22,7 +22,8 @@ TEST(RulingTableTest, GridWithMergedHeader) {
   ASSERT_EQ(tables.size(), 1u);
   EXPECT_EQ(tables[0].num_rows, 2);
   EXPECT_EQ(tables[0].num_cols, 2);
-  EXPECT_EQ(tables[0].html, "<table><tr><td colspan=\"2\">Header</td></tr><tr><td>a</td><td>b</td></tr></table>");
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td colspan=\"2\">Header</td></tr><tr><td>a</td><td>b</td></tr></table>");
   EXPECT_EQ(tables[0].line_indices, (std::vector<size_t>{0, 1, 2}));
 }
 
@@ -42,7 +43,8 @@ TEST(RulingTableTest, RowspanAndEscaping) {
   std::vector<TextLine> lines = {Line("k<v", 110, 115), Line("1", 210, 105), Line("2", 210, 125)};
   auto tables = FindRuledTables(rules, lines);
   ASSERT_EQ(tables.size(), 1u);
-  EXPECT_EQ(tables[0].html, "<table><tr><td rowspan=\"2\">k&lt;v</td><td>1</td></tr><tr><td>2</td></tr></table>");
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td rowspan=\"2\">k&lt;v</td><td>1</td></tr><tr><td>2</td></tr></table>");
 }
 
 TEST(RulingTableTest, FramesAndLoneRulesAreNotTables) {

@@ -62,8 +62,8 @@ std::vector<uint8_t> MakePdf(const std::vector<TestPage>& pages) {
 }
 
 std::string TextAt(double x, double y, double size, const std::string& text, bool bold) {
-  return "BT /" + std::string(bold ? "F2" : "F1") + " " + std::to_string(size) + " Tf " + std::to_string(x) + " " +
-         std::to_string(y) + " Td (" + text + ") Tj ET\n";
+  return "BT /" + std::string(bold ? "F2" : "F1") + " " + std::to_string(size) + " Tf " + std::to_string(x) +
+         " " + std::to_string(y) + " Td (" + text + ") Tj ET\n";
 }
 
 std::vector<uint8_t> ReadFileBytes(const std::string& path) {

@@ -64,7 +64,8 @@ TEST(TextBackendTest, SampleBlocksAndImages) {
   // The caption belongs to the image.
   bool caption_paired = false;
   for (const Block& b : p2.blocks) {
-    if (b.type == BlockType::kImageCaption) caption_paired = &p2.blocks[static_cast<size_t>(b.parent)] == image;
+    if (b.type == BlockType::kImageCaption)
+      caption_paired = &p2.blocks[static_cast<size_t>(b.parent)] == image;
   }
   EXPECT_TRUE(caption_paired);
   nlohmann::json items = nlohmann::json::parse(WriteContentList(*parsed));
@@ -80,8 +81,8 @@ TEST(TextBackendTest, SampleBlocksAndImages) {
 }
 
 TEST(TextBackendTest, PageWithoutTextNeedsOcr) {
-  std::vector<uint8_t> pdf = MakePdf({{TextAt(72, 700, 12, "Only the first page has text.")},
-                                      {"0 0 1 rg 100 100 300 300 re f\n"}});
+  std::vector<uint8_t> pdf =
+      MakePdf({{TextAt(72, 700, 12, "Only the first page has text.")}, {"0 0 1 rg 100 100 300 300 re f\n"}});
   ASSERT_FALSE(pdf.empty());
   auto parsed = ParseWithTextLayer(pdf, {}, {});
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
@@ -96,8 +97,8 @@ TEST(TextBackendTest, PageWithoutTextNeedsOcr) {
 }
 
 TEST(TextBackendTest, ProgressCallbackSeesEveryPageAndCanStop) {
-  std::vector<uint8_t> pdf = MakePdf({{TextAt(72, 700, 12, "one")}, {TextAt(72, 700, 12, "two")},
-                                      {TextAt(72, 700, 12, "three")}});
+  std::vector<uint8_t> pdf =
+      MakePdf({{TextAt(72, 700, 12, "one")}, {TextAt(72, 700, 12, "two")}, {TextAt(72, 700, 12, "three")}});
   std::vector<int> seen;
   TextBackendOptions options;
   options.on_page = [&](const PageProgress& p) {
@@ -129,7 +130,8 @@ TEST(TextBackendTest, CancelFlagStopsParsing) {
 TEST(TextBackendTest, RunningFooterAndPageNumbersLeftOut) {
   std::vector<testing::TestPage> pages;
   for (int i = 1; i <= 3; ++i) {
-    pages.push_back({TextAt(72, 770, 8, "ACME Quarterly Report") + TextAt(72, 600, 11, "Body of page " + std::to_string(i) + ".") +
+    pages.push_back({TextAt(72, 770, 8, "ACME Quarterly Report") +
+                     TextAt(72, 600, 11, "Body of page " + std::to_string(i) + ".") +
                      TextAt(300, 30, 8, std::to_string(i))});
   }
   auto parsed = ParseWithTextLayer(MakePdf(pages), {}, {});

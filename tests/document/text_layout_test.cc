@@ -65,7 +65,8 @@ PageContent Page(std::vector<TextLine> lines) {
 TEST(TextLayoutTest, RunningHeadersRepeatAcrossPages) {
   std::vector<PageContent> pages;
   for (int i = 1; i <= 3; ++i) {
-    pages.push_back(Page({Line("Journal of Tests", 50, 20, 9), Line("Body text of page " + std::to_string(i) + " with more words", 50, 300),
+    pages.push_back(Page({Line("Journal of Tests", 50, 20, 9),
+                          Line("Body text of page " + std::to_string(i) + " with more words", 50, 300),
                           Line(std::to_string(i), 300, 770, 9)}));
   }
   DocumentStyle style = AnalyzeStyle(pages);
@@ -101,12 +102,16 @@ TEST(TextLayoutTest, TwoColumnsReadLeftThenRight) {
 }
 
 TEST(TextLayoutTest, HeadingsListsAndParagraphs) {
-  std::vector<TextLine> lines = {
-      Line("Chapter One", 50, 50, 18, true),    Line("Section", 50, 90, 14, true),
-      Line("Bold Lead In", 50, 120, 10, true),  Line("This is a para-", 50, 140),
-      Line("graph of text.", 50, 152),          Line("- first item", 60, 175),
-      Line("- second item that wraps", 60, 188), Line("onto a second line", 69, 200),
-      Line("1. numbered", 60, 225),             Line("A closing paragraph here.", 50, 260)};
+  std::vector<TextLine> lines = {Line("Chapter One", 50, 50, 18, true),
+                                 Line("Section", 50, 90, 14, true),
+                                 Line("Bold Lead In", 50, 120, 10, true),
+                                 Line("This is a para-", 50, 140),
+                                 Line("graph of text.", 50, 152),
+                                 Line("- first item", 60, 175),
+                                 Line("- second item that wraps", 60, 188),
+                                 Line("onto a second line", 69, 200),
+                                 Line("1. numbered", 60, 225),
+                                 Line("A closing paragraph here.", 50, 260)};
   // More body text so that 10 pt is the body size.
   lines.push_back(Line("Body body body body body body body body body body body body", 50, 300));
   PageContent page = Page(lines);
