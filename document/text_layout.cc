@@ -408,8 +408,12 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       // A single short line at body size in another font family than the body (sans headings over serif
       // text) and not ending like a sentence.
       bool other_family = !first.font.empty() && !style.body_font.empty() && first.font != style.body_font;
-      if (level == 0 && other_family && p.lines.size() == 1 && text.size() >= 3 && text.size() <= 80 &&
-          std::fabs(size - style.body_size) <= 0.6 && !EndsSentence(text) && !first.monospace) {
+      // A standalone italic line at body size starting with a capital is a run-in subheading.
+      bool italic_head =
+          first.italic && !text.empty() && text[0] >= 'A' && text[0] <= 'Z' && text.size() <= 60;
+      if (level == 0 && (other_family || italic_head) && p.lines.size() == 1 && text.size() >= 3 &&
+          text.size() <= 80 && std::fabs(size - style.body_size) <= 0.6 && !EndsSentence(text) &&
+          !first.monospace) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
       if (level == 0 && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 &&
@@ -469,7 +473,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         double size = std::max(1.0, std::max(prev.font_size, line.font_size));
         double gap = line.box.y0 - prev.box.y1;
         bool same_style = std::fabs(prev.font_size - line.font_size) < 0.8 && prev.bold == line.bold &&
-                          prev.monospace == line.monospace && prev.font == line.font;
+                          prev.monospace == line.monospace && prev.font == line.font &&
+                          prev.italic == line.italic;
         bool overlaps_x = line.box.x0 < para.box.x1 && line.box.x1 > para.box.x0;
         bool prev_short = prev.box.x1 < para.box.x1 - 0.2 * para.box.width() && EndsSentence(prev.text);
         // Headings (larger than body text) have more leading than paragraphs.

@@ -79,6 +79,7 @@ struct Collector {
   fz_device super;
   std::vector<RulingSegment>* rules;
   std::vector<Rect>* images;
+  std::vector<Rect>* stroked_text;  // text drawn with a stroke (render modes 1, 2): faked bold
 };
 
 void AddRule(std::vector<RulingSegment>* rules, Rect r) {
@@ -177,6 +178,14 @@ void CollectorFillImage(fz_context*, fz_device* dev, fz_image*, fz_matrix ctm, f
   if (c->images->size() < 2000) c->images->push_back({r.x0, r.y0, r.x1, r.y1});
 }
 
+void CollectorStrokeText(fz_context* ctx, fz_device* dev, const fz_text* text, const fz_stroke_state* stroke,
+                         fz_matrix ctm, fz_colorspace*, const float*, float alpha, fz_color_params) {
+  if (alpha <= 0) return;
+  auto* c = reinterpret_cast<Collector*>(dev);
+  fz_rect r = fz_bound_text(ctx, text, stroke, ctm);
+  if (c->stroked_text->size() < 5000) c->stroked_text->push_back({r.x0, r.y0, r.x1, r.y1});
+}
+
 bool FontIsBold(fz_context* ctx, fz_font* font) {
   if (font == nullptr) return false;
   if (fz_font_is_bold(ctx, font)) return true;
@@ -185,6 +194,13 @@ bool FontIsBold(fz_context* ctx, fz_font* font) {
     if (name.find(k) != std::string::npos) return true;
   }
   return false;
+}
+
+bool FontIsItalic(fz_context* ctx, fz_font* font) {
+  if (font == nullptr) return false;
+  if (fz_font_is_italic(ctx, font)) return true;
+  std::string name = fz_font_name(ctx, font);
+  return name.find("Italic") != std::string::npos || name.find("Oblique") != std::string::npos;
 }
 
 bool FontIsMonospace(fz_context* ctx, fz_font* font) {
@@ -216,7 +232,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   std::map<std::string, int> families;
   fz_font* last_font = nullptr;
   std::string last_family;
-  int bold = 0, mono = 0, rtl = 0, ltr = 0, total = 0;
+  int bold = 0, mono = 0, italic = 0, rtl = 0, ltr = 0, total = 0;
   for (fz_stext_char* ch = line->first_char; ch != nullptr; ch = ch->next) {
     fz_rect q = fz_rect_from_quad(ch->quad);
     frag.chars.push_back({static_cast<char32_t>(ch->c), {q.x0, q.y0, q.x1, q.y1}});
@@ -229,6 +245,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
     }
     ++families[last_family];
     if (FontIsBold(ctx, ch->font)) ++bold;
+    if (FontIsItalic(ctx, ch->font)) ++italic;
     if (FontIsMonospace(ctx, ch->font)) ++mono;
     if (IsRtlChar(static_cast<char32_t>(ch->c))) ++rtl;
     if (IsLtrStrong(static_cast<char32_t>(ch->c))) ++ltr;
@@ -248,6 +265,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
     }
   }
   frag.bold = total > 0 && bold * 2 > total;
+  frag.italic = total > 0 && italic * 2 > total;
   frag.monospace = total > 0 && mono * 2 > total;
   frag.rtl = rtl > ltr;
   return frag;
@@ -283,7 +301,7 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
   if (fragments.empty()) return line;
   int rtl_chars = 0, ltr_chars = 0;
   std::map<int, size_t> sizes;
-  size_t bold = 0, mono = 0, total = 0;
+  size_t bold = 0, mono = 0, italic = 0, total = 0;
   for (const TextLine& f : fragments) {
     for (const TextChar& c : f.chars) {
       if (IsRtlChar(c.rune)) ++rtl_chars;
@@ -293,6 +311,7 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
     sizes[static_cast<int>(std::lround(f.font_size * 2))] += n;
     if (f.bold) bold += n;
     if (f.monospace) mono += n;
+    if (f.italic) italic += n;
     total += n;
     line.box = line.box.Union(f.box);
   }
@@ -309,6 +328,7 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
   }
   line.bold = bold * 2 > total;
   line.monospace = mono * 2 > total;
+  line.italic = italic * 2 > total;
   std::map<std::string, size_t> families;
   for (const TextLine& f : fragments) families[f.font] += f.chars.size();
   size_t most = 0;
@@ -344,6 +364,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
   content.page = {bounds.x0, bounds.y0, bounds.x1, bounds.y1};
   fz_context* ctx = impl.ctx();
   ScopedCookie cookie(impl.mctx());
+  std::vector<Rect> stroked_text;
   fz_stext_page* stext = nullptr;
   fz_display_list* list = nullptr;
   fz_device* dev = nullptr;
@@ -375,6 +396,8 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     collector->super.fill_image = CollectorFillImage;
     collector->rules = &content.rules;
     collector->images = &content.images;
+    collector->super.stroke_text = CollectorStrokeText;
+    collector->stroked_text = &stroked_text;
     fz_run_display_list(ctx, list, &collector->super, fz_identity, fz_infinite_rect, cookie.get());
     fz_close_device(ctx, &collector->super);
   }
@@ -402,6 +425,10 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
       if (line->wmode != 0) continue;  // vertical writing is left to a model
       TextLine frag = FragmentFromLine(ctx, line);
       BuildText(frag);
+      for (const Rect& r : stroked_text) {
+        Rect in = r.Intersect(frag.box);
+        if (!in.empty() && in.area() >= 0.6 * frag.box.area()) frag.bold = true;
+      }
       if (frag.text.empty()) continue;
       content.num_chars += static_cast<int>(frag.chars.size());
       fragments.push_back(std::move(frag));
