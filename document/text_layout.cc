@@ -502,20 +502,27 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     emit_paragraph(para);
   }
 
-  // A run of three or more same-level titles with nothing between them is a cover, a code listing or a
-  // list set in a large font, not a stack of headings.
+  // A run of three or more same-level titles with nothing but images between them is a cover, a code
+  // listing or a list set in a large font, not a stack of headings.
   for (size_t i = 0; i < blocks.size();) {
-    size_t j = i;
-    while (j < blocks.size() && blocks[j].type == BlockType::kTitle &&
-           blocks[j].title_level == blocks[i].title_level)
-      ++j;
-    if (j - i >= 3) {
-      for (size_t k = i; k < j; ++k) {
+    if (blocks[i].type != BlockType::kTitle) {
+      ++i;
+      continue;
+    }
+    std::vector<size_t> run = {i};
+    size_t j = i + 1;
+    for (; j < blocks.size(); ++j) {
+      if (blocks[j].type == BlockType::kImage) continue;
+      if (blocks[j].type != BlockType::kTitle || blocks[j].title_level != blocks[i].title_level) break;
+      run.push_back(j);
+    }
+    if (run.size() >= 3) {
+      for (size_t k : run) {
         blocks[k].type = BlockType::kText;
         blocks[k].title_level = 0;
       }
     }
-    i = j > i ? j : i + 1;
+    i = j;
   }
 
   // Seven or more titles of one level on a page are a listing or a diagram set in a larger font.
