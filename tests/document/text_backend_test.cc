@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <thread>
 
 #include "document/output_writer.h"
 #include "tests/document/test_pdf.h"
@@ -78,6 +79,23 @@ TEST(TextBackendTest, SampleBlocksAndImages) {
     }
   }
   EXPECT_EQ(tables, 1);
+}
+
+// The daemon parses documents on several worker threads at once, one document per thread.
+TEST(TextBackendTest, DocumentsParseInParallelOnWorkerThreads) {
+  auto reference = ParseWithTextLayer(Sample(), {}, {});
+  ASSERT_TRUE(reference.ok());
+  std::string expected = WriteMarkdown(*reference);
+  std::vector<std::string> results(3);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < results.size(); ++t) {
+    threads.emplace_back([&, t] {
+      auto parsed = ParseWithTextLayer(Sample(), {}, {});
+      results[t] = parsed.ok() ? WriteMarkdown(*parsed) : parsed.status().ToString();
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (const std::string& r : results) EXPECT_EQ(r, expected);
 }
 
 TEST(TextBackendTest, PageWithoutTextNeedsOcr) {
