@@ -290,4 +290,22 @@ ParsedModelOutput ParseModelOutput(std::string_view text) {
   return out;
 }
 
+PageResult BuildVlmPage(int page_idx, double width_pt, double height_pt, std::string model_text,
+                        const RgbImage& page_render, ParsedDocument& doc, int jpeg_quality) {
+  PageResult page;
+  page.page_idx = page_idx;
+  page.width_pt = width_pt;
+  page.height_pt = height_pt;
+  ParsedModelOutput parsed = ParseModelOutput(model_text);
+  page.blocks = std::move(parsed.blocks);
+  page.warnings = std::move(parsed.warnings);
+  if (parsed.truncated) page.warnings.push_back("model output truncated: the last block may be incomplete");
+  page.model_output = std::move(model_text);
+  if (!page_render.empty()) {
+    Status s = CropBlockImages(page_render, page, doc, jpeg_quality);
+    if (!s.ok()) page.warnings.push_back("no image crops: " + s.message());
+  }
+  return page;
+}
+
 }  // namespace mineru::document

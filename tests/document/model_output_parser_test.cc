@@ -164,6 +164,26 @@ TEST(ModelOutputParserTest, CaptionPairsWithNearestBody) {
   EXPECT_EQ(out.blocks[4].parent, -1);
 }
 
+TEST(ModelOutputParserTest, BuildVlmPageCropsAndKeepsTheRawText) {
+  RgbImage render;
+  render.width = 170;
+  render.height = 220;
+  render.pixels.assign(170 * 220 * 3, 200);
+  std::string text = B("100 100 500 400", "image", "") + "\n" + B("100 410 500 430", "image_caption", "Fig") +
+                     "\n" + B("100 500 900 600", "text", "cut", "<|im_end|>");
+  ParsedDocument doc;
+  doc.backend = "vlm";
+  PageResult page = BuildVlmPage(3, 612, 792, text, render, doc);
+  EXPECT_EQ(page.page_idx, 3);
+  EXPECT_EQ(page.model_output, text);
+  ASSERT_EQ(page.blocks.size(), 3u);
+  EXPECT_FALSE(page.blocks[0].image_path.empty());
+  EXPECT_EQ(doc.images.count(page.blocks[0].image_path), 1u);
+  EXPECT_EQ(page.blocks[1].parent, 0);
+  ASSERT_EQ(page.warnings.size(), 1u);
+  EXPECT_NE(page.warnings[0].find("truncated"), std::string::npos);
+}
+
 // Random garbage and random edits of a valid output: never a crash, every box inside the frame.
 TEST(ModelOutputParserTest, GarbageNeverCrashes) {
   std::string valid = B("100 050 900 080", "title", "# T") +
