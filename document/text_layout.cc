@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "document/aligned_table.h"
 #include "document/model_output_parser.h"
 #include "document/ruling_table.h"
 
@@ -328,6 +329,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   std::vector<bool> consumed(lines.size(), false);
   for (const RuledTable& t : tables) {
     for (size_t li : t.line_indices) consumed[li] = true;
+  }
+  for (RuledTable& t : FindAlignedTables(lines, consumed, pr)) {
+    for (size_t li : t.line_indices) consumed[li] = true;
+    tables.push_back(std::move(t));
   }
   std::vector<Rect> images;
   for (const Rect& raw : page.images) {
