@@ -1,0 +1,111 @@
+#include "document/text_backend.h"
+
+#include <optional>
+
+#include "document/text_layout.h"
+#include "document/text_lines.h"
+
+namespace mineru::document {
+namespace {
+
+constexpr char kNeedsOcr[] = "needs OCR or a model: the page has no text layer";
+
+bool Cancelled(const TextBackendOptions& options) {
+  return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
+}
+
+void AppendWarnings(std::vector<std::string>& to, std::vector<std::string> from) {
+  for (std::string& w : from) to.push_back(std::move(w));
+}
+
+}  // namespace
+
+Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOptions& options) {
+  ParsedDocument out;
+  out.backend = "text";
+  out.num_pages = doc.page_count();
+  out.warnings = doc.TakeWarnings();
+
+  // Pass 1: the text layer of every page (the style and the running headers need all of them).
+  std::vector<std::optional<PageContent>> contents(static_cast<size_t>(out.num_pages));
+  std::vector<PageResult> pages(static_cast<size_t>(out.num_pages));
+  for (int i = 0; i < out.num_pages; ++i) {
+    if (Cancelled(options)) return Status(StatusCode::kCancelled, "document parsing was cancelled");
+    PageResult& page = pages[static_cast<size_t>(i)];
+    page.page_idx = i;
+    auto content = ExtractPageContent(doc, i);
+    AppendWarnings(page.warnings, doc.TakeWarnings());
+    if (!content.ok()) {
+      Status s = content.status();
+      if (s.code() == StatusCode::kResourceExhausted || s.code() == StatusCode::kDeadlineExceeded ||
+          s.code() == StatusCode::kCancelled) {
+        return s.WithContext("page " + std::to_string(i + 1));
+      }
+      page.status = PageStatus::kFailed;
+      page.error = s.message();
+      continue;
+    }
+    page.width_pt = content->page.width();
+    page.height_pt = content->page.height();
+    contents[static_cast<size_t>(i)] = std::move(*content);
+  }
+  std::vector<PageContent> with_text;
+  for (const auto& c : contents) {
+    if (c && c->num_chars > 0) with_text.push_back(*c);
+  }
+  DocumentStyle style = AnalyzeStyle(with_text);
+  with_text.clear();
+
+  // Pass 2: layout, crops, progress.
+  for (int i = 0; i < out.num_pages; ++i) {
+    if (Cancelled(options)) return Status(StatusCode::kCancelled, "document parsing was cancelled");
+    PageResult& page = pages[static_cast<size_t>(i)];
+    auto& content = contents[static_cast<size_t>(i)];
+    if (content && content->num_chars == 0) {
+      page.status = PageStatus::kNeedsOcr;
+      page.error = kNeedsOcr;
+    } else if (content) {
+      page.blocks = LayoutPage(*content, style);
+      // Each crop renders only its own region.
+      for (Block& b : page.blocks) {
+        if (!options.crop_images || !BlockTypeHasCrop(b.type) || b.bbox.empty()) continue;
+        auto render = doc.RenderRegion(i, options.crop_dpi, b.bbox);
+        AppendWarnings(page.warnings, doc.TakeWarnings());
+        if (!render.ok()) {
+          Status s = render.status();
+          // A limit of the document ends it; a crop over the pixel cap only loses that crop.
+          bool pixel_cap = s.message().starts_with("page render of");
+          if (s.code() == StatusCode::kDeadlineExceeded || s.code() == StatusCode::kCancelled ||
+              (s.code() == StatusCode::kResourceExhausted && !pixel_cap)) {
+            return s;
+          }
+          page.warnings.push_back("no crop for a " + std::string(BlockTypeName(b.type)) + ": " + s.message());
+          continue;
+        }
+        auto jpeg = EncodeJpeg(*render, options.jpeg_quality);
+        if (!jpeg.ok()) {
+          page.warnings.push_back("no crop: " + jpeg.status().message());
+          continue;
+        }
+        b.image_path = ImagePathForBytes(*jpeg);
+        out.images.emplace(b.image_path, std::move(*jpeg));
+      }
+    }
+    content.reset();
+    out.pages.push_back(std::move(page));
+    if (options.on_page) {
+      PageProgress progress{i, out.num_pages, &out.pages.back()};
+      if (!options.on_page(progress))
+        return Status(StatusCode::kCancelled, "stopped by the progress callback");
+    }
+  }
+  return out;
+}
+
+Result<ParsedDocument> ParseWithTextLayer(std::span<const uint8_t> pdf, const DocumentLimits& limits,
+                                          const TextBackendOptions& options) {
+  MINERU_ASSIGN_OR_RETURN(auto doc, PdfDocument::Open(pdf, limits, options.cancel));
+  return ParseWithTextLayer(*doc, options);
+}
+
+}  // namespace mineru::document
