@@ -50,33 +50,11 @@ void ResidencyManager::RecomputePlacementLocked() {
   const uint64_t held = ledger.kv + ledger.workspace;
   const uint64_t avail = ledger.budget > held ? ledger.budget - held : 0;
   std::vector<PlanUnit> plan_units;
-  uint64_t total = 0;
-  uint64_t largest = 0;
   for (UnitId id : ids) {
     const UnitState& u = s.units[id];
     plan_units.push_back(PlanUnit{u.spec.name, u.spec.kind, u.spec.index, u.footprint, 0, 0});
-    total += u.footprint;
-    largest = std::max(largest, u.footprint);
   }
-  std::vector<bool> resident(ids.size(), true);
-  if (total > avail) {
-    const uint64_t slots = static_cast<uint64_t>(s.options.prefetch_depth) * largest;
-    resident = ChooseResidentSet(plan_units, avail > slots ? avail - slots : 0);
-    // Slots sized for the largest streamed unit, when that is smaller than the largest unit.
-    uint64_t largest_streamed = 0;
-    for (size_t i = 0; i < ids.size(); ++i) {
-      if (!resident[i]) largest_streamed = std::max(largest_streamed, plan_units[i].size_bytes);
-    }
-    if (largest_streamed < largest) {
-      const uint64_t slots2 = static_cast<uint64_t>(s.options.prefetch_depth) * largest_streamed;
-      std::vector<bool> again = ChooseResidentSet(plan_units, avail > slots2 ? avail - slots2 : 0);
-      uint64_t largest_again = 0;
-      for (size_t i = 0; i < ids.size(); ++i) {
-        if (!again[i]) largest_again = std::max(largest_again, plan_units[i].size_bytes);
-      }
-      if (largest_again <= largest_streamed) resident = again;
-    }
-  }
+  const std::vector<bool> resident = ChoosePlacement(plan_units, avail, s.options.prefetch_depth).resident;
   for (size_t i = 0; i < ids.size(); ++i) {
     s.units[ids[i]].resident_set = resident[i];
     s.units[ids[i]].streamed = !resident[i];
@@ -95,25 +73,10 @@ std::optional<LoadPlan> ResidencyManager::NextPrefetchLocked() {
     UnitState& u = s.units[id];
     if (u.copies[0].phase != CopyPhase::kAbsent) continue;
     if (u.streamed) {
-      uint32_t in_use = 0;
-      std::optional<UnitId> victim;
-      uint64_t victim_distance = 0;
-      for (UnitId other = 0; other < s.units.size(); ++other) {
-        const UnitState& o = s.units[other];
-        if (!o.streamed || o.copies[0].phase == CopyPhase::kAbsent) continue;
-        ++in_use;
-        const UnitCopy& c = o.copies[0];
-        if (c.phase != CopyPhase::kReady || c.leases > 0 || c.readers > 0) continue;
-        const uint64_t d = NextUseDistanceLocked(other);
-        if (!victim || d > victim_distance) {
-          victim = other;
-          victim_distance = d;
-        }
-      }
-      if (in_use >= static_cast<uint32_t>(s.options.prefetch_depth)) {
-        if (!victim || victim_distance <= NextUseDistanceLocked(id)) return std::nullopt;
-        EvictLocked(*victim, Tier::kGpu);
-      }
+      // Make a slot: at most prefetch_depth - 1 other streamed units may stay, and only units needed later
+      // than this one may give way.
+      const uint32_t keep = static_cast<uint32_t>(s.options.prefetch_depth) - 1;
+      if (!TrimStreamedLocked(keep, NextUseDistanceLocked(id))) return std::nullopt;
     }
     Result<LoadPlan> plan = BeginLoadLocked(id, Tier::kGpu, LoadMode::kPrefetch);
     if (!plan.ok()) return std::nullopt;
@@ -121,6 +84,30 @@ std::optional<LoadPlan> ResidencyManager::NextPrefetchLocked() {
     return std::move(plan).value();
   }
   return std::nullopt;
+}
+
+bool ResidencyManager::TrimStreamedLocked(uint32_t keep, uint64_t min_distance) {
+  State& s = *state_;
+  for (;;) {
+    uint32_t on_gpu = 0;
+    std::optional<UnitId> victim;
+    uint64_t victim_distance = 0;
+    for (UnitId other = 0; other < s.units.size(); ++other) {
+      const UnitState& o = s.units[other];
+      if (!o.streamed || o.copies[0].phase == CopyPhase::kAbsent) continue;
+      ++on_gpu;
+      const UnitCopy& c = o.copies[0];
+      if (c.phase != CopyPhase::kReady || c.leases > 0 || c.readers > 0) continue;
+      const uint64_t d = NextUseDistanceLocked(other);
+      if (!victim || d > victim_distance) {
+        victim = other;
+        victim_distance = d;
+      }
+    }
+    if (on_gpu <= keep) return true;
+    if (!victim || victim_distance <= min_distance) return false;
+    EvictLocked(*victim, Tier::kGpu);
+  }
 }
 
 void ResidencyManager::IssuePrefetches() {

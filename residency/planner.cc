@@ -51,6 +51,66 @@ std::vector<bool> ChooseResidentSet(const std::vector<PlanUnit>& units, uint64_t
   return resident;
 }
 
+PlacementChoice ChoosePlacement(const std::vector<PlanUnit>& units, uint64_t avail_bytes,
+                                int prefetch_depth) {
+  PlacementChoice best;
+  uint64_t total = 0;
+  for (const PlanUnit& u : units) total += u.size_bytes;
+  if (total <= avail_bytes) {
+    best.resident.assign(units.size(), true);
+    return best;
+  }
+  std::vector<uint64_t> sizes;
+  for (const PlanUnit& u : units) sizes.push_back(u.size_bytes);
+  std::sort(sizes.begin(), sizes.end());
+  sizes.erase(std::unique(sizes.begin(), sizes.end()), sizes.end());
+  bool found = false;
+  uint64_t best_resident = 0;
+  for (int slots = std::max(1, prefetch_depth); slots >= 1 && !found; --slots) {
+    for (uint64_t slot : sizes) {
+      const uint64_t slot_total = slot * static_cast<uint64_t>(slots);
+      if (slot_total > avail_bytes) continue;
+      uint64_t cap = avail_bytes - slot_total;
+      // Units larger than a slot cannot stream: they must fit first.
+      std::vector<PlanUnit> rest;
+      std::vector<size_t> rest_index;
+      std::vector<bool> resident(units.size(), false);
+      uint64_t forced = 0;
+      for (size_t i = 0; i < units.size(); ++i) {
+        if (units[i].size_bytes > slot) {
+          resident[i] = true;
+          forced += units[i].size_bytes;
+        } else {
+          rest.push_back(units[i]);
+          rest_index.push_back(i);
+        }
+      }
+      if (forced > cap) continue;
+      std::vector<bool> more = ChooseResidentSet(rest, cap - forced);
+      uint64_t resident_bytes = forced;
+      for (size_t k = 0; k < rest.size(); ++k) {
+        if (more[k]) {
+          resident[rest_index[k]] = true;
+          resident_bytes += rest[k].size_bytes;
+        }
+      }
+      if (!found || resident_bytes > best_resident) {
+        found = true;
+        best_resident = resident_bytes;
+        best.resident = std::move(resident);
+        best.slot_bytes = slot;
+        best.slots = slots;
+      }
+    }
+  }
+  if (!found) {
+    best.resident.assign(units.size(), false);
+    best.slot_bytes = sizes.back();
+    best.slots = 1;
+  }
+  return best;
+}
+
 double SimulatePassMs(const std::vector<PlanUnit>& units, const std::vector<bool>& resident,
                       const std::vector<double>& copy_ms, int batch_size, int prefetch_depth) {
   const size_t n = units.size();
@@ -108,37 +168,10 @@ Result<Plan> PlanForBatch(const PlanRequest& request, int batch_size) {
         " (" + FormatBytes(held) + "); a budget of at least " + FormatBytes(largest + held) + " is needed");
   }
   const uint64_t avail = request.gpu_budget_bytes - held;
-  std::vector<bool> resident(request.units.size(), true);
-  int effective_depth = depth;
-  if (plan.weight_bytes > avail) {
-    const uint64_t slots = static_cast<uint64_t>(depth) * largest;
-    resident = ChooseResidentSet(request.units, avail > slots ? avail - slots : 0);
-    uint64_t largest_streamed = 0;
-    for (size_t i = 0; i < resident.size(); ++i) {
-      if (!resident[i]) largest_streamed = std::max(largest_streamed, request.units[i].size_bytes);
-    }
-    if (largest_streamed < largest) {
-      const uint64_t slots2 = static_cast<uint64_t>(depth) * largest_streamed;
-      std::vector<bool> again = ChooseResidentSet(request.units, avail > slots2 ? avail - slots2 : 0);
-      uint64_t largest_again = 0;
-      for (size_t i = 0; i < again.size(); ++i) {
-        if (!again[i]) largest_again = std::max(largest_again, request.units[i].size_bytes);
-      }
-      if (largest_again <= largest_streamed) resident = again;
-    }
-    largest_streamed = 0;
-    for (size_t i = 0; i < resident.size(); ++i) {
-      if (!resident[i]) largest_streamed = std::max(largest_streamed, request.units[i].size_bytes);
-    }
-    uint64_t resident_bytes = 0;
-    for (size_t i = 0; i < resident.size(); ++i)
-      resident_bytes += resident[i] ? request.units[i].size_bytes : 0;
-    // Fewer slots than asked when the budget cannot hold them all.
-    const uint64_t room = avail - resident_bytes;
-    effective_depth = static_cast<int>(std::clamp<uint64_t>(room / std::max<uint64_t>(largest_streamed, 1), 1,
-                                                            static_cast<uint64_t>(depth)));
-    plan.slot_bytes = static_cast<uint64_t>(effective_depth) * largest_streamed;
-  }
+  const PlacementChoice choice = ChoosePlacement(request.units, avail, depth);
+  const std::vector<bool>& resident = choice.resident;
+  const int effective_depth = std::max(1, choice.slots);
+  plan.slot_bytes = choice.slot_bytes * static_cast<uint64_t>(choice.slots);
   std::vector<double> copy_ms(request.units.size(), 0);
   uint64_t pinned_used = 0;
   for (size_t i = 0; i < request.units.size(); ++i) {

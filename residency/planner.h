@@ -74,6 +74,17 @@ struct Plan {
 // rule-1 order (highest DemotionRank first), skipping units that do not fit. resident[i] for units[i].
 std::vector<bool> ChooseResidentSet(const std::vector<PlanUnit>& units, uint64_t capacity_bytes);
 
+// Resident set plus streaming slots for `avail_bytes` of kGpu weight memory. Every unit larger than the
+// slot size must be resident; among the rest, reverse rule-1 order fills what the slots leave. Tries each
+// unit size as the slot size (and fewer slots when `prefetch_depth` do not fit) and keeps the choice with
+// the most resident bytes. Used by ResidencyManager and by PlanForBatch, so both place alike.
+struct PlacementChoice {
+  std::vector<bool> resident;  // per unit
+  uint64_t slot_bytes = 0;     // size of one streaming slot (0 when everything is resident)
+  int slots = 0;
+};
+PlacementChoice ChoosePlacement(const std::vector<PlanUnit>& units, uint64_t avail_bytes, int prefetch_depth);
+
 // The placement for one batch size; kResourceExhausted (naming the budget needed) when not even the
 // largest unit plus the batch's KV and workspace fit.
 Result<Plan> PlanForBatch(const PlanRequest& request, int batch_size);

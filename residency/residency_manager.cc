@@ -115,6 +115,7 @@ Result<Lease> ResidencyManager::Acquire(UnitId id, Tier tier, const AcquireOptio
   }
   if (tier == Tier::kGpu) AdvanceCursorLocked(id);
   UnitCopy& copy = u.copies[Slot(tier)];
+  bool waited_for_copies = false;
   for (;;) {
     if (copy.phase == CopyPhase::kReady) {
       copy.leases++;
@@ -139,6 +140,14 @@ Result<Lease> ResidencyManager::Acquire(UnitId id, Tier tier, const AcquireOptio
       return FinishAcquire(id, tier, pending);
     }
     Result<LoadPlan> plan = BeginLoadLocked(id, tier, LoadMode::kDemand);
+    if (!plan.ok() && plan.status().code() == StatusCode::kBusy && !waited_for_copies) {
+      // Copies in flight (prefetches, staging) hold room and readers until they land; let them land.
+      waited_for_copies = true;
+      lock.unlock();
+      MINERU_RETURN_IF_ERROR(WaitForCopies());
+      lock.lock();
+      continue;
+    }
     if (!plan.ok()) {
       if (plan.status().code() == StatusCode::kBusy && !options.deadline.Expired()) {
         if (options.deadline.never()) {
@@ -196,6 +205,10 @@ void ResidencyManager::ReleaseLease(UnitId id, Tier tier) {
       if (copy.leases == 0 && copy.readers == 0 && copy.phase == CopyPhase::kReady &&
           ledger.reserved - PendingGraveBytes(tier) > ledger.budget) {
         EvictLocked(id, tier);
+      }
+      // Streamed units beyond the slots (left by on-demand loads) give way as their leases end.
+      if (tier == Tier::kGpu && s.units[id].streamed) {
+        TrimStreamedLocked(static_cast<uint32_t>(s.options.prefetch_depth), 0);
       }
     }
   }

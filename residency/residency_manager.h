@@ -167,6 +167,9 @@ class ResidencyManager {
   void RecomputePlacementLocked();
   void IssuePrefetches();
   std::optional<LoadPlan> NextPrefetchLocked();
+  // Evicts streamed kGpu copies (furthest next use first, only those needed later than min_distance)
+  // until at most `keep` remain; false when that is not possible.
+  bool TrimStreamedLocked(uint32_t keep, uint64_t min_distance);
   std::vector<UnitId> VictimsLocked(Tier tier, uint64_t need_bytes, LoadMode mode, UnitId for_unit) const;
 
   // Internal to the KV pool: pinned arena ranges for swapped-out sequences (charged as kPinned KV bytes;
