@@ -147,10 +147,25 @@ double SimulatePassMs(const std::vector<PlanUnit>& units, const std::vector<bool
   return last_pass_ms;
 }
 
+namespace {
+Result<Plan> PlanForBatchAndDepth(const PlanRequest& request, int batch_size, int depth);
+}  // namespace
+
 Result<Plan> PlanForBatch(const PlanRequest& request, int batch_size) {
+  if (request.prefetch_depth > 0) return PlanForBatchAndDepth(request, batch_size, request.prefetch_depth);
+  Result<Plan> best = PlanForBatchAndDepth(request, batch_size, 1);
+  if (!best.ok()) return best;
+  for (int depth = 2; depth <= kMaxPrefetchDepth; ++depth) {
+    Result<Plan> p = PlanForBatchAndDepth(request, batch_size, depth);
+    if (p.ok() && p->pass_ms < best->pass_ms * (1 - 1e-9)) best = std::move(p);
+  }
+  return best;
+}
+
+namespace {
+Result<Plan> PlanForBatchAndDepth(const PlanRequest& request, int batch_size, int depth) {
   if (request.units.empty()) return InvalidArgument("the planner needs the model's units");
   if (batch_size < 1) return InvalidArgument("batch size must be at least 1");
-  const int depth = std::max(1, request.prefetch_depth);
   Plan plan;
   plan.batch_size = batch_size;
   plan.kv_bytes = request.kv_bytes_per_seq * static_cast<uint64_t>(batch_size);
@@ -171,6 +186,7 @@ Result<Plan> PlanForBatch(const PlanRequest& request, int batch_size) {
   const PlacementChoice choice = ChoosePlacement(request.units, avail, depth);
   const std::vector<bool>& resident = choice.resident;
   const int effective_depth = std::max(1, choice.slots);
+  plan.prefetch_depth = effective_depth;
   plan.slot_bytes = choice.slot_bytes * static_cast<uint64_t>(choice.slots);
   std::vector<double> copy_ms(request.units.size(), 0);
   uint64_t pinned_used = 0;
@@ -199,6 +215,7 @@ Result<Plan> PlanForBatch(const PlanRequest& request, int batch_size) {
   plan.sequences_per_s = plan.pass_ms > 0 ? batch_size * 1e3 / plan.pass_ms : 0;
   return plan;
 }
+}  // namespace
 
 Result<Plan> MakePlan(const PlanRequest& request) {
   if (request.max_batch < 1) return InvalidArgument("max_batch must be at least 1");
@@ -225,10 +242,10 @@ std::string FormatPlan(const Plan& plan, const PlanRequest& request) {
                   where);
     out << line;
   }
-  out << "gpu budget " << FormatBytes(request.gpu_budget_bytes) << ": weights resident "
-      << FormatBytes(plan.resident_bytes) << " of " << FormatBytes(plan.weight_bytes) << ", streaming slots "
-      << FormatBytes(plan.slot_bytes) << ", KV " << FormatBytes(plan.kv_bytes) << ", workspace "
-      << FormatBytes(plan.workspace_bytes) << "\n";
+  out << "gpu budget " << FormatBytes(request.gpu_budget_bytes) << ", prefetch depth " << plan.prefetch_depth
+      << ": weights resident " << FormatBytes(plan.resident_bytes) << " of " << FormatBytes(plan.weight_bytes)
+      << ", streaming slots " << FormatBytes(plan.slot_bytes) << ", KV " << FormatBytes(plan.kv_bytes)
+      << ", workspace " << FormatBytes(plan.workspace_bytes) << "\n";
   std::snprintf(
       line, sizeof(line),
       "batch %d: streamed %s per pass; compute %.2f ms, copy %.2f ms (h2d %.1f GB/s); predicted pass "

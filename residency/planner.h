@@ -45,7 +45,9 @@ struct PlanRequest {
   uint64_t workspace_bytes_per_seq = 0;
   uint64_t workspace_bytes_fixed = 0;
   int max_batch = 1;  // the planner tries 1..max_batch
-  int prefetch_depth = 2;
+  // Streaming slots; 0 = the planner tries 1..kMaxPrefetchDepth and keeps the fastest (pass it on to
+  // ResidencyOptions::prefetch_depth).
+  int prefetch_depth = 0;
 };
 
 struct UnitPlacement {
@@ -54,9 +56,12 @@ struct UnitPlacement {
   Tier tier = Tier::kGpu;  // kGpu: resident; kPinned/kDisk: streamed from there every pass
 };
 
+inline constexpr int kMaxPrefetchDepth = 4;
+
 struct Plan {
   std::vector<UnitPlacement> placements;  // in pass order
   int batch_size = 1;
+  int prefetch_depth = 1;  // the streaming slots this plan assumes
   uint64_t weight_bytes = 0;
   uint64_t resident_bytes = 0;
   uint64_t streamed_bytes = 0;  // per pass

@@ -16,6 +16,7 @@ PlanRequest DecoderRequest(double layer_ms, uint64_t budget) {
   r.gpu_budget_bytes = budget;
   r.pinned_budget_bytes = 4'000'000'000;
   r.probe.h2d_gbps = 25;
+  r.prefetch_depth = 2;
   return r;
 }
 
@@ -90,6 +91,21 @@ TEST(PlannerTest, TooSmallABudgetNamesTheBudgetNeeded) {
   ASSERT_FALSE(plan.ok());
   EXPECT_EQ(plan.status().code(), StatusCode::kResourceExhausted);
   EXPECT_NE(plan.status().message().find("at least 259.4 MiB"), std::string::npos) << plan.status().message();
+}
+
+TEST(PlannerTest, ChoosesThePrefetchDepthThatPredictsTheShortestPass) {
+  PlanRequest r = DecoderRequest(0.1, 272'000'000 + 18 * 29'800'000);
+  r.prefetch_depth = 0;
+  auto best = PlanForBatch(r, 1);
+  ASSERT_TRUE(best.ok());
+  for (int d = 1; d <= kMaxPrefetchDepth; ++d) {
+    r.prefetch_depth = d;
+    auto p = PlanForBatch(r, 1);
+    ASSERT_TRUE(p.ok());
+    EXPECT_LE(best->pass_ms, p->pass_ms + 1e-9) << "depth " << d;
+  }
+  // Spread-out streamed layers overlap with one slot; the slot saved stays resident.
+  EXPECT_EQ(best->prefetch_depth, 1);
 }
 
 TEST(PlannerTest, FormatPlanPrintsTheTableAndPrediction) {
