@@ -53,7 +53,7 @@ std::unique_ptr<CopyEvent> CopyWorker::Submit(void* dst, const void* src, uint64
   auto event = std::make_shared<HostCopyEvent>();
   {
     std::lock_guard<std::mutex> lock(mu_);
-    jobs_.push_back(Job{dst, src, size_bytes, bytes_per_second, event});
+    jobs_.push_back(Job{dst, src, size_bytes, bytes_per_second, MonoNow(), event});
   }
   cv_.notify_one();
   return std::make_unique<EventHandle>(std::move(event));
@@ -68,10 +68,9 @@ void CopyWorker::Run() {
     jobs_.pop_front();
     lock.unlock();
 
-    const MonoTime start = MonoNow();
     std::memcpy(job.dst, job.src, job.size_bytes);
     if (job.bytes_per_second > 0) {
-      const MonoTime begin = std::max(start, link_free_at_);
+      const MonoTime begin = std::max(job.submitted, link_free_at_);
       const auto duration = std::chrono::nanoseconds(
           static_cast<int64_t>(static_cast<double>(job.size_bytes) / job.bytes_per_second * 1e9));
       link_free_at_ = begin + std::chrono::duration_cast<MonoClock::duration>(duration);

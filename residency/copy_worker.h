@@ -1,8 +1,9 @@
 // CopyWorker: one thread that performs memcpy jobs in submission order and completes their events,
 // optionally paced to an emulated link. Used by HostDevice for all queues and by CudaDevice for
 // host->host (disk -> pinned) reads.
-// Design note: pacing models a serial link — a job finishes at max(its start, the previous job's
-// finish) + size / rate, waiting on a condition variable with a deadline (no sleep-poll loop).
+// Design note: pacing models a serial link (a DMA engine that starts as soon as a copy is queued) — a
+// job finishes at max(its submission, the previous job's finish) + size / rate, whatever the worker
+// thread's wake-up latency, waiting on a condition variable with a deadline (no sleep-poll loop).
 // Lock order: mu_ is a leaf; an event's mutex is a leaf.
 #pragma once
 
@@ -47,6 +48,7 @@ class CopyWorker {
     const void* src;
     uint64_t size_bytes;
     double bytes_per_second;
+    MonoTime submitted;
     std::shared_ptr<HostCopyEvent> event;
   };
   class EventHandle;
