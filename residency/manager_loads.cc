@@ -180,6 +180,12 @@ void ResidencyManager::RunLoad(LoadPlan& plan) {
     copy.tensors = std::move(tensors);
   }
   std::vector<CopyRequest> requests;
+  if (plan.contiguous_src == nullptr) {
+    // From the file: ask the kernel to read the unit's ranges ahead (a hint; failures do not matter).
+    for (const TensorSpec& t : u.spec.tensors) {
+      s.regions[t.region]->AdviseWillNeed(t.offset_bytes, t.size_bytes).IgnoreError();
+    }
+  }
   if (plan.contiguous_src != nullptr) {
     requests.push_back({plan.queue, dst, plan.contiguous_src, size, false});
   } else {
