@@ -1,12 +1,27 @@
 #include "engine/byte_level_bpe.h"
 
+#include <algorithm>
 #include <array>
-#include <queue>
 
 #include "engine/tokenizer_utf8.h"
 
 namespace mineru::engine {
 namespace {
+
+struct Symbol {
+  int32_t id;
+  int32_t prev;
+  int32_t next;
+  bool alive;
+};
+
+struct Candidate {
+  int32_t rank;
+  int32_t left;  // index of the left symbol
+  int32_t left_id;
+  int32_t right_id;
+  int32_t merged_id;
+};
 
 bool IsPrintableByte(int b) { return (b >= 33 && b <= 126) || (b >= 161 && b <= 172) || (b >= 174); }
 
@@ -92,7 +107,14 @@ Result<std::unique_ptr<ByteLevelBpe>> ByteLevelBpe::Create(
     }
     bpe->byte_ids_[b] = it->second;
   }
-  bpe->merges_.reserve(merges.size());
+  size_t slots = 16;
+  int bits = 4;
+  while (slots < merges.size() * 2) {
+    slots <<= 1;
+    ++bits;
+  }
+  bpe->merge_slots_.assign(slots, MergeSlot{});
+  bpe->merge_shift_ = 64 - bits;
   std::string left, right;
   for (size_t rank = 0; rank < merges.size(); ++rank) {
     const auto& [left_text, right_text] = merges[rank];
@@ -108,9 +130,21 @@ Result<std::unique_ptr<ByteLevelBpe>> ByteLevelBpe::Create(
       return InvalidArgument(where + "a part or the merged token is not in model.vocab");
     }
     // A repeated pair keeps its first (lowest) rank.
-    bpe->merges_.emplace(PairKey(l->second, r->second), Merge{static_cast<int32_t>(rank), m->second});
+    const uint64_t key = PairKey(l->second, r->second);
+    MergeSlot& slot = bpe->merge_slots_[bpe->FindSlot(key)];
+    if (slot.key == kEmptyKey) {
+      slot = MergeSlot{key, static_cast<int32_t>(rank), m->second};
+      ++bpe->num_merges_;
+    }
   }
   return bpe;
+}
+
+size_t ByteLevelBpe::FindSlot(uint64_t key) const {
+  const size_t mask = merge_slots_.size() - 1;
+  size_t i = static_cast<size_t>((key * 0x9E3779B97F4A7C15ull) >> merge_shift_);
+  while (merge_slots_[i].key != key && merge_slots_[i].key != kEmptyKey) i = (i + 1) & mask;
+  return i;
 }
 
 void ByteLevelBpe::EncodeWordUncached(std::string_view word, std::vector<int32_t>* out) const {
@@ -126,40 +160,36 @@ void ByteLevelBpe::EncodeWordUncached(std::string_view word, std::vector<int32_t
     out->push_back(byte_ids_[static_cast<uint8_t>(word[0])]);
     return;
   }
-  struct Symbol {
-    int32_t id;
-    int32_t prev;
-    int32_t next;
-    bool alive;
-  };
-  struct Candidate {
-    int32_t rank;
-    int32_t left;  // index of the left symbol
-    int32_t left_id;
-    int32_t right_id;
-    int32_t merged_id;
-    bool operator>(const Candidate& o) const { return rank != o.rank ? rank > o.rank : left > o.left; }
-  };
-  std::vector<Symbol> symbols(static_cast<size_t>(n));
+  // Scratch space reused across words on this thread (huge words get their own, freed after).
+  thread_local std::vector<Symbol> scratch_symbols;
+  thread_local std::vector<Candidate> scratch_heap;
+  std::vector<Symbol> own_symbols;
+  std::vector<Candidate> own_heap;
+  constexpr int kScratchLimit = 1 << 12;
+  std::vector<Symbol>& symbols = n <= kScratchLimit ? scratch_symbols : own_symbols;
+  std::vector<Candidate>& heap = n <= kScratchLimit ? scratch_heap : own_heap;
+  symbols.resize(static_cast<size_t>(n));
+  heap.clear();
   for (int i = 0; i < n; ++i) {
     symbols[i] = {byte_ids_[static_cast<uint8_t>(word[i])], i - 1, i + 1 < n ? i + 1 : -1, true};
   }
-  std::vector<Candidate> storage;
-  storage.reserve(static_cast<size_t>(n) * 2);
-  std::priority_queue<Candidate, std::vector<Candidate>, std::greater<>> heap(std::greater<>(),
-                                                                              std::move(storage));
+  const auto later = [](const Candidate& a, const Candidate& b) {
+    return a.rank != b.rank ? a.rank > b.rank : a.left > b.left;
+  };
   const auto consider = [&](int32_t left) {
     if (left < 0) return;
     const int32_t right = symbols[left].next;
     if (right < 0) return;
-    auto it = merges_.find(PairKey(symbols[left].id, symbols[right].id));
-    if (it == merges_.end()) return;
-    heap.push({it->second.rank, left, symbols[left].id, symbols[right].id, it->second.merged_id});
+    const MergeSlot& slot = merge_slots_[FindSlot(PairKey(symbols[left].id, symbols[right].id))];
+    if (slot.key == kEmptyKey) return;
+    heap.push_back({slot.rank, left, symbols[left].id, symbols[right].id, slot.merged_id});
+    std::push_heap(heap.begin(), heap.end(), later);
   };
   for (int i = 0; i + 1 < n; ++i) consider(i);
   while (!heap.empty()) {
-    const Candidate c = heap.top();
-    heap.pop();
+    std::pop_heap(heap.begin(), heap.end(), later);
+    const Candidate c = heap.back();
+    heap.pop_back();
     Symbol& l = symbols[c.left];
     if (!l.alive || l.id != c.left_id || l.next < 0) continue;
     Symbol& r = symbols[l.next];
@@ -179,10 +209,9 @@ void ByteLevelBpe::EncodeWord(std::string_view word, std::vector<int32_t>* out) 
     EncodeWordUncached(word, out);
     return;
   }
-  const std::string key(word);
   {
     std::lock_guard lock(cache_mu_);
-    if (auto it = cache_.find(key); it != cache_.end()) {
+    if (auto it = cache_.find(word); it != cache_.end()) {
       out->insert(out->end(), it->second.begin(), it->second.end());
       return;
     }
@@ -192,7 +221,12 @@ void ByteLevelBpe::EncodeWord(std::string_view word, std::vector<int32_t>* out) 
   std::vector<int32_t> ids(out->begin() + static_cast<std::ptrdiff_t>(start), out->end());
   std::lock_guard lock(cache_mu_);
   if (cache_.size() >= options_.cache_capacity_words) cache_.clear();
-  cache_.emplace(key, std::move(ids));
+  cache_.emplace(std::string(word), std::move(ids));
+}
+
+void ByteLevelBpe::ClearCache() const {
+  std::lock_guard lock(cache_mu_);
+  cache_.clear();
 }
 
 const std::string* ByteLevelBpe::TokenBytes(int32_t id) const {

@@ -28,7 +28,7 @@ bool ByteLevelToBytes(std::string_view token_text, std::string* bytes);
 std::string BytesToByteLevel(std::string_view bytes);
 
 // Token ids are at most this (bounds the tables a hostile tokenizer.json can make us allocate).
-inline constexpr int64_t kMaxTokenId = (int64_t{1} << 24) - 1;
+inline constexpr int64_t kMaxTokenId = (int64_t{1} << 22) - 1;
 
 class ByteLevelBpe {
  public:
@@ -55,6 +55,9 @@ class ByteLevelBpe {
   // The same without touching the cache (benchmarks, tests).
   void EncodeWordUncached(std::string_view word, std::vector<int32_t>* out) const;
 
+  // Empties the per-word cache (benchmarks measure the uncached path with it).
+  void ClearCache() const;
+
   // Raw bytes of token `id`, or nullptr when `id` is not in the vocabulary. Tokens whose text is not
   // byte-level (possible in hand-made vocabularies) are returned as their UTF-8 text.
   const std::string* TokenBytes(int32_t id) const;
@@ -64,13 +67,18 @@ class ByteLevelBpe {
   // One more than the largest id in the vocabulary.
   int32_t id_limit() const { return static_cast<int32_t>(id_to_bytes_.size()); }
   size_t vocab_size() const { return bytes_to_id_.size(); }
-  size_t num_merges() const { return merges_.size(); }
+  size_t num_merges() const { return num_merges_; }
 
  private:
-  struct Merge {
-    int32_t rank;
-    int32_t merged_id;
+  // Open-addressing table of merges keyed by (left id, right id); one probe sequence per lookup.
+  struct MergeSlot {
+    uint64_t key = kEmptyKey;
+    int32_t rank = 0;
+    int32_t merged_id = 0;
   };
+  static constexpr uint64_t kEmptyKey = ~uint64_t{0};
+  // The slot holding `key`, or the empty slot where it would go.
+  size_t FindSlot(uint64_t key) const;
 
   explicit ByteLevelBpe(const Options& options) : options_(options) {}
   static uint64_t PairKey(int32_t left, int32_t right) {
@@ -82,10 +90,17 @@ class ByteLevelBpe {
   std::vector<bool> id_present_;
   std::unordered_map<std::string, int32_t> bytes_to_id_;
   int32_t byte_ids_[256] = {};
-  std::unordered_map<uint64_t, Merge> merges_;
+  std::vector<MergeSlot> merge_slots_;  // size is a power of two, at most half full
+  int merge_shift_ = 64;
+  size_t num_merges_ = 0;
 
+  struct WordHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view s) const { return std::hash<std::string_view>()(s); }
+  };
   mutable std::mutex cache_mu_;
-  mutable std::unordered_map<std::string, std::vector<int32_t>> cache_;  // Guarded by cache_mu_.
+  // Guarded by cache_mu_.
+  mutable std::unordered_map<std::string, std::vector<int32_t>, WordHash, std::equal_to<>> cache_;
 };
 
 }  // namespace mineru::engine

@@ -54,12 +54,56 @@ std::string_view TrimEnd(std::string_view s) {
   return s.substr(0, keep);
 }
 
-// True when NFC cannot change `s`: every code point is below U+0300 (lead bytes below 0xCC), where
-// nothing decomposes and nothing combines with what precedes it.
-bool NfcIsIdentity(std::string_view s) {
-  for (char c : s) {
-    if (static_cast<uint8_t>(c) >= 0xCC) return false;
+// Characters below U+0300 are starters that never combine with what precedes them, so NFC works
+// independently on both sides of each of them. Only stretches with a character at or above U+0300
+// (UTF-8 lead byte 0xCC or more), plus the low character before them (it may compose with what
+// follows), need the normaliser.
+bool IsHighLead(char c) { return static_cast<uint8_t>(c) >= 0xCC; }
+bool IsCharStart(char c) { return (static_cast<uint8_t>(c) & 0xC0) != 0x80; }
+
+Status AppendNfc(std::string_view text, std::string* out) {
+  utf8proc_uint8_t* composed = nullptr;
+  const utf8proc_ssize_t n = utf8proc_map(reinterpret_cast<const utf8proc_uint8_t*>(text.data()),
+                                          static_cast<utf8proc_ssize_t>(text.size()), &composed,
+                                          static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
+  if (n < 0) {
+    std::free(composed);
+    return InvalidArgument(std::string("NFC normalisation failed: ") + utf8proc_errmsg(n));
   }
+  out->append(reinterpret_cast<const char*>(composed), static_cast<size_t>(n));
+  std::free(composed);
+  return Status::Ok();
+}
+
+// NFC of `text` into `out`; false (and `out` untouched) when NFC cannot change anything.
+Result<bool> NormalizeNfc(std::string_view text, std::string* out) {
+  size_t i = 0;
+  while (i < text.size() && !IsHighLead(text[i])) ++i;
+  if (i == text.size()) return false;
+  size_t copied = 0;     // text[0, copied) is in `out`
+  size_t low_start = 0;  // start of the last character below U+0300 seen
+  bool have_low = false;
+  for (size_t pos = 0; pos < text.size();) {
+    if (!IsHighLead(text[pos])) {
+      low_start = pos;
+      have_low = true;
+      ++pos;
+      while (pos < text.size() && !IsCharStart(text[pos])) ++pos;
+      continue;
+    }
+    const size_t begin = have_low ? low_start : copied;
+    size_t end = pos;
+    while (end < text.size()) {  // up to the next character below U+0300
+      if (IsCharStart(text[end]) && !IsHighLead(text[end])) break;
+      ++end;
+    }
+    out->append(text.substr(copied, begin - copied));
+    MINERU_RETURN_IF_ERROR(AppendNfc(text.substr(begin, end - begin), out));
+    copied = end;
+    have_low = false;
+    pos = end;
+  }
+  out->append(text.substr(copied));
   return true;
 }
 
@@ -147,18 +191,9 @@ Status Tokenizer::EncodeAppend(std::string_view text, std::vector<int32_t>* ids)
 Status Tokenizer::EncodePlain(std::string_view text, std::vector<int32_t>* ids) const {
   if (text.empty()) return Status::Ok();
   std::string normalized;
-  if (nfc_ && !NfcIsIdentity(text)) {
-    utf8proc_uint8_t* composed = nullptr;
-    const utf8proc_ssize_t n = utf8proc_map(
-        reinterpret_cast<const utf8proc_uint8_t*>(text.data()), static_cast<utf8proc_ssize_t>(text.size()),
-        &composed, static_cast<utf8proc_option_t>(UTF8PROC_STABLE | UTF8PROC_COMPOSE));
-    if (n < 0) {
-      std::free(composed);
-      return InvalidArgument(std::string("NFC normalisation failed: ") + utf8proc_errmsg(n));
-    }
-    normalized.assign(reinterpret_cast<const char*>(composed), static_cast<size_t>(n));
-    std::free(composed);
-    text = normalized;
+  if (nfc_) {
+    MINERU_ASSIGN_OR_RETURN(bool changed, NormalizeNfc(text, &normalized));
+    if (changed) text = normalized;
   }
   if (!split_) {
     bpe_->EncodeWord(text, ids);
