@@ -12,7 +12,8 @@ namespace mineru::engine {
 
 class AddedTokenMatcher {
  public:
-  // `contents[i]` is the text of added token i (non-empty).
+  // `contents[i]` is the text of added token i (non-empty, valid UTF-8: a match then always covers
+  // whole characters).
   explicit AddedTokenMatcher(const std::vector<std::string>& contents);
 
   struct Section {
