@@ -3,21 +3,16 @@
 #include <algorithm>
 
 namespace mineru::engine {
+namespace {
 
-std::string MineruPromptText(std::string_view instruction) {
-  std::string prompt =
-      "<|im_start|>system\nA conversation between a user and an LLM-based AI assistant. The assistant gives "
-      "helpful and honest answers.<|im_end|><|im_start|>user\n";
-  prompt.append(kImagePlaceholder);
-  prompt.append("\n");
-  prompt.append(instruction);
-  prompt.append("<|im_end|><|im_start|>assistant\n");
-  return prompt;
-}
+// The placeholder as MinerU's prompt writes it (and as its tokenizer names the added token).
+constexpr std::string_view kImageMarker = "<image>";
+
+}  // namespace
 
 Result<int32_t> ResolveImageTokenId(const Tokenizer& tokenizer,
                                     std::optional<int64_t> config_image_token_index) {
-  const std::optional<int32_t> added = tokenizer.AddedTokenId(kImagePlaceholder);
+  const std::optional<int32_t> added = tokenizer.AddedTokenId(kImageMarker);
   if (config_image_token_index &&
       (*config_image_token_index < 0 || *config_image_token_index > kMaxTokenId)) {
     return InvalidArgument("image_token_index " + std::to_string(*config_image_token_index) +
@@ -39,10 +34,10 @@ Result<std::vector<int32_t>> EncodeImagePrompt(const Tokenizer& tokenizer, std::
                                                int32_t image_token_id) {
   if (image_token_id < 0)
     return InvalidArgument("image token id " + std::to_string(image_token_id) + " is negative");
-  const size_t at = prompt.find(kImagePlaceholder);
+  const size_t at = prompt.find(kImageMarker);
   if (at == std::string_view::npos) return InvalidArgument("the prompt has no <image> placeholder");
-  const size_t after = at + kImagePlaceholder.size();
-  if (prompt.find(kImagePlaceholder, after) != std::string_view::npos) {
+  const size_t after = at + kImageMarker.size();
+  if (prompt.find(kImageMarker, after) != std::string_view::npos) {
     return InvalidArgument("the prompt has more than one <image> placeholder");
   }
   std::vector<int32_t> ids;

@@ -1,6 +1,6 @@
-// The MinerU 2.0 prompt: the chat template around one `<image>` placeholder, encoded so that the
-// placeholder becomes exactly one image token (which the model later replaces by the image
-// features).
+// Encoding a MinerU 2.0 prompt (the chat template text, see prompt_template.h) so that its one
+// `<image>` placeholder becomes exactly one image token, which the model later replaces by the
+// image features.
 #pragma once
 
 #include <cstdint>
@@ -13,13 +13,6 @@
 #include "engine/tokenizer.h"
 
 namespace mineru::engine {
-
-inline constexpr std::string_view kImagePlaceholder = "<image>";
-inline constexpr std::string_view kDocumentParsingInstruction = "Document Parsing:";
-
-// MinerU 2.0's prompt text for `instruction` (system turn, user turn with the image, then the
-// assistant turn opened; no newline after <|im_end|>).
-std::string MineruPromptText(std::string_view instruction = kDocumentParsingInstruction);
 
 // The id that stands for the image: `<image>`'s id when the tokenizer has it as an added token,
 // else `config_image_token_index` (config.json `image_token_index`). Both present and different, or

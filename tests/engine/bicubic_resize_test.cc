@@ -5,6 +5,7 @@
 #include <random>
 
 #include "engine/anyres_grid.h"
+#include "engine/image_preprocess_png.h"
 #include "tests/engine/input_test_util.h"
 #include "tests/support/shared_data.h"
 
@@ -31,13 +32,13 @@ TEST(BicubicResizeTest, GoldenPagesResizeBitExactlyLikePillow) {
     if (!dir.is_directory()) continue;
     auto c = testing::ReadJsonFile(dir.path() / "case.json");
     ASSERT_TRUE(c.ok());
-    auto input = testing::ReadPngRgb(dir.path() / "input.png");
+    auto input = ReadPngRgb(dir.path() / "input.png");
     ASSERT_TRUE(input.ok()) << input.status().ToString();
     const int w = (*c)["expected"]["best_resolution_wh"][0];
     const int h = (*c)["expected"]["best_resolution_wh"][1];
     for (const auto& [name, size] : {std::pair{"expected_resized.png", std::pair{w, h}},
                                      std::pair{"expected_base.png", std::pair{384, 384}}}) {
-      auto expected = testing::ReadPngRgb(dir.path() / name);
+      auto expected = ReadPngRgb(dir.path() / name);
       ASSERT_TRUE(expected.ok());
       auto resized = ResizeBicubic(input->View(), size.first, size.second);
       ASSERT_TRUE(resized.ok()) << resized.status().ToString();

@@ -5,6 +5,7 @@
 #include <bit>
 #include <cmath>
 
+#include "engine/image_preprocess_png.h"
 #include "tests/engine/input_test_util.h"
 #include "tests/support/shared_data.h"
 
@@ -38,7 +39,7 @@ TEST_P(GoldenPageTest, CropsMatchTheReference) {
   auto c = testing::ReadJsonFile(dir / "case.json");
   ASSERT_TRUE(c.ok());
   const Json& expected = (*c)["expected"];
-  auto input = testing::ReadPngRgb(dir / "input.png");
+  auto input = ReadPngRgb(dir / "input.png");
   ASSERT_TRUE(input.ok());
 
   auto out = PreprocessImage(input->View());

@@ -1,7 +1,5 @@
 #include "tests/engine/input_test_util.h"
 
-#include <png.h>
-
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -14,24 +12,6 @@ Result<std::string> ReadTextFile(const std::filesystem::path& path) {
   std::ostringstream buffer;
   buffer << in.rdbuf();
   return buffer.str();
-}
-
-Result<ImageU8> ReadPngRgb(const std::filesystem::path& path) {
-  png_image image;
-  std::memset(&image, 0, sizeof(image));
-  image.version = PNG_IMAGE_VERSION;
-  if (!png_image_begin_read_from_file(&image, path.c_str())) {
-    return InvalidArgument("PNG " + path.string() + ": " + image.message);
-  }
-  image.format = PNG_FORMAT_RGB;
-  ImageU8 out{static_cast<int>(image.width), static_cast<int>(image.height), 3, {}};
-  out.pixels.resize(PNG_IMAGE_SIZE(image));
-  if (!png_image_finish_read(&image, nullptr, out.pixels.data(), 0, nullptr)) {
-    std::string message = image.message;
-    png_image_free(&image);
-    return InvalidArgument("PNG " + path.string() + ": " + message);
-  }
-  return out;
 }
 
 Result<F32Tensor> ReadSafetensorsF32(const std::filesystem::path& path, const std::string& name) {

@@ -1,5 +1,5 @@
-// Test helpers for the engine input tests: PNG decoding (libpng, test-only), reading float32
-// tensors from safetensors files, JSON files and JSON lines.
+// Test helpers for the engine input tests: reading float32 tensors from safetensors files, JSON
+// files and JSON lines.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -10,12 +10,8 @@
 #include <vector>
 
 #include "common/result.h"
-#include "engine/image_u8.h"
 
 namespace mineru::engine::testing {
-
-// Decodes a PNG file to 8-bit RGB.
-Result<ImageU8> ReadPngRgb(const std::filesystem::path& path);
 
 struct F32Tensor {
   std::vector<int64_t> shape;

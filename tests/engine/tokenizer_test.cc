@@ -5,6 +5,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <thread>
+
 #include "engine/byte_level_bpe.h"
 #include "tests/engine/input_test_util.h"
 #include "tests/support/shared_data.h"
@@ -107,6 +109,37 @@ TEST(TokenizerGoldenTest, AddedTokenIdsMatchTheVocabularyMetadata) {
   EXPECT_TRUE(tok->IsSpecialToken(*tok->AddedTokenId("<|im_end|>")));
   EXPECT_FALSE(tok->IsSpecialToken(*tok->AddedTokenId("<think>")));
   EXPECT_TRUE(tok->normalizes_nfc());
+}
+
+TEST(TokenizerGoldenTest, ConcurrentEncodesGiveTheSameIds) {
+  MINERU_SHARED_DIR_OR_SKIP(shared);
+  MINERU_QWEN_VOCAB_OR_SKIP(vocab);
+  const Tokenizer* tok = QwenTokenizer(vocab);
+  ASSERT_NE(tok, nullptr);
+  auto cases = testing::ReadJsonLines(shared / "golden/tokenizer/cases.jsonl");
+  ASSERT_TRUE(cases.ok());
+  std::vector<std::string> texts;
+  std::vector<std::vector<int32_t>> expected;
+  for (const Json& c : *cases) {
+    texts.push_back(c["text"]);
+    expected.push_back(c["ids"].get<std::vector<int32_t>>());
+  }
+  // Four threads share the tokenizer (and its word cache) and encode in different orders.
+  std::vector<int> wrong(4, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int round = 0; round < 20; ++round) {
+        for (size_t k = 0; k < texts.size(); ++k) {
+          const size_t i = (k * (t + 1) + round) % texts.size();
+          auto ids = tok->Encode(texts[i]);
+          if (!ids.ok() || *ids != expected[i]) ++wrong[t];
+        }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_EQ(wrong, std::vector<int>(4, 0));
 }
 
 TEST(TokenizerTest, EncodeRejectsInvalidUtf8WithTheOffset) {
