@@ -18,10 +18,12 @@ Result<ImageU8> DecodePngRgb(std::span<const uint8_t> png_bytes) {
   if (!png_image_begin_read_from_memory(&image, png_bytes.data(), png_bytes.size())) {
     return InvalidArgument(std::string("PNG: ") + image.message);
   }
-  if (image.width == 0 || image.height == 0 || image.width > kMaxPngSide || image.height > kMaxPngSide) {
+  if (image.width == 0 || image.height == 0 || image.width > kMaxPngSide || image.height > kMaxPngSide ||
+      uint64_t{image.width} * image.height > kMaxPngPixels) {
     png_image_free(&image);
     return InvalidArgument("PNG: size " + std::to_string(image.width) + "x" + std::to_string(image.height) +
-                           " is outside 1.." + std::to_string(kMaxPngSide) + " per side");
+                           " is outside 1.." + std::to_string(kMaxPngSide) + " per side or above " +
+                           std::to_string(kMaxPngPixels) + " pixels");
   }
   image.format = PNG_FORMAT_RGBA;  // 8-bit, not premultiplied; the alpha byte is dropped below
   std::vector<uint8_t> rgba(PNG_IMAGE_SIZE(image));

@@ -12,8 +12,10 @@
 
 namespace mineru::engine {
 
-// Pages larger than this per side are refused (MinerU renders at most 3500 px on the long side).
+// Larger images are refused (MinerU renders pages at most 3500 px on the long side; an A0 page at
+// 200 DPI is 62 M pixels).
 inline constexpr int kMaxPngSide = 1 << 15;
+inline constexpr uint64_t kMaxPngPixels = uint64_t{1} << 27;
 
 Result<ImageU8> DecodePngRgb(std::span<const uint8_t> png_bytes);
 // Errors name the file.
