@@ -209,6 +209,7 @@ int Run(const BenchOptions& o) {
 }  // namespace mineru::engine
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
   mineru::engine::BenchOptions o;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];

@@ -24,6 +24,8 @@ struct VlmCase {
   const char* grid_case;  // folder under cases/
 };
 
+void PrintTo(const VlmCase& c, std::ostream* os) { *os << c.model << "/" << c.grid_case; }
+
 std::string CaseName(const ::testing::TestParamInfo<VlmCase>& info) {
   std::string s = std::string(info.param.model) + "_" + info.param.grid_case;
   for (char& ch : s) ch = std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
