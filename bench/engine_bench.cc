@@ -1,0 +1,250 @@
+// engine_bench: the MinerU 2.0 engine at full size on this CPU with random weights (--dummy-weights:
+// generated in memory from examples/mineru2-0.9b-config, nothing downloaded), each throughput printed
+// next to its limit measured in the same run:
+//   vision encode crops/s   vs  matmul GFLOP/s on the vision layer's shapes
+//   prefill tokens/s        vs  matmul GFLOP/s on the decoder layer's shapes (chunk rows)
+//   decode tokens/s (batch) vs  weight bytes read per step / measured copy bandwidth
+// and the peak host memory of the run.
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <sys/resource.h>
+
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "common/clock.h"
+#include "engine/dummy_weight_source.h"
+#include "engine/generator.h"
+#include "engine/mineru2_model.h"
+
+namespace mineru::engine {
+namespace {
+
+struct BenchOptions {
+  std::string config_dir = MINERU_SOURCE_DIR "/examples/mineru2-0.9b-config";
+  int64_t crops = 17;
+  int64_t prefill_tokens = 7400;
+  int64_t prefill_chunk = 512;
+  int64_t decode_context = 256;
+  int64_t decode_steps = 8;
+  std::string dtype = "bf16";
+  int threads = 0;
+};
+
+double PeakRssMiB() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss / 1024.0;
+}
+
+// Seconds per call of fn, best of `reps` after one warm-up.
+template <typename F>
+double Time(F fn, int reps) {
+  fn();
+  double best = 1e30;
+  for (int i = 0; i < reps; ++i) {
+    Stopwatch sw;
+    fn();
+    best = std::min(best, sw.ElapsedSeconds());
+  }
+  return best;
+}
+
+// GFLOP/s of at::linear over a list of (rows, in, out) shapes, timed together.
+double MatmulGflops(const std::vector<std::array<int64_t, 3>>& shapes, at::ScalarType dtype) {
+  std::vector<at::Tensor> xs, ws;
+  double flops = 0;
+  for (const auto& s : shapes) {
+    xs.push_back(at::randn({s[0], s[1]}).to(dtype));
+    ws.push_back(at::randn({s[2], s[1]}).to(dtype));
+    flops += 2.0 * s[0] * s[1] * s[2];
+  }
+  const double t = Time([&] {
+    for (size_t i = 0; i < xs.size(); ++i) (void)at::linear(xs[i], ws[i]);
+  }, 2);
+  return flops / t / 1e9;
+}
+
+// Bytes read per second by a large tensor copy (each byte is read once and written once).
+double CopyBandwidthGBs() {
+  at::Tensor src = at::ones({256 << 20}, at::kByte);
+  at::Tensor dst = at::empty_like(src);
+  const double t = Time([&] { dst.copy_(src); }, 3);
+  return src.numel() / t / 1e9;
+}
+
+int Run(const BenchOptions& o) {
+  if (o.threads > 0) at::set_num_threads(o.threads);
+  auto config = ModelConfig::Load(o.config_dir);
+  if (!config.ok()) {
+    std::fprintf(stderr, "engine_bench: %s\n", config.status().ToString().c_str());
+    return 1;
+  }
+  const at::ScalarType dtype = o.dtype == "f32" ? at::kFloat : at::kBFloat16;
+  const TextConfig& t = config->text;
+  const VisionConfig& v = config->multimodal->vision;
+  std::printf("engine_bench: MinerU2.0 full-size config, random weights, %s, %d threads\n", o.dtype.c_str(),
+              at::get_num_threads());
+  Stopwatch gen_clock;
+  auto weights = DummyWeightSource::Create(*config, dtype, t.tie_word_embeddings, 1234);
+  if (!weights.ok()) {
+    std::fprintf(stderr, "engine_bench: %s\n", weights.status().ToString().c_str());
+    return 1;
+  }
+  const uint64_t weight_bytes = TotalBytes((*weights)->units());
+  std::printf("weights: %.2f GB generated in %.1f s\n", weight_bytes / 1e9, gen_clock.ElapsedSeconds());
+  ModelOptions mo;
+  mo.compute_dtype = dtype;
+  mo.kv_capacity_tokens = o.prefill_tokens + 16 * (o.decode_context + o.decode_steps + 2) + 64;
+  auto model = Mineru2Model::FromSource(*config, std::move(*weights), mo);
+  if (!model.ok()) {
+    std::fprintf(stderr, "engine_bench: %s\n", model.status().ToString().c_str());
+    return 1;
+  }
+  Mineru2Model& m = **model;
+
+  // Vision: crops through SigLIP + projector.
+  {
+    const int64_t patches = v.patches_per_side * v.patches_per_side;
+    const int64_t rows = o.crops * patches;
+    const std::vector<std::array<int64_t, 3>> shapes = {{rows, v.hidden_size, v.hidden_size},
+                                                        {rows, v.hidden_size, v.hidden_size},
+                                                        {rows, v.hidden_size, v.hidden_size},
+                                                        {rows, v.hidden_size, v.hidden_size},
+                                                        {rows, v.hidden_size, v.intermediate_size},
+                                                        {rows, v.intermediate_size, v.hidden_size}};
+    const double layer_linear = 2.0 * rows * v.hidden_size * (4.0 * v.hidden_size + 2.0 * v.intermediate_size);
+    const double layer_attn = 4.0 * o.crops * patches * patches * v.hidden_size;
+    const double proj = 2.0 * rows * (v.hidden_size * t.hidden_size + t.hidden_size * t.hidden_size);
+    const double conv = 2.0 * rows * v.hidden_size * 3 * v.patch_size * v.patch_size;
+    const double flops = v.num_used_layers * (layer_linear + layer_attn) + proj + conv;
+    at::Tensor pixels = at::rand({o.crops, 3, v.image_size, v.image_size}) * 2 - 1;
+    Stopwatch sw;
+    auto out = m.EncodeCrops(pixels, false);
+    const double s = sw.ElapsedSeconds();
+    if (!out.ok()) {
+      std::fprintf(stderr, "engine_bench: %s\n", out.status().ToString().c_str());
+      return 1;
+    }
+    const double gflops = MatmulGflops(shapes, dtype);
+    const double achieved = flops / s / 1e9;
+    std::printf("vision   %3ld crops: %7.3f crops/s  %7.1f GFLOP/s | matmul limit %7.1f GFLOP/s = %6.3f crops/s"
+                " | %5.1f%% of limit\n",
+                static_cast<long>(o.crops), o.crops / s, achieved, gflops, gflops * 1e9 / (flops / o.crops),
+                100.0 * achieved / gflops);
+  }
+  // Prefill: one page-sized prompt in chunks.
+  {
+    const int64_t n = o.prefill_tokens;
+    const int64_t kv = t.num_kv_heads * t.head_dim;
+    const int64_t c = std::min(o.prefill_chunk, n);
+    const std::vector<std::array<int64_t, 3>> shapes = {{c, t.hidden_size, t.hidden_size},
+                                                        {c, t.hidden_size, kv},
+                                                        {c, t.hidden_size, kv},
+                                                        {c, t.hidden_size, t.hidden_size},
+                                                        {c, t.hidden_size, t.intermediate_size},
+                                                        {c, t.hidden_size, t.intermediate_size},
+                                                        {c, t.intermediate_size, t.hidden_size}};
+    const double per_token_linear =
+        2.0 * t.num_layers * t.hidden_size * (2.0 * t.hidden_size + 2.0 * kv + 3.0 * t.intermediate_size);
+    const double attn = 4.0 * t.num_layers * t.hidden_size * (static_cast<double>(n) * n / 2.0);
+    const double flops = n * per_token_linear + attn + 2.0 * t.hidden_size * t.vocab_size;
+    at::Tensor embeds = at::randn({n, t.hidden_size}).mul_(0.02).to(dtype);
+    KvSequence seq;
+    Stopwatch sw;
+    auto logits = m.decoder().Prefill(seq, embeds, o.prefill_chunk, false);
+    const double s = sw.ElapsedSeconds();
+    m.kv_cache().Free(seq);
+    if (!logits.ok()) {
+      std::fprintf(stderr, "engine_bench: %s\n", logits.status().ToString().c_str());
+      return 1;
+    }
+    const double gflops = MatmulGflops(shapes, dtype);
+    const double achieved = flops / s / 1e9;
+    std::printf("prefill %5ld tokens (chunk %ld): %8.1f tokens/s  %7.1f GFLOP/s | matmul limit %7.1f GFLOP/s ="
+                " %8.1f tokens/s | %5.1f%% of limit\n",
+                static_cast<long>(n), static_cast<long>(o.prefill_chunk), n / s, achieved, gflops,
+                gflops * 1e9 / (flops / n), 100.0 * achieved / gflops);
+  }
+  // Decode: batches of sequences with `decode_context` tokens of context.
+  {
+    const double bw = CopyBandwidthGBs();
+    uint64_t step_bytes = 0;  // weights read by one decode step: every decoder layer, the norm and the head
+    for (const auto& u : m.weights().units()) {
+      if (u.kind == UnitKind::kDecoderLayer || u.kind == UnitKind::kHead) step_bytes += u.size_bytes;
+    }
+    if (m.weights().tied()) step_bytes += static_cast<uint64_t>(t.vocab_size) * t.hidden_size * c10::elementSize(dtype);
+    const double limit1 = bw * 1e9 / step_bytes;
+    std::printf("decode: %.1f MB of weights read per step, copy bandwidth %.2f GB/s -> batch-1 limit %.2f tokens/s\n",
+                step_bytes / 1e6, bw, limit1);
+    double tps1 = 0;
+    for (int64_t batch : {1, 4, 16}) {
+      std::vector<GenerationRequest> reqs(batch);
+      for (int64_t b = 0; b < batch; ++b) {
+        reqs[b].prompt_embeds = at::randn({o.decode_context + b, t.hidden_size}).mul_(0.02).to(dtype);
+        reqs[b].sampling.max_new_tokens = o.decode_steps + 1;
+        reqs[b].sampling.no_repeat_ngram_size = 0;
+      }
+      auto r = Generate(m.decoder(), reqs, {o.prefill_chunk});
+      if (!r.ok()) {
+        std::fprintf(stderr, "engine_bench: %s\n", r.status().ToString().c_str());
+        return 1;
+      }
+      const auto& res = (*r)[0];
+      const double tps = batch * res.decode_steps / (res.decode_ms / 1e3);
+      if (batch == 1) tps1 = tps;
+      std::printf("decode batch %2ld: %8.2f tokens/s (%ld steps) | bandwidth limit %8.2f tokens/s | %5.1f%% of limit"
+                  " | %.2fx batch 1\n",
+                  static_cast<long>(batch), tps, static_cast<long>(res.decode_steps), limit1 * batch,
+                  100.0 * tps / (limit1 * batch), tps / tps1);
+    }
+  }
+  std::printf("peak host memory: %.0f MiB\n", PeakRssMiB());
+  return 0;
+}
+
+}  // namespace
+}  // namespace mineru::engine
+
+int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);
+  mineru::engine::BenchOptions o;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    const auto next = [&]() -> std::string {
+      if (i + 1 >= argc) {
+        std::fprintf(stderr, "engine_bench: %s needs a value\n", a.c_str());
+        std::exit(2);
+      }
+      return argv[++i];
+    };
+    if (a == "--dummy-weights") {
+      // The only weight source of this benchmark; accepted for clarity.
+    } else if (a == "--config") {
+      o.config_dir = next();
+    } else if (a == "--crops") {
+      o.crops = std::stoll(next());
+    } else if (a == "--prefill-tokens") {
+      o.prefill_tokens = std::stoll(next());
+    } else if (a == "--prefill-chunk") {
+      o.prefill_chunk = std::stoll(next());
+    } else if (a == "--decode-context") {
+      o.decode_context = std::stoll(next());
+    } else if (a == "--decode-steps") {
+      o.decode_steps = std::stoll(next());
+    } else if (a == "--dtype") {
+      o.dtype = next();
+    } else if (a == "--threads") {
+      o.threads = std::stoi(next());
+    } else {
+      std::fprintf(stderr,
+                   "usage: engine_bench --dummy-weights [--config DIR] [--crops 17] [--prefill-tokens 7400]\n"
+                   "       [--prefill-chunk 512] [--decode-context 256] [--decode-steps 8] [--dtype bf16|f32]"
+                   " [--threads N]\n");
+      return 2;
+    }
+  }
+  return mineru::engine::Run(o);
+}

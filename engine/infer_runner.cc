@@ -1,0 +1,117 @@
+#include "engine/infer_runner.h"
+
+#include <ATen/Parallel.h>
+
+#include "common/clock.h"
+#include "engine/generator.h"
+#include "engine/local_weight_store.h"
+#include "engine/mineru2_model.h"
+#include "engine/torch_status.h"
+
+namespace mineru::engine {
+namespace {
+
+Result<at::Tensor> ReadPixels(const std::string& path) {
+  MINERU_ASSIGN_OR_RETURN(SafetensorsFile f, SafetensorsFile::Open(path));
+  const TensorEntry* e = f.Find("pixel_values");
+  if (!e) return InvalidArgument(path + ": no tensor \"pixel_values\"");
+  if (e->dtype != StorageDtype::kF32 && e->dtype != StorageDtype::kBF16 && e->dtype != StorageDtype::kF16) {
+    return InvalidArgument(path + ": pixel_values must be F32, F16 or BF16");
+  }
+  MINERU_ASSIGN_OR_RETURN(at::Tensor view, f.View(*e));
+  return CatchTorch("reading pixel_values", [&]() -> Result<at::Tensor> { return view.to(at::kFloat, false, true); });
+}
+
+// Compute-dtype bytes of all weights, for "--vram-budget P%".
+Result<uint64_t> WeightBytes(const std::string& dir, at::ScalarType dtype) {
+  MINERU_ASSIGN_OR_RETURN(ModelConfig config, ModelConfig::Load(dir));
+  MINERU_ASSIGN_OR_RETURN(Checkpoint ckpt, Checkpoint::Open(dir));
+  MINERU_ASSIGN_OR_RETURN(std::vector<UnitInfo> units, ListModelUnits(ckpt, config));
+  uint64_t n = 0;
+  for (const auto& u : units) n += LocalWeightStore::ComputeBytes(u, dtype);
+  return n;
+}
+
+}  // namespace
+
+Result<nlohmann::json> RunInfer(const InferOptions& o) {
+  if (o.prompt) {
+    return Unimplemented("--prompt needs the tokenizer, which this build of mineru-infer does not include yet; "
+                         "use --tokens");
+  }
+  if (o.image_path) {
+    return Unimplemented("--image needs the page preprocessing, which this build does not include yet; use --pixels");
+  }
+  if (o.threads > 0) at::set_num_threads(static_cast<int>(o.threads));
+  Stopwatch load_clock;
+  ModelOptions mo;
+  mo.compute_dtype = o.dtype == "bf16" ? at::kBFloat16 : at::kFloat;
+  mo.kv_page_tokens = o.kv_page_tokens;
+  if (o.vram_budget_bytes) mo.weight_budget_bytes = *o.vram_budget_bytes;
+  if (o.vram_budget_fraction) {
+    MINERU_ASSIGN_OR_RETURN(uint64_t total, WeightBytes(o.model_dir, mo.compute_dtype));
+    mo.weight_budget_bytes = static_cast<uint64_t>(static_cast<double>(total) * *o.vram_budget_fraction);
+  }
+  std::optional<at::Tensor> pixels;
+  int64_t image_tokens_max = 0;
+  MINERU_ASSIGN_OR_RETURN(ModelConfig config, ModelConfig::Load(o.model_dir));
+  if (o.pixels_path) {
+    if (!config.multimodal) return InvalidArgument(o.model_dir + " is a text-only model; --pixels does not apply");
+    MINERU_ASSIGN_OR_RETURN(pixels, ReadPixels(*o.pixels_path));
+    const auto& mm = *config.multimodal;
+    const TileGrid grid = SelectTileGrid(o.image_width, o.image_height, mm.vision.image_size, mm.max_grid_side);
+    image_tokens_max = MergedImageShape(grid, mm.vision.patches_per_side, mm.anyres_max_tiles).num_tokens;
+    // A pool with more crops than the grid needs (as ../shared/golden/pixels): the first 1 + gw*gh.
+    const int64_t need = 1 + grid.gw * grid.gh;
+    if (pixels->dim() == 4 && pixels->size(0) > need) pixels = pixels->narrow(0, 0, need).contiguous();
+  }
+  mo.kv_capacity_tokens = static_cast<int64_t>(o.tokens->size()) + image_tokens_max + o.generate + 1;
+  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<Mineru2Model> model, Mineru2Model::Load(o.model_dir, mo));
+  const double load_ms = load_clock.ElapsedMillis();
+
+  Stopwatch vision_clock;
+  std::optional<at::Tensor> image;
+  if (pixels) {
+    MINERU_ASSIGN_OR_RETURN(image, model->EncodeImage(*pixels, o.image_width, o.image_height));
+  }
+  const double vision_ms = vision_clock.ElapsedMillis();
+  MINERU_ASSIGN_OR_RETURN(at::Tensor embeds, model->EmbedPrompt(*o.tokens, image ? &*image : nullptr));
+
+  GenerationRequest req;
+  req.prompt_embeds = embeds;
+  req.sampling.max_new_tokens = o.generate;
+  req.sampling.no_repeat_ngram_size = o.no_repeat_ngram.value_or(config.generation.no_repeat_ngram_size);
+  req.sampling.eos_token_ids = config.generation.eos_token_ids;
+  req.keep_prompt_logits = o.logits_out.has_value();
+  req.keep_step_logits = o.logits_out.has_value();
+  GenerateOptions go;
+  go.prefill_chunk_tokens = o.prefill_chunk;
+  MINERU_ASSIGN_OR_RETURN(std::vector<GenerationResult> results,
+                          Generate(model->decoder(), std::span<const GenerationRequest>(&req, 1), go));
+  const GenerationResult& r = results[0];
+  if (o.logits_out) {
+    std::vector<std::pair<std::string, at::Tensor>> out = {{"prompt_logits", r.prompt_logits}};
+    at::Tensor steps = r.step_logits.defined() ? r.step_logits : at::zeros({0, config.text.vocab_size}, at::kFloat);
+    out.emplace_back("step_logits", steps);
+    MINERU_RETURN_IF_ERROR(WriteSafetensors(*o.logits_out, out));
+  }
+  nlohmann::json j;
+  j["prompt_tokens"] = o.tokens->size();
+  j["image_tokens"] = image ? image->size(0) : 0;
+  j["crops"] = pixels ? pixels->size(0) : 0;
+  j["spliced_tokens"] = embeds.size(0);
+  j["generated"] = r.generated;
+  j["stopped_at_eos"] = r.stopped_at_eos;
+  j["text"] = nullptr;  // no tokenizer in this build
+  j["timings_ms"] = {{"load", load_ms}, {"vision", vision_ms}, {"prefill", r.prefill_ms}, {"decode", r.decode_ms}};
+  if (auto* store = dynamic_cast<LocalWeightStore*>(&model->weights())) {
+    j["weights"] = {{"resident_bytes", store->stats().resident_bytes},
+                    {"resident_units", store->stats().resident_units},
+                    {"units", store->units().size()},
+                    {"streamed_loads", store->stats().streamed_loads}};
+  }
+  return j;
+}
+
+}  // namespace mineru::engine
+

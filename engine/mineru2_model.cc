@@ -1,0 +1,85 @@
+#include "engine/mineru2_model.h"
+
+#include "engine/local_weight_store.h"
+#include "engine/model_units.h"
+#include "engine/torch_status.h"
+
+namespace mineru::engine {
+
+Result<std::unique_ptr<Mineru2Model>> Mineru2Model::Load(const std::filesystem::path& dir,
+                                                         const ModelOptions& options) {
+  MINERU_ASSIGN_OR_RETURN(ModelConfig config, ModelConfig::Load(dir));
+  MINERU_ASSIGN_OR_RETURN(Checkpoint ckpt, Checkpoint::Open(dir));
+  auto checkpoint = std::make_shared<const Checkpoint>(std::move(ckpt));
+  MINERU_ASSIGN_OR_RETURN(std::vector<UnitInfo> units, ListModelUnits(*checkpoint, config));
+  LocalWeightStoreOptions wo;
+  wo.compute_dtype = options.compute_dtype;
+  wo.device = options.device;
+  wo.resident_budget_bytes = options.weight_budget_bytes;
+  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<LocalWeightStore> store,
+                          LocalWeightStore::Create(std::move(checkpoint), std::move(units), wo));
+  return FromSource(config, std::move(store), options);
+}
+
+Result<std::unique_ptr<Mineru2Model>> Mineru2Model::FromSource(const ModelConfig& config,
+                                                               std::unique_ptr<WeightSource> weights,
+                                                               const ModelOptions& options) {
+  if (options.attention_key_block_tokens < 1 || options.vision_crops_per_attention < 1) {
+    return InvalidArgument("attention block sizes must be positive");
+  }
+  if (options.kv_page_tokens < 1) return InvalidArgument("--kv-page-tokens must be at least 1");
+  std::unique_ptr<Mineru2Model> m(new Mineru2Model());
+  m->config_ = config;
+  m->weights_ = std::move(weights);
+  PagedKvCacheOptions kv;
+  kv.num_layers = config.text.num_layers;
+  kv.num_kv_heads = config.text.num_kv_heads;
+  kv.head_dim = config.text.head_dim;
+  kv.page_size_tokens = options.kv_page_tokens;
+  kv.num_pages = PagedKvCache::PagesFor(std::max<int64_t>(options.kv_capacity_tokens, 1), options.kv_page_tokens);
+  kv.dtype = options.compute_dtype;
+  kv.device = options.device;
+  MINERU_ASSIGN_OR_RETURN(m->cache_, PagedKvCache::Create(kv));
+  m->decoder_ = std::make_unique<Qwen2Decoder>(config.text, m->weights_.get(), m->cache_.get(),
+                                               options.attention_key_block_tokens);
+  if (config.multimodal) {
+    m->vision_ = std::make_unique<VisionTower>(*config.multimodal, m->weights_.get(), options.vision_crops_per_attention);
+  }
+  return m;
+}
+
+Result<VisionOutput> Mineru2Model::EncodeCrops(const at::Tensor& pixels, bool keep_siglip) const {
+  if (!vision_) return FailedPrecondition("this model has no vision tower (model_type " + config_.model_type + ")");
+  return vision_->Encode(pixels, keep_siglip);
+}
+
+Result<at::Tensor> Mineru2Model::EncodeImage(const at::Tensor& pixels, int64_t image_width,
+                                             int64_t image_height) const {
+  if (!vision_) return FailedPrecondition("this model has no vision tower (model_type " + config_.model_type + ")");
+  if (image_width < 1 || image_height < 1 || image_width > (1 << 20) || image_height > (1 << 20)) {
+    return InvalidArgument("image size " + std::to_string(image_width) + "x" + std::to_string(image_height) +
+                           " is out of range");
+  }
+  const MultimodalConfig& mm = *config_.multimodal;
+  const TileGrid grid = SelectTileGrid(image_width, image_height, mm.vision.image_size, mm.max_grid_side);
+  if (pixels.dim() != 4 || pixels.size(0) != 1 + grid.gw * grid.gh) {
+    return InvalidArgument("pixel_values: a " + std::to_string(image_width) + "x" + std::to_string(image_height) +
+                           " page uses a " + std::to_string(grid.gw) + "x" + std::to_string(grid.gh) + " grid, so " +
+                           std::to_string(1 + grid.gw * grid.gh) + " crops, got " +
+                           (pixels.dim() == 4 ? std::to_string(pixels.size(0)) : std::string("a non-4-D tensor")));
+  }
+  MINERU_ASSIGN_OR_RETURN(VisionOutput v, vision_->Encode(pixels, false));
+  MINERU_ASSIGN_OR_RETURN(WeightLease proj, weights_->Acquire("projector"));
+  return MergeImageFeatures(v.projected, grid, proj.Get("model.image_newline"), mm.vision.patches_per_side,
+                            mm.anyres_max_tiles);
+}
+
+Result<at::Tensor> Mineru2Model::EmbedPrompt(std::span<const int64_t> tokens, const at::Tensor* image) const {
+  if (tokens.empty()) return InvalidArgument("the prompt is empty");
+  MINERU_ASSIGN_OR_RETURN(at::Tensor text, decoder_->Embed(tokens));
+  const int64_t image_token = config_.multimodal ? config_.multimodal->image_token_index : -1;
+  if (image && !config_.multimodal) return FailedPrecondition("an image was given to a text-only model");
+  return SpliceImage(tokens, text, image_token, image);
+}
+
+}  // namespace mineru::engine

@@ -1,0 +1,116 @@
+// mineru-infer end to end (in process): every golden model folder runs with --tokens (and --pixels for
+// the VLM folders); the written logits match the reference; bad command lines are clear errors.
+#include "engine/infer_runner.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include "engine/infer_options.h"
+#include "tests/engine/golden_support.h"
+#include "tests/support/shared_data.h"
+
+namespace mineru::engine {
+namespace {
+
+using testing::LoadGoldenJson;
+using testing::LoadGoldenTensor;
+using testing::MaxAbsDiff;
+
+std::string Join(const std::vector<int64_t>& ids) {
+  std::string s;
+  for (int64_t id : ids) s += (s.empty() ? "" : ",") + std::to_string(id);
+  return s;
+}
+
+TEST(InferRunnerTest, TextFoldersReproduceTheGoldenGeneration) {
+  MINERU_SHARED_DIR_OR_SKIP(shared);
+  const auto golden = shared / "golden";
+  for (const char* dir : {"text-tied-f32", "text-untied-bf16"}) {
+    SCOPED_TRACE(dir);
+    const auto c = LoadGoldenJson(golden, std::string(dir) + "/cases/generate-32-ngram3-genhist.json");
+    const std::string out = (std::filesystem::temp_directory_path() /
+                             ("infer_" + std::to_string(getpid()) + ".safetensors")).string();
+    auto o = ParseInferOptions({"--model", (golden / dir).string(), "--tokens",
+                                Join(c["inputs"]["prompt_tokens"].get<std::vector<int64_t>>()), "--generate", "32",
+                                "--no-repeat-ngram", "3", "--logits-out", out, "--vram-budget", "50%"});
+    ASSERT_TRUE(o.ok()) << o.status().ToString();
+    auto j = RunInfer(*o);
+    ASSERT_TRUE(j.ok()) << j.status().ToString();
+    EXPECT_EQ((*j)["generated"].get<std::vector<int64_t>>(), c["expected"]["generated"].get<std::vector<int64_t>>());
+    EXPECT_EQ((*j)["prompt_tokens"].get<int64_t>(), 20);
+    EXPECT_LT((*j)["weights"]["resident_units"].get<int64_t>(), (*j)["weights"]["units"].get<int64_t>());
+    const at::Tensor steps = LoadGoldenTensor(std::filesystem::path("/"), out, "step_logits");
+    EXPECT_LE(MaxAbsDiff(steps, LoadGoldenTensor(golden, c["expected"]["step_logits"])), 1e-4);
+    const at::Tensor prompt = LoadGoldenTensor(std::filesystem::path("/"), out, "prompt_logits");
+    EXPECT_EQ(prompt.size(0), 20);
+    std::filesystem::remove(out);
+  }
+}
+
+TEST(InferRunnerTest, VlmFoldersRunWithPixels) {
+  MINERU_SHARED_DIR_OR_SKIP(shared);
+  const auto golden = shared / "golden";
+  for (const char* dir : {"vlm-untied-f32", "vlm-tied-bf16"}) {
+    SCOPED_TRACE(dir);
+    const std::string base = std::string(dir) + "/cases/g2x2-640x480/";
+    const auto logits_case = LoadGoldenJson(golden, base + "logits.json");
+    const auto gen = LoadGoldenJson(golden, base + "generate-ngram100.json");
+    const std::string out = (std::filesystem::temp_directory_path() /
+                             ("infer_vlm_" + std::to_string(getpid()) + ".safetensors")).string();
+    auto o = ParseInferOptions({"--model", (golden / dir).string(), "--tokens",
+                                Join(logits_case["inputs"]["tokens"].get<std::vector<int64_t>>()), "--pixels",
+                                (golden / "pixels/pool.safetensors").string(), "--image-size", "640,480",
+                                "--generate", "24", "--prefill-chunk", "300", "--kv-page-tokens", "32",
+                                "--logits-out", out});
+    ASSERT_TRUE(o.ok()) << o.status().ToString();
+    auto j = RunInfer(*o);
+    ASSERT_TRUE(j.ok()) << j.status().ToString();
+    EXPECT_EQ((*j)["image_tokens"].get<int64_t>(), 3699);
+    EXPECT_EQ((*j)["crops"].get<int64_t>(), 5);
+    EXPECT_EQ((*j)["generated"].get<std::vector<int64_t>>(), gen["expected"]["generated"].get<std::vector<int64_t>>());
+    const at::Tensor prompt = LoadGoldenTensor(std::filesystem::path("/"), out, "prompt_logits");
+    const auto& rows_ref = logits_case["expected"]["logits_rows"];
+    const at::Tensor rows = LoadGoldenTensor(golden, rows_ref["file"].get<std::string>(), "logits_row_index");
+    EXPECT_LE(MaxAbsDiff(prompt.index_select(0, rows), LoadGoldenTensor(golden, rows_ref)), 1e-4);
+    std::filesystem::remove(out);
+  }
+}
+
+TEST(InferRunnerTest, BadCommandLinesAreClearErrors) {
+  const auto err = [](std::vector<std::string> args, const std::string& needle) {
+    auto o = ParseInferOptions(args);
+    ASSERT_FALSE(o.ok());
+    EXPECT_NE(o.status().message().find(needle), std::string::npos) << o.status().message();
+  };
+  err({"--tokens", "1,2"}, "--model");
+  err({"--model", "m"}, "exactly one of --prompt and --tokens");
+  err({"--model", "m", "--tokens", "1,x"}, "not an integer");
+  err({"--model", "m", "--tokens", "1", "--pixels", "p"}, "--image-size");
+  err({"--model", "m", "--tokens", "1", "--dtype", "fp8"}, "--dtype");
+  err({"--model", "m", "--tokens", "1", "--kv-page-tokens", "0"}, "--kv-page-tokens");
+  err({"--model", "m", "--tokens", "1", "--vram-budget", "150%"}, "--vram-budget");
+  err({"--model", "m", "--tokens", "1", "--bogus", "1"}, "unknown flag --bogus");
+  err({"--model", "m", "--tokens"}, "needs a value");
+  auto help = ParseInferOptions({"--help"});
+  ASSERT_TRUE(help.ok());
+  EXPECT_TRUE(help->help);
+}
+
+TEST(InferRunnerTest, RuntimeErrorsNameTheProblem) {
+  MINERU_SHARED_DIR_OR_SKIP(shared);
+  const auto golden = shared / "golden";
+  const auto run = [](std::vector<std::string> args) { return RunInfer(*ParseInferOptions(args)).status(); };
+  Status s = run({"--model", (golden / "text-tied-f32").string(), "--tokens", "1,300"});
+  EXPECT_NE(s.message().find("outside the vocabulary"), std::string::npos) << s.ToString();
+  s = run({"--model", (golden / "vlm-tied-bf16").string(), "--tokens", "1,299,2"});
+  EXPECT_NE(s.message().find("no image"), std::string::npos) << s.ToString();
+  s = run({"--model", (golden / "text-tied-f32").string(), "--tokens", "1", "--pixels",
+           (golden / "pixels/pool.safetensors").string(), "--image-size", "10,10"});
+  EXPECT_NE(s.message().find("text-only"), std::string::npos) << s.ToString();
+  s = run({"--model", (golden / "vlm-tied-bf16").string(), "--tokens", "1,299", "--pixels",
+           (golden / "vlm-tied-bf16/config.json").string(), "--image-size", "10,10"});
+  EXPECT_FALSE(s.ok());
+}
+
+}  // namespace
+}  // namespace mineru::engine
