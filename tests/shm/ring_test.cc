@@ -3,6 +3,7 @@
 // ring size and larger, back-pressure, wake-ups, a hostile consumer forging its index, and forged
 // fragments written by a hand-made producer segment.
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -148,6 +149,63 @@ TEST_F(RingTest, WaitTimesOutAndWakesOnPublish) {
   EXPECT_TRUE(ring.consumer.Read(&got, Deadline::InMillis(5000)).ok());
   later.join();
   EXPECT_EQ(got, Pattern(10, 1));
+}
+
+// The daemon's event-loop path: TryWrite until full, ArmSpaceWakeup, watch space_event_fd, resume.
+TEST_F(RingTest, NonBlockingBackPressureThroughTheSpaceEvent) {
+  RingOptions options;
+  options.capacity_bytes = 4096;
+  Ring ring = MakeRing(options);
+  auto readable = [](int fd) {
+    pollfd pfd{fd, POLLIN, 0};
+    return poll(&pfd, 1, 0) == 1;
+  };
+  // Fill the ring with 100-byte records until one does not fit whole.
+  std::vector<std::vector<uint8_t>> sent;
+  uint64_t offset = 0;
+  std::vector<uint8_t> record;
+  while (true) {
+    record = Pattern(100, sent.size());
+    offset = 0;
+    auto w = ring.producer.TryWrite(record, &offset);
+    ASSERT_TRUE(w.ok());
+    if (!*w) break;
+    sent.push_back(record);
+  }
+  ASSERT_GT(sent.size(), 10u);
+  EXPECT_FALSE(ring.producer.ArmSpaceWakeup());  // still full: wait for the event
+  EXPECT_FALSE(readable(ring.producer.space_event_fd()));
+  std::vector<uint8_t> got;
+  ASSERT_TRUE(*ring.consumer.TryRead(&got));  // the consumer frees a record and signals
+  EXPECT_EQ(got, sent[0]);
+  EXPECT_TRUE(readable(ring.producer.space_event_fd()));
+  ring.producer.ConsumeSpaceWakeup();
+  EXPECT_FALSE(readable(ring.producer.space_event_fd()));
+  // The open record continues where it stopped.
+  auto w = ring.producer.TryWrite(record, &offset);
+  ASSERT_TRUE(w.ok());
+  EXPECT_TRUE(*w);
+  sent.push_back(record);
+  for (size_t i = 1; i < sent.size(); ++i) {
+    ASSERT_TRUE(*ring.consumer.TryRead(&got));
+    EXPECT_EQ(got, sent[i]);
+  }
+  // Without the flag armed, the consumer does not signal.
+  EXPECT_FALSE(readable(ring.producer.space_event_fd()));
+}
+
+TEST_F(RingTest, ConsumerWaitSeesTheProducerHangUp) {
+  Ring ring = MakeRing();
+  auto pair = SocketPair();
+  ASSERT_TRUE(pair.ok());
+  ASSERT_TRUE(ring.producer.Write(Pattern(10, 1)).ok());
+  pair->first.reset();  // the daemon's end of the session is gone
+  std::vector<uint8_t> got;
+  // What was published before is still delivered; then the hang-up is reported, not a hang.
+  ASSERT_TRUE(ring.consumer.Read(&got, Deadline::InMillis(5000), pair->second.get()).ok());
+  EXPECT_EQ(got, Pattern(10, 1));
+  EXPECT_EQ(ring.consumer.Read(&got, Deadline::InMillis(5000), pair->second.get()).code(),
+            StatusCode::kUnavailable);
 }
 
 TEST_F(RingTest, FullRingProducerTimesOut) {
