@@ -1,0 +1,32 @@
+#!/bin/bash
+# The pages document what the programs say they do: every long option printed by `minerud --help`
+# appears in minerud(8), and every command and long option printed by `mineructl --help` appears in
+# mineructl(1).
+#
+#   check_help.sh MINERUD MINERUCTL MAN_DIR
+set -u -o pipefail
+minerud=$1 mineructl=$2 dir=$3
+fail=0
+check() {  # check PROGRAM PAGE
+  local program=$1 page=$2 help opt cmd
+  [[ -x $program ]] || { echo "FAIL: $program is not built" >&2; fail=1; return; }
+  help=$("$program" --help) || { echo "FAIL: $program --help exited $?" >&2; fail=1; return; }
+  for opt in $(grep -o -- '--[a-z][a-z0-9-]*' <<<"$help" | sort -u); do
+    if ! grep -qF -- "${opt//-/\\-}" "$page"; then
+      echo "FAIL: $(basename "$page") does not document $opt (from $(basename "$program") --help)" >&2
+      fail=1
+    fi
+  done
+  # Commands: the first word of each indented line under a "Commands:" heading.
+  for cmd in $(awk '/^Commands:/ { on = 1; next } on && /^[^ ]/ { on = 0 } on && /^  [a-z]/ { print $1 }' \
+               <<<"$help" | tr -d ',' | sort -u); do
+    if ! grep -qE "^\.(B|BR|BI|SS) \"?${cmd}\b|\\\\fB${cmd}\\\\f" "$page"; then
+      echo "FAIL: $(basename "$page") does not document the command '$cmd'" >&2
+      fail=1
+    fi
+  done
+}
+check "$minerud" "$dir/minerud.8"
+check "$mineructl" "$dir/mineructl.1"
+[[ $fail -eq 0 ]] && echo "ok: every option and command of --help is in the pages"
+exit $fail

@@ -1,0 +1,109 @@
+#!/bin/bash
+# Static checks of the installed systemd units and snippets (no systemd needs to be running).
+#
+#   check_units.sh MODE CMAKE BUILD_DIR MINERUD
+#
+# Each mode first installs the `systemd` and `man` components into a scratch DESTDIR with
+# `cmake --install`, so it checks what a user gets, then:
+#   install   the files are where the cache variables say, ExecStart= names the installed daemon
+#   verify    `systemd-analyze verify` (system and --user units) prints nothing; ExecStart= points
+#             at the built minerud and Documentation= man: links resolve to the installed pages
+#   security  `systemd-analyze security --offline=yes` overall exposure <= the score recorded in
+#             systemd/README.md (a regression fails; an improvement asks for the README update)
+#   sysusers  systemd-sysusers and systemd-tmpfiles, run against a scratch root, create the
+#             minerud user and group and /run/minerud owned by them
+set -u -o pipefail
+mode=$1 cmake=$2 build=$3 minerud=$4
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+scratch=$(mktemp -d) || exit 1
+trap 'rm -rf "$scratch"' EXIT
+
+# The install layout, resolved by CMake (tests/systemd/CMakeLists.txt passes it in the environment).
+unit_dir=${MINERU_SYSTEMD_UNIT_DIR:?} user_unit_dir=${MINERU_SYSTEMD_USER_UNIT_DIR:?}
+sysusers_dir=${MINERU_SYSUSERS_DIR:?} tmpfiles_dir=${MINERU_TMPFILES_DIR:?}
+prefix=${MINERU_INSTALL_PREFIX:?} bindir=${MINERU_INSTALL_BINDIR:?} mandir=${MINERU_INSTALL_MANDIR:?}
+
+dest=$scratch/dest
+for component in systemd man; do
+  DESTDIR=$dest "$cmake" --install "$build" --component "$component" >"$scratch/install.log" 2>&1 ||
+    { cat "$scratch/install.log"; fail "cmake --install --component $component"; }
+done
+
+installed_units() {  # copies the installed units of $1 into $2 with ExecStart= on the built daemon
+  local from=$1 to=$2 exec
+  mkdir -p "$to"
+  for unit in minerud.service minerud.socket; do
+    [[ -f $dest$from/$unit ]] || fail "$unit not installed in $from"
+    cp "$dest$from/$unit" "$to/$unit"
+  done
+  exec=$(sed -n 's/^ExecStart=\([^ ]*\).*/\1/p' "$to/minerud.service")
+  [[ $exec == "$bindir/minerud" ]] || fail "$from/minerud.service: ExecStart=$exec, expected $bindir/minerud"
+  sed -i "s|^ExecStart=$bindir/minerud|ExecStart=$minerud|" "$to/minerud.service"
+}
+
+case $mode in
+  install)
+    for f in "$unit_dir/minerud.service" "$unit_dir/minerud.socket" "$user_unit_dir/minerud.service" \
+             "$user_unit_dir/minerud.socket" "$sysusers_dir/minerud.conf" "$tmpfiles_dir/minerud.conf" \
+             "$mandir/man1/mineructl.1" "$mandir/man5/minerud.conf.5" "$mandir/man7/mineru.7" \
+             "$mandir/man8/minerud.8"; do
+      [[ -f $dest$f ]] || fail "not installed: $f"
+    done
+    installed_units "$unit_dir" "$scratch/system"
+    installed_units "$user_unit_dir" "$scratch/user"
+    grep -q '@[A-Z_]*@' "$dest$unit_dir/minerud.service" "$dest$user_unit_dir/minerud.service" &&
+      fail "an @VARIABLE@ was left unsubstituted"
+    echo "installed under $prefix: units in $unit_dir and $user_unit_dir"
+    ;;
+  verify)
+    [[ -x $minerud ]] || fail "$minerud is not built (build the minerud target first)"
+    installed_units "$unit_dir" "$scratch/system"
+    installed_units "$user_unit_dir" "$scratch/user"
+    export MANPATH=$dest$mandir
+    out=$(cd "$scratch/system" && systemd-analyze verify ./minerud.service ./minerud.socket 2>&1)
+    rc=$?
+    [[ $rc -eq 0 && -z $out ]] || fail "systemd-analyze verify (system units), rc=$rc:"$'\n'"$out"
+    mkdir -p "$scratch/runtime"
+    out=$(cd "$scratch/user" && XDG_RUNTIME_DIR=$scratch/runtime \
+          systemd-analyze --user verify ./minerud.service ./minerud.socket 2>&1)
+    rc=$?
+    [[ $rc -eq 0 && -z $out ]] || fail "systemd-analyze --user verify (user units), rc=$rc:"$'\n'"$out"
+    echo "systemd-analyze verify: system and user units clean"
+    ;;
+  security)
+    readme=$(dirname "$0")/../../systemd/README.md
+    recorded=$(sed -n 's/^Overall exposure level for minerud.service: \([0-9.]*\).*/\1/p' "$readme" | head -1)
+    [[ -n $recorded ]] || fail "no recorded exposure level in systemd/README.md"
+    installed_units "$unit_dir" "$scratch/system"
+    out=$(cd "$scratch/system" && systemd-analyze security --offline=yes --no-pager ./minerud.service 2>&1)
+    score=$(sed -n 's/.*Overall exposure level for minerud.service: \([0-9.]*\).*/\1/p' <<<"$out")
+    [[ -n $score ]] || fail "systemd-analyze security printed no score:"$'\n'"$out"
+    echo "exposure $score (recorded $recorded)"
+    awk -v s="$score" -v r="$recorded" 'BEGIN { exit !(s <= r) }' ||
+      fail "exposure $score is worse than the recorded $recorded:"$'\n'"$(grep '✗' <<<"$out")"
+    awk -v s="$score" -v r="$recorded" 'BEGIN { exit !(s == r) }' ||
+      fail "exposure improved to $score: record it in systemd/README.md"
+    ;;
+  sysusers)
+    root=$scratch/root
+    mkdir -p "$root/etc"
+    systemd-sysusers --root="$root" "$dest$sysusers_dir/minerud.conf" >/dev/null 2>&1 ||
+      fail "systemd-sysusers rejected $sysusers_dir/minerud.conf"
+    uid=$(awk -F: '$1 == "minerud" { print $3 }' "$root/etc/passwd")
+    gid=$(awk -F: '$1 == "minerud" { print $3 }' "$root/etc/group")
+    [[ -n $uid && -n $gid ]] || fail "sysusers created no minerud user and group"
+    (( uid > 0 && uid < 1000 )) || fail "minerud uid $uid is not a system uid"
+    home=$(awk -F: '$1 == "minerud" { print $6 }' "$root/etc/passwd")
+    [[ $home == /var/lib/minerud ]] || fail "minerud's home is $home"
+    systemd-tmpfiles --root="$root" --create "$dest$tmpfiles_dir/minerud.conf" ||
+      fail "systemd-tmpfiles rejected $tmpfiles_dir/minerud.conf"
+    got=$(stat -c '%a %u %g' "$root/run/minerud") || fail "tmpfiles created no /run/minerud"
+    [[ $got == "755 $uid $gid" ]] || fail "/run/minerud is '$got', expected '755 $uid $gid'"
+    # The socket's group and the service's user are the ones sysusers creates.
+    grep -qx 'SocketGroup=minerud' "$dest$unit_dir/minerud.socket" || fail "minerud.socket: SocketGroup"
+    grep -qx 'User=minerud' "$dest$unit_dir/minerud.service" || fail "minerud.service: User"
+    echo "sysusers: minerud uid $uid gid $gid; /run/minerud 0755 minerud:minerud"
+    ;;
+  *) fail "unknown mode $mode" ;;
+esac
