@@ -10,6 +10,15 @@
 namespace mineru {
 namespace {
 
+Status CheckSocketMode(std::string_view v) {
+  bool ok = !v.empty() && v.size() <= 4;
+  for (char c : v) ok = ok && c >= '0' && c <= '7';
+  if (!ok || (v.size() == 4 && v[0] != '0')) {
+    return InvalidArgument("'" + std::string(v) + "' is not an octal file mode like 0660");
+  }
+  return Status::Ok();
+}
+
 Status CheckLogLevel(std::string_view v) {
   LogLevel level;
   if (!ParseLogLevel(v, &level)) {
@@ -22,6 +31,8 @@ ConfigSchema<Config> MakeSchema() {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   ConfigSchema<Config> s;
   s.Path("socket", &Config::socket_path, "Unix socket clients connect to");
+  s.String("socket_mode", &Config::socket_mode, "permissions of the socket file (octal, e.g. 0660)",
+           CheckSocketMode);
   s.Path("state_dir", &Config::state_dir, "spool of accepted jobs and kept results");
   s.Path("model_dir", &Config::model_dir, "MinerU 2.0 model folder; empty for the text-layer backend");
   s.String("log_level", &Config::log_level, "debug, info, warning or error", CheckLogLevel);

@@ -14,6 +14,8 @@ struct Config {
   // Where clients connect. Empty: $XDG_RUNTIME_DIR/minerud.sock for a user, /run/minerud/minerud.sock
   // for root; ignored when systemd hands over a listening socket.
   std::string socket_path;
+  // Permissions of the socket file minerud creates (octal); not used for an activated socket.
+  std::string socket_mode = "0660";
   // Spool of accepted jobs and kept results. Empty: $XDG_STATE_HOME/minerud or /var/lib/minerud.
   std::string state_dir;
   // The MinerU 2.0 model folder (HF layout). Empty: the text-layer backend, no model needed.

@@ -1,0 +1,346 @@
+#include "daemon/request_handler.h"
+
+#include "common/version.h"
+#include "shm/result_record.h"
+#include "shm/sealed_document.h"
+
+namespace mineru::daemon {
+namespace {
+
+constexpr uint32_t kBusyRetryMs = 1000;
+
+shm::JobState WireState(JobState s) {
+  switch (s) {
+    case JobState::kQueued: return shm::JobState::kQueued;
+    case JobState::kRunning: return shm::JobState::kRunning;
+    case JobState::kDone: return shm::JobState::kDone;
+    case JobState::kFailed: return shm::JobState::kFailed;
+    case JobState::kCancelled: return shm::JobState::kCancelled;
+  }
+  return shm::JobState::kFailed;
+}
+
+uint32_t Clamp32(int64_t v) { return v < 0 ? 0 : (v > UINT32_MAX ? UINT32_MAX : static_cast<uint32_t>(v)); }
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// A spooled output file as a ring record: images/X -> an image crop named X; the rest -> an output
+// file with its role.
+Result<std::vector<uint8_t>> ToRecord(uint64_t job_id, const OutputFile& f) {
+  auto data = std::span(reinterpret_cast<const uint8_t*>(f.data.data()), f.data.size());
+  constexpr std::string_view kImages = "images/";
+  if (f.path.rfind(kImages, 0) == 0) {
+    return shm::EncodeResultRecord(shm::ResultKind::kImageCrop, shm::OutputRole::kNoRole, job_id, shm::kNoPage,
+                                   std::string_view(f.path).substr(kImages.size()), data);
+  }
+  shm::OutputRole role = shm::OutputRole::kMarkdown;
+  if (EndsWith(f.path, "_content_list.json")) role = shm::OutputRole::kContentList;
+  else if (EndsWith(f.path, "_middle.json")) role = shm::OutputRole::kMiddleJson;
+  else if (EndsWith(f.path, "_model_output.txt")) role = shm::OutputRole::kModelOutput;
+  else if (EndsWith(f.path, "_layout.pdf")) role = shm::OutputRole::kLayoutPdf;
+  else if (!EndsWith(f.path, ".md")) return Internal("output file '" + f.path + "' has no known role");
+  return shm::EncodeResultRecord(shm::ResultKind::kOutputFile, role, job_id, shm::kNoPage, f.path, data);
+}
+
+bool Wanted(uint32_t outputs, const OutputFile& f) {
+  if (f.path.rfind("images/", 0) == 0) return outputs & shm::kOutputImages;
+  if (EndsWith(f.path, "_content_list.json")) return outputs & shm::kOutputContentList;
+  if (EndsWith(f.path, "_middle.json")) return outputs & shm::kOutputMiddleJson;
+  if (EndsWith(f.path, "_model_output.txt")) return outputs & shm::kOutputModelOutput;
+  if (EndsWith(f.path, ".md")) return outputs & shm::kOutputMarkdown;
+  return true;  // the layout PDF comes with any fetch
+}
+
+}  // namespace
+
+shm::JobInfo RequestHandler::ToWire(const JobInfo& info, const std::string& backend) {
+  shm::JobInfo w;
+  w.job_id = info.id;
+  w.owner_uid = info.uid;
+  w.state = WireState(info.state);
+  w.document_name = info.name;
+  w.backend = backend;
+  w.pages_done = Clamp32(info.pages_done);
+  w.pages_total = Clamp32(info.pages_total);
+  w.submitted_unix_ms = info.submitted_ms;
+  w.finished_unix_ms = info.finished_ms;
+  w.document_bytes = info.document_bytes;
+  if (info.state == JobState::kFailed || info.state == JobState::kCancelled) {
+    w.error_code = info.error_code == StatusCode::kOk ? StatusCode::kInternal : info.error_code;
+    w.error_message = info.error;
+  }
+  return w;
+}
+
+void RequestHandler::Error(Session& s, uint64_t request_id, const Status& status) {
+  s.Send(shm::MakeErrorReply(request_id, status, status.code() == StatusCode::kBusy ? kBusyRetryMs : 0));
+}
+
+Result<JobInfo> RequestHandler::Visible(uid_t uid, uint64_t job_id) const {
+  auto info = options_.scheduler->Find(job_id);
+  if (!info || !access_.MayAccess(uid, info->uid)) return NotFound("no job " + std::to_string(job_id));
+  return *info;
+}
+
+void RequestHandler::Handle(Session& s, shm::Message message, std::vector<UniqueFd> fds) {
+  if (!s.hello_done() && !std::holds_alternative<shm::Hello>(message)) {
+    Error(s, 0, FailedPrecondition("the first message must be Hello"));
+    s.CloseAfterFlush();
+    return;
+  }
+  std::visit(
+      [&](auto& m) {
+        using T = std::decay_t<decltype(m)>;
+        if constexpr (std::is_same_v<T, shm::Hello>) {
+          OnHello(s, m);
+        } else if constexpr (std::is_same_v<T, shm::SubmitRequest>) {
+          OnSubmit(s, m, std::move(fds));
+        } else if constexpr (std::is_same_v<T, shm::StatusRequest>) {
+          OnStatus(s, m);
+        } else if constexpr (std::is_same_v<T, shm::ListRequest>) {
+          OnList(s, m);
+        } else if constexpr (std::is_same_v<T, shm::CancelRequest>) {
+          OnCancel(s, m);
+        } else if constexpr (std::is_same_v<T, shm::FetchRequest>) {
+          OnFetch(s, m);
+        } else if constexpr (std::is_same_v<T, shm::StatsRequest>) {
+          OnStats(s, m);
+        } else if constexpr (std::is_same_v<T, shm::Ping>) {
+          s.Send(shm::Pong{m.nonce, m.padding});
+        } else if constexpr (std::is_same_v<T, shm::Goodbye>) {
+          s.CloseAfterFlush();
+        } else {
+          Error(s, 0, InvalidArgument(std::string("a client may not send ") + shm::MessageTypeName(T::kType)));
+          s.CloseAfterFlush();
+        }
+      },
+      message);
+}
+
+void RequestHandler::OnHello(Session& s, const shm::Hello& m) {
+  if (s.hello_done()) {
+    Error(s, 0, FailedPrecondition("Hello was already sent"));
+    return;
+  }
+  if (m.min_version > shm::kProtocolVersion || m.max_version < shm::kProtocolVersion) {
+    Error(s, 0,
+          Unimplemented("this minerud speaks protocol version " + std::to_string(shm::kProtocolVersion) +
+                        "; the client speaks " + std::to_string(m.min_version) + "-" + std::to_string(m.max_version)));
+    s.CloseAfterFlush();
+    return;
+  }
+  shm::HelloReply reply;
+  reply.daemon_version = MINERU_VERSION_STRING;
+  reply.session_id = s.id();
+  reply.peer_uid = s.peer().uid;
+  reply.max_document_bytes = max_document_bytes_;
+  reply.capabilities = shm::kCapZeroCopySubmit;
+  std::vector<UniqueFd> ring_fds;
+  if (m.capabilities & shm::kCapResultRing) {
+    uint64_t bytes = m.ring_bytes_wanted == 0 ? options_.ring_bytes : m.ring_bytes_wanted;
+    bytes = std::clamp<uint64_t>(bytes, shm::kMinRingCapacity, 64ull << 20);
+    Status created = s.CreateRing(bytes);
+    auto dup = created.ok() ? s.ring()->DupFdsForConsumer() : Result<shm::RingFds>(created);
+    if (!dup.ok()) {
+      Error(s, 0, dup.status().WithContext("cannot create the result ring"));
+      s.CloseAfterFlush();
+      return;
+    }
+    reply.capabilities |= shm::kCapResultRing;
+    reply.ring_capacity_bytes = s.ring()->capacity();
+    ring_fds.push_back(std::move(dup->data));
+    ring_fds.push_back(std::move(dup->control));
+    ring_fds.push_back(std::move(dup->data_event));
+    ring_fds.push_back(std::move(dup->space_event));
+  }
+  s.set_hello_done();
+  s.Send(reply, std::move(ring_fds));
+}
+
+void RequestHandler::OnSubmit(Session& s, const shm::SubmitRequest& m, std::vector<UniqueFd> fds) {
+  if (fds.size() != 1) {
+    Error(s, m.request_id, InvalidArgument("Submit must carry exactly one fd (the sealed document)"));
+    return;
+  }
+  if (m.media_type != "application/pdf") {
+    Error(s, m.request_id, InvalidArgument("media type '" + m.media_type + "' is not supported (application/pdf)"));
+    return;
+  }
+  if (m.backend != "auto" && m.backend != options_.backend_name &&
+      !(m.backend == "text" && options_.backend_name == "text-layer")) {
+    Error(s, m.request_id,
+          Unimplemented("backend '" + m.backend + "' is not loaded (this daemon runs " + options_.backend_name + ")"));
+    return;
+  }
+  if (m.first_page != 0 || m.last_page != UINT32_MAX) {
+    Error(s, m.request_id, Unimplemented("page ranges are not supported yet; submit the whole document"));
+    return;
+  }
+  auto document = shm::SealedDocument::Adopt(std::move(fds[0]), m.document_bytes, max_document_bytes_);
+  if (!document.ok()) {
+    Error(s, m.request_id, document.status());
+    return;
+  }
+  auto job = options_.scheduler->Submit(s.peer().uid, m.document_name, document->bytes());
+  if (!job.ok()) {
+    Error(s, m.request_id, job.status());
+    return;
+  }
+  shm::JobAccepted accepted;
+  accepted.request_id = m.request_id;
+  accepted.job_id = job->id;
+  auto stats = options_.scheduler->Stats();
+  accepted.queue_position = Clamp32(stats.queued > 0 ? stats.queued - 1 + stats.running : 0);
+  if (!m.detach) s.watched_jobs().insert(job->id);
+  s.Send(accepted);
+}
+
+void RequestHandler::OnStatus(Session& s, const shm::StatusRequest& m) {
+  auto info = Visible(s.peer().uid, m.job_id);
+  if (!info.ok()) {
+    Error(s, m.request_id, info.status());
+    return;
+  }
+  s.Send(shm::StatusReply{m.request_id, ToWire(*info, options_.backend_name)});
+}
+
+void RequestHandler::OnList(Session& s, const shm::ListRequest& m) {
+  std::optional<uid_t> uid = s.peer().uid;
+  if (m.all_users) {
+    if (!access_.IsAdmin(s.peer().uid)) {
+      Error(s, m.request_id, PermissionDenied("only root and the admin group may list every user's jobs"));
+      return;
+    }
+    uid.reset();
+  }
+  shm::ListReply reply;
+  reply.request_id = m.request_id;
+  for (const JobInfo& info : options_.scheduler->List(uid)) {
+    if (reply.jobs.size() >= shm::kMaxListItems) break;
+    reply.jobs.push_back(ToWire(info, options_.backend_name));
+  }
+  s.Send(reply);
+}
+
+void RequestHandler::OnCancel(Session& s, const shm::CancelRequest& m) {
+  shm::CancelReply reply;
+  reply.request_id = m.request_id;
+  if (m.all) {
+    for (const JobInfo& info : options_.scheduler->List(s.peer().uid)) {
+      if (!IsFinal(info.state) && options_.scheduler->Cancel(info.id).ok()) reply.cancelled_job_ids.push_back(info.id);
+    }
+    s.Send(reply);
+    return;
+  }
+  auto info = Visible(s.peer().uid, m.job_id);
+  if (!info.ok()) {
+    Error(s, m.request_id, info.status());
+    return;
+  }
+  Status cancelled = options_.scheduler->Cancel(m.job_id);
+  if (!cancelled.ok()) {
+    Error(s, m.request_id, cancelled);
+    return;
+  }
+  reply.cancelled_job_ids.push_back(m.job_id);
+  s.Send(reply);
+}
+
+void RequestHandler::OnFetch(Session& s, const shm::FetchRequest& m) {
+  auto info = Visible(s.peer().uid, m.job_id);
+  if (!info.ok()) {
+    Error(s, m.request_id, info.status());
+    return;
+  }
+  if (s.ring() == nullptr) {
+    Error(s, m.request_id, FailedPrecondition("fetching results needs a result ring (Hello with kCapResultRing)"));
+    return;
+  }
+  auto files = options_.scheduler->Results(m.job_id, /*consume=*/false);
+  if (!files.ok()) {
+    Error(s, m.request_id, files.status());
+    return;
+  }
+  std::vector<std::vector<uint8_t>> records;
+  uint64_t bytes = 0;
+  for (const OutputFile& f : *files) {
+    if (!Wanted(m.outputs, f)) continue;
+    auto record = ToRecord(m.job_id, f);
+    if (!record.ok()) {
+      Error(s, m.request_id, record.status());
+      return;
+    }
+    bytes += f.data.size();
+    records.push_back(std::move(*record));
+  }
+  shm::FetchReply reply;
+  reply.request_id = m.request_id;
+  reply.job_id = m.job_id;
+  reply.first_record_sequence = s.records_queued_total();
+  reply.record_count = static_cast<uint32_t>(records.size());
+  reply.result_bytes = bytes;
+  if (records.empty()) {
+    s.Send(reply);
+    return;
+  }
+  Scheduler* scheduler = options_.scheduler;
+  uint64_t job_id = m.job_id;
+  bool consume = m.outputs == shm::kAllOutputs;
+  for (size_t i = 0; i < records.size(); ++i) {
+    std::function<void()> then;
+    if (i + 1 == records.size()) {
+      // Every record is in the ring: tell the client, and drop the spooled results once all were taken.
+      then = [&s, reply, scheduler, job_id, consume] {
+        s.Send(reply);
+        if (consume) scheduler->Results(job_id, /*consume=*/true).status().IgnoreError();
+      };
+    }
+    s.QueueRecord(std::move(records[i]), std::move(then));
+  }
+}
+
+void RequestHandler::OnStats(Session& s, const shm::StatsRequest& m) {
+  SchedulerStats st = options_.scheduler->Stats();
+  shm::StatsReply reply;
+  reply.request_id = m.request_id;
+  reply.counters = {
+      {"jobs_queued", static_cast<double>(st.queued)},
+      {"jobs_running", static_cast<double>(st.running)},
+      {"jobs_done", static_cast<double>(st.done)},
+      {"jobs_failed", static_cast<double>(st.failed)},
+      {"jobs_cancelled", static_cast<double>(st.cancelled)},
+      {"jobs_accepted_total", static_cast<double>(st.accepted_total)},
+      {"jobs_rejected_busy_total", static_cast<double>(st.rejected_busy_total)},
+      {"pages_parsed_total", static_cast<double>(st.pages_total)},
+      {"workers", static_cast<double>(st.workers)},
+  };
+  if (options_.extra_counters) {
+    for (auto& [k, v] : options_.extra_counters()) reply.counters[k] = v;
+  }
+  s.Send(reply);
+}
+
+void RequestHandler::Deliver(Session& s, const JobEvent& event) {
+  const JobInfo& info = event.info;
+  if (event.kind == JobEvent::Kind::kProgress) {
+    s.Send(shm::PageProgress{info.id, Clamp32(info.pages_done), Clamp32(info.pages_total)});
+    return;
+  }
+  if (info.state == JobState::kDone) {
+    shm::JobDone done;
+    done.job_id = info.id;
+    done.pages_total = Clamp32(info.pages_total);
+    done.elapsed_ms = static_cast<uint64_t>(std::max<int64_t>(0, info.finished_ms - info.submitted_ms));
+    s.Send(done);
+  } else {
+    shm::JobFailed failed;
+    failed.job_id = info.id;
+    failed.code = info.error_code == StatusCode::kOk ? StatusCode::kInternal : info.error_code;
+    failed.message = info.error;
+    s.Send(failed);
+  }
+}
+
+}  // namespace mineru::daemon

@@ -1,0 +1,68 @@
+// RequestHandler: the daemon's answers to client messages, with access checks.
+//
+// Every request names a job only by id; a job of another user is answered exactly like an id that
+// never existed ("no job N"), so nobody learns which ids are in use. Submit takes the sealed memfd
+// that came with it, checks it (shm::SealedDocument), spools and queues the job. Fetch writes the
+// job's output files as records into the session's result ring, then sends FetchReply.
+//
+// Loop thread only.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "common/unique_fd.h"
+#include "daemon/access_policy.h"
+#include "daemon/job.h"
+#include "daemon/scheduler.h"
+#include "daemon/session.h"
+#include "shm/protocol.h"
+
+namespace mineru::daemon {
+
+class RequestHandler {
+ public:
+  struct Options {
+    Scheduler* scheduler = nullptr;
+    std::string backend_name;
+    uint64_t ring_bytes = 4ull << 20;  // default result ring size per session
+    // Counters for StatsRequest beyond the scheduler's (sessions, uptime, memory ...).
+    std::function<std::map<std::string, double>()> extra_counters;
+  };
+
+  explicit RequestHandler(Options options) : options_(std::move(options)) {}
+
+  void SetAccessPolicy(AccessPolicy policy) { access_ = policy; }
+  void SetMaxDocumentBytes(uint64_t bytes) { max_document_bytes_ = bytes; }
+
+  void Handle(Session& session, shm::Message message, std::vector<UniqueFd> fds);
+  // Forwards a scheduler event to a session that watches the job.
+  void Deliver(Session& session, const JobEvent& event);
+
+  // The wire form of a job record.
+  static shm::JobInfo ToWire(const JobInfo& info, const std::string& backend);
+
+ private:
+  void OnHello(Session& s, const shm::Hello& m);
+  void OnSubmit(Session& s, const shm::SubmitRequest& m, std::vector<UniqueFd> fds);
+  void OnStatus(Session& s, const shm::StatusRequest& m);
+  void OnList(Session& s, const shm::ListRequest& m);
+  void OnCancel(Session& s, const shm::CancelRequest& m);
+  void OnFetch(Session& s, const shm::FetchRequest& m);
+  void OnStats(Session& s, const shm::StatsRequest& m);
+  // The job if it exists and `uid` may see it; otherwise kNotFound.
+  Result<JobInfo> Visible(uid_t uid, uint64_t job_id) const;
+  void Error(Session& s, uint64_t request_id, const Status& status);
+
+  Options options_;
+  AccessPolicy access_;
+  uint64_t max_document_bytes_ = 512ull << 20;
+  uint64_t next_session_number_ = 1;
+};
+
+}  // namespace mineru::daemon

@@ -1,0 +1,146 @@
+// Scheduler: the job table, the queue, the limits, and the worker threads that run jobs.
+//
+// Submit() checks the limits, spools the job (durable before it returns) and queues it; workers take
+// jobs in submission order and run them through the Backend page by page, writing results to the spool
+// before the record says kDone. Everything the event loop must hear (progress, a job finished) is put
+// on an event list and announced through the `wake` callback; the loop calls TakeEvents() and gets the
+// whole list at once (so wake-ups may coalesce).
+//
+// Stopping: BeginDrain() stops workers taking new jobs (queued ones stay spooled for the next start);
+// Interrupt() stops running ones, which return to kQueued in the spool and run again after a restart
+// (at-least-once). A job cancelled by a user ends kCancelled instead.
+//
+// Locking: mu_ guards the table, the queue and the events. Spool I/O for one job runs outside mu_,
+// except Submit's write, which runs outside too (a reservation counts the job while it is written).
+#pragma once
+
+#include <sys/types.h>
+
+#include <condition_variable>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "common/config.h"
+#include "daemon/backend.h"
+#include "daemon/job.h"
+#include "daemon/spool.h"
+
+namespace mineru::daemon {
+
+struct JobLimits {
+  int64_t max_jobs_queued = 256;     // queued + running, all users
+  int64_t max_jobs_per_user = 32;    // queued + running, one user
+  uint64_t max_document_bytes = 512ull << 20;
+  uint64_t max_bytes_per_user = 2ull << 30;  // document bytes of one user's queued + running jobs
+  int64_t max_pages_per_document = 2000;
+  int64_t max_seconds_per_document = 3600;
+  uint64_t memory_bytes_per_document = 1ull << 30;
+  int64_t result_retention_ms = 86'400'000;
+
+  static JobLimits FromConfig(const Config& config);
+};
+
+struct JobEvent {
+  enum class Kind { kProgress, kFinished };
+  Kind kind = Kind::kProgress;
+  JobInfo info;  // the job's record at the time of the event
+};
+
+struct SchedulerStats {
+  int64_t queued = 0;
+  int64_t running = 0;
+  int64_t done = 0;
+  int64_t failed = 0;
+  int64_t cancelled = 0;
+  int64_t accepted_total = 0;  // since start
+  int64_t rejected_busy_total = 0;
+  int64_t pages_total = 0;  // pages parsed since start
+  int64_t workers = 0;
+};
+
+class Scheduler {
+ public:
+  struct Options {
+    Spool* spool = nullptr;      // outlives the scheduler
+    Backend* backend = nullptr;  // outlives the scheduler
+    JobLimits limits;
+    int64_t workers = 1;
+    std::function<void()> wake;  // called from any thread when events are waiting
+  };
+
+  explicit Scheduler(Options options);
+  ~Scheduler();  // interrupts running jobs and joins the workers
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  // Loads the spool: unfinished jobs are queued again (at-least-once), finished ones are kept until
+  // fetched or their retention passes. Call once, before Start().
+  Status Recover();
+  void Start();
+
+  // Accepts a document for `uid`. kBusy when a queue limit is reached (retry later), kResourceExhausted
+  // when the document alone exceeds a limit or the state directory is full, kInvalidArgument for a bad
+  // name, kUnavailable while draining.
+  Result<JobInfo> Submit(uid_t uid, const std::string& name, std::span<const uint8_t> document);
+
+  std::optional<JobInfo> Find(JobId id) const;
+  // Jobs of `uid`, or of everyone when `uid` is empty; by id.
+  std::vector<JobInfo> List(std::optional<uid_t> uid) const;
+  // Cancels a queued or running job (a running one stops at its next page). kFailedPrecondition when
+  // it has already finished. The caller has checked the right to do so.
+  Status Cancel(JobId id);
+  // The output files of a kDone job; with `consume` they are deleted from the spool afterwards.
+  Result<std::vector<OutputFile>> Results(JobId id, bool consume);
+  // Deletes finished jobs past the retention time. Returns how many were removed.
+  int64_t ExpireFinished(int64_t now_wall_ms);
+
+  std::vector<JobEvent> TakeEvents();
+  SchedulerStats Stats() const;
+  void SetLimits(const JobLimits& limits);
+
+  void BeginDrain();
+  void Interrupt();
+  // No job is running.
+  bool Idle() const;
+  // Milliseconds since a worker last showed life (a page finished, or an idle wake-up).
+  int64_t HeartbeatAgeMs() const;
+
+ private:
+  struct Entry {
+    JobInfo info;
+    std::shared_ptr<CancelFlag> cancel;
+    bool cancel_requested = false;  // by a user; otherwise a cancel is an interrupt
+  };
+
+  void WorkerLoop();
+  void RunJob(JobId id);
+  void Finish(JobId id, JobInfo info);  // persists and publishes a final (or requeued) record
+  void PushEventLocked(JobEvent::Kind kind, const JobInfo& info);
+  void Beat();
+
+  Options options_;
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;
+  std::map<JobId, Entry> jobs_;          // Guarded by mu_.
+  std::deque<JobId> queue_;              // Guarded by mu_.
+  std::map<uid_t, int64_t> user_jobs_;   // Guarded by mu_. Queued + running + being spooled.
+  std::map<uid_t, uint64_t> user_bytes_; // Guarded by mu_.
+  int64_t active_jobs_ = 0;              // Guarded by mu_. Queued + running + being spooled.
+  int64_t running_ = 0;                  // Guarded by mu_.
+  std::vector<JobEvent> events_;         // Guarded by mu_.
+  SchedulerStats counters_;              // Guarded by mu_ (the *_total fields).
+  bool draining_ = false;                // Guarded by mu_.
+  bool stopping_ = false;                // Guarded by mu_.
+  std::atomic<int64_t> heartbeat_ns_{0};
+  std::vector<std::thread> workers_;
+};
+
+}  // namespace mineru::daemon
