@@ -17,8 +17,8 @@ check() {  # check PROGRAM PAGE
       fail=1
     fi
   done
-  # Commands: the first word of each indented line under a "Commands:" heading.
-  for cmd in $(awk '/^Commands:/ { on = 1; next } on && /^[^ ]/ { on = 0 } on && /^  [a-z]/ { print $1 }' \
+  # Commands: the first word of each indented line under a "Commands:" or "Subcommands:" heading.
+  for cmd in $(awk '/^(Sub)?[Cc]ommands:/ { on = 1; next } on && /^[^ ]/ { on = 0 } on && /^  [a-z]/ { print $1 }' \
                <<<"$help" | tr -d ',' | sort -u); do
     if ! grep -qE "^\.(B|BR|BI|SS) \"?${cmd}\b|\\\\fB${cmd}\\\\f" "$page"; then
       echo "FAIL: $(basename "$page") does not document the command '$cmd'" >&2

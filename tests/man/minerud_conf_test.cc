@@ -26,6 +26,7 @@ std::string ReadSource(const std::string& relative) {
 void ExpectSameConfig(const Config& got, const Config& want, const std::string& where) {
   SCOPED_TRACE(where);
   EXPECT_EQ(got.socket_path, want.socket_path);
+  EXPECT_EQ(got.socket_mode, want.socket_mode);
   EXPECT_EQ(got.state_dir, want.state_dir);
   EXPECT_EQ(got.model_dir, want.model_dir);
   EXPECT_EQ(got.log_level, want.log_level);
@@ -52,7 +53,8 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
 // A Config whose every field differs from the default, so loading defaults over it must restore
 // each one (a key the document gives no default for would keep its "poisoned" value).
 constexpr char kPoisonText[] =
-    "socket = /x/s\nstate_dir = /x/st\nmodel_dir = /x/m\nlog_level = error\nvram_budget = 7\n"
+    "socket = /x/s\nsocket_mode = 0600\nstate_dir = /x/st\nmodel_dir = /x/m\nlog_level = error\nvram_budget "
+    "= 7\n"
     "pinned_budget = 7\nkeep_alive = 7ms\nkv_page_tokens = 7\nprefill_chunk = 7\nmax_batch = 7\n"
     "workers = 7\nrender_dpi = 77\nmax_jobs_queued = 7\nmax_jobs_per_user = 7\n"
     "max_document_size = 7\nmax_bytes_per_user = 7\nmax_pages = 7\nmax_seconds = 7\n"
@@ -159,6 +161,7 @@ TEST(MinerudConfPageTest, PoisonedConfigDiffersInEveryField) {
   Config poisoned = Poisoned();
   Config defaults;
   EXPECT_NE(poisoned.socket_path, defaults.socket_path);
+  EXPECT_NE(poisoned.socket_mode, defaults.socket_mode);
   EXPECT_NE(poisoned.state_dir, defaults.state_dir);
   EXPECT_NE(poisoned.model_dir, defaults.model_dir);
   EXPECT_NE(poisoned.log_level, defaults.log_level);
