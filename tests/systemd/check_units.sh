@@ -54,7 +54,29 @@ case $mode in
     installed_units "$user_unit_dir" "$scratch/user"
     grep -q '@[A-Z_]*@' "$dest$unit_dir/minerud.service" "$dest$user_unit_dir/minerud.service" &&
       fail "an @VARIABLE@ was left unsubstituted"
-    echo "installed under $prefix: units in $unit_dir and $user_unit_dir"
+    # The pieces agree: the socket the unit listens on is the one the service names for a start
+    # without activation, in the directory tmpfiles creates and the service keeps as its
+    # RuntimeDirectory; stopping waits longer than the daemon's default drain.
+    service=$dest$unit_dir/minerud.service socket=$dest$unit_dir/minerud.socket
+    listen=$(sed -n 's/^ListenStream=//p' "$socket")
+    [[ $listen == /* ]] || fail "minerud.socket: ListenStream=$listen is not a path"
+    grep -q "^ExecStart=.* --socket $listen\( \|$\)" "$service" ||
+      fail "minerud.service does not pass --socket $listen"
+    grep -qE "^d[[:space:]]+$(dirname "$listen")[[:space:]]" "$dest$tmpfiles_dir/minerud.conf" ||
+      fail "tmpfiles.d does not create $(dirname "$listen")"
+    grep -qx "RuntimeDirectory=${listen#/run/}" "$service" && fail "RuntimeDirectory= is the socket itself"
+    grep -qx "RuntimeDirectory=$(basename "$(dirname "$listen")")" "$service" ||
+      fail "minerud.service: RuntimeDirectory= is not $(dirname "$listen")"
+    grep -qx 'RuntimeDirectoryPreserve=yes' "$service" ||
+      fail "minerud.service: stopping it would delete the socket minerud.socket listens on"
+    example=$(dirname "$0")/../../examples/minerud.conf
+    drain=$(sed -n 's/^#drain_timeout = //p' "$example")
+    stop=$(sed -n 's/^TimeoutStopSec=//p' "$service")
+    [[ -n $drain && -n $stop ]] || fail "no drain_timeout in the example or no TimeoutStopSec="
+    usec() { systemd-analyze timespan "$1" | sed -n 's/^ *μs: *//p'; }
+    (( $(usec "$stop") > $(usec "$drain") )) ||
+      fail "TimeoutStopSec=$stop does not outlast the default drain_timeout $drain"
+    echo "installed under $prefix: units in $unit_dir and $user_unit_dir; socket $listen"
     ;;
   verify)
     [[ -x $minerud ]] || fail "$minerud is not built (build the minerud target first)"
