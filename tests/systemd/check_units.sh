@@ -10,6 +10,8 @@
 #             at the built minerud and Documentation= man: links resolve to the installed pages
 #   security  `systemd-analyze security --offline=yes` overall exposure <= the score recorded in
 #             systemd/README.md (a regression fails; an improvement asks for the README update)
+#   cmdline   the built minerud accepts the command line each installed service runs it with
+#             (`minerud --check-config ARGS` exits 0); skipped (77) while minerud has no --check-config
 #   sysusers  systemd-sysusers and systemd-tmpfiles, run against a scratch root, create the
 #             minerud user and group and /run/minerud owned by them
 set -u -o pipefail
@@ -106,6 +108,25 @@ case $mode in
       fail "exposure $score is worse than the recorded $recorded:"$'\n'"$(grep '✗' <<<"$out")"
     awk -v s="$score" -v r="$recorded" 'BEGIN { exit !(s == r) }' ||
       fail "exposure improved to $score: record it in systemd/README.md"
+    ;;
+  cmdline)
+    [[ -x $minerud ]] || fail "$minerud is not built (build the minerud target first)"
+    if ! "$minerud" --help 2>/dev/null | grep -q -- '--check-config'; then
+      echo "SKIP: this minerud has no --check-config yet"; exit 77
+    fi
+    installed_units "$unit_dir" "$scratch/system"
+    installed_units "$user_unit_dir" "$scratch/user"
+    mkdir -p "$scratch/state"
+    for unit in system user; do
+      line=$(sed -n 's/^ExecStart=//p' "$scratch/$unit/minerud.service")
+      line=${line//'${STATE_DIRECTORY}'/$scratch/state}
+      [[ $line != *'$'* && $line != *%* ]] || fail "$unit unit: unexpanded variable in ExecStart=$line"
+      read -r -a argv <<<"$line"
+      out=$("${argv[0]}" --check-config "${argv[@]:1}" 2>&1)
+      rc=$?
+      [[ $rc -eq 0 ]] || fail "$unit unit: '${argv[*]} --check-config' exited $rc:"$'\n'"$out"
+      echo "$unit unit: minerud accepts: ${argv[*]:1}"
+    done
     ;;
   sysusers)
     root=$scratch/root
