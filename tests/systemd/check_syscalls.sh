@@ -1,9 +1,12 @@
 #!/bin/bash
-# The system service's seccomp filter lets the real daemon work: minerud runs a short session (a
-# two-page PDF submitted with mineructl, stats, list, SIGHUP, SIGTERM) under strace, and every
-# system call it made must be in the filter minerud.service installs:
-#   SystemCallFilter=@system-service minus @privileged (expanded by systemd-analyze syscall-filter).
-# A call outside it would fail with EPERM under systemd (SystemCallErrorNumber=EPERM).
+# The system service's sandbox lets the real daemon work: minerud runs a short session (a two-page
+# PDF submitted with mineructl, stats, list, SIGHUP, SIGTERM) under strace, and
+#  - every system call it made is in the filter minerud.service installs:
+#    SystemCallFilter=@system-service minus @privileged (expanded by systemd-analyze syscall-filter);
+#    a call outside it would fail with EPERM under systemd (SystemCallErrorNumber=EPERM);
+#  - every file it created, wrote, renamed, removed or bound lies in its state directory, the
+#    socket's directory, /tmp (private under PrivateTmp=), /dev or its own /proc entries: under
+#    ProtectSystem=strict the rest of the file system is read-only.
 #
 #   check_syscalls.sh SERVICE_UNIT MINERUD MINERUCTL
 #
@@ -20,7 +23,8 @@ done
 "$minerud" --help 2>/dev/null | grep -q -- '--state-dir' || skip "minerud has no --state-dir yet"
 "$mineructl" --help 2>/dev/null | grep -q -- '--socket' || skip "mineructl has no --socket yet"
 
-scratch=$(mktemp -d) || exit 1
+# Not under /tmp, so that writes to the state and socket folders are told apart from writes to /tmp.
+scratch=$(mktemp -d -p "$PWD" syscalls.XXXXXX) || exit 1
 daemon=
 cleanup() {
   [[ -n $daemon ]] && kill -KILL "$daemon" 2>/dev/null
@@ -61,7 +65,7 @@ mutool create -o "$scratch/sample.pdf" "$scratch/page.txt" "$scratch/page.txt" 2
   fail "mutool create"
 
 sock=$scratch/minerud.sock
-strace -f -qq -c -U name -o "$scratch/syscalls" \
+strace -f -qq -y -s 512 -o "$scratch/trace" \
   "$minerud" --config /dev/null --socket "$sock" --state-dir "$scratch/state" >"$scratch/daemon.log" 2>&1 &
 tracer=$!
 for _ in $(seq 200); do [[ -S $sock ]] && break; sleep 0.1; done
@@ -83,9 +87,34 @@ rc=$?
 daemon=
 [[ $rc -eq 0 ]] || fail "minerud exited $rc after SIGTERM:"$'\n'"$(tail -20 "$scratch/daemon.log")"
 
-# strace -c -U name: a header, a rule, one name per line, a closing rule and "total".
-awk 'NR > 2 && /^[a-z_0-9]+$/ && $1 != "total"' "$scratch/syscalls" | sort -u >"$scratch/used"
+# System calls: "PID name(" and "PID <... name resumed>" lines.
+sed -nE 's/^[0-9]+ +([a-z_0-9]+)\(.*/\1/p; s/^[0-9]+ +<\.\.\. ([a-z_0-9]+) resumed>.*/\1/p' "$scratch/trace" |
+  sort -u >"$scratch/used"
 (( $(wc -l <"$scratch/used") > 10 )) || fail "strace recorded no system calls"
 outside=$(comm -23 "$scratch/used" "$scratch/allowed")
 [[ -z $outside ]] || fail "minerud made system calls the service's filter denies: $(echo $outside)"
+
+# Paths written: opens for writing or creating, and calls that change the file system. With -y a
+# directory fd prints as 5</its/path> (the working directory as AT_FDCWD</its/path>), so a path
+# relative to it is joined to that folder; a bare relative path (after a chdir) counts as outside.
+writes=$(grep -E '^[0-9]+ +((open|openat|creat)\(.*(O_WRONLY|O_RDWR|O_CREAT)|(mkdir|mkdirat|rmdir|unlink|unlinkat|rename|renameat|renameat2|link|linkat|symlink|symlinkat|mknod|mknodat|truncate|chmod|fchmodat|utimensat)\(|bind\(.*sun_path=)' \
+           "$scratch/trace" |
+  awk '{
+    line = $0
+    base = ""
+    if (match(line, /\((AT_FDCWD|[0-9]+)<[^>]*>, "/)) {
+      seg = substr(line, RSTART, RLENGTH); sub(/^\((AT_FDCWD|[0-9]+)</, "", seg); sub(/>, "$/, "", seg); base = seg
+    }
+    while (match(line, /"[^"]*"/)) {
+      p = substr(line, RSTART + 1, RLENGTH - 2)
+      line = substr(line, RSTART + RLENGTH)
+      if (p == "") continue
+      if (substr(p, 1, 1) != "/") p = (base != "" ? base "/" p : "RELATIVE:" p)
+      print p
+    }
+  }' | sort -u)
+bad=$(grep -v -E "^($scratch/|/tmp/|/dev/|/proc/self/|/proc/thread-self/|/proc/[0-9]+/)" <<<"$writes" | grep -v '^$')
+[[ -z $bad ]] || fail "minerud wrote outside the folders the service may write (ProtectSystem=strict):"$'\n'"$bad"
+
 echo "ok: minerud made $(wc -l <"$scratch/used") distinct system calls, all allowed by SystemCallFilter=$(echo $filters)"
+echo "ok: it wrote $(grep -c . <<<"$writes") paths, all in its state or socket folder, /tmp, /dev or /proc/self"
