@@ -1,34 +1,43 @@
-// mineructl: submit documents to minerud and follow their jobs.
-#include <cstdio>
-#include <cstring>
+// mineructl: submit documents to minerud and follow their jobs. See `mineructl --help`.
+#include <unistd.h>
 
+#include <csignal>
+#include <cstdio>
+
+#include "client/ctl_commands.h"
+#include "client/ctl_options.h"
 #include "common/version.h"
 
 namespace {
 
-constexpr char kUsage[] =
-    "Usage: mineructl COMMAND [OPTIONS]\n"
-    "\n"
-    "Commands:\n"
-    "  submit FILE...|-   parse documents; writes NAME.md and MinerU's JSON under -o DIR\n"
-    "\n"
-    "Options:\n"
-    "  --help        print this help and exit\n"
-    "  --version     print the version and exit\n";
+// Ctrl-C while waiting: the jobs go on in minerud; say so and leave with 130.
+void OnInterrupt(int) {
+  static const char kMessage[] =
+      "\nmineructl: interrupted; submitted jobs continue in minerud (mineructl list / wait / cancel)\n";
+  ssize_t ignored = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  (void)ignored;
+  ::_exit(mineru::ctl::kExitInterrupted);
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--help") == 0 || std::strcmp(argv[i], "-h") == 0) {
-      std::fputs(kUsage, stdout);
-      return 0;
-    }
-    if (std::strcmp(argv[i], "--version") == 0) {
-      std::printf("mineructl %s\n", MINERU_VERSION_STRING);
-      return 0;
-    }
+  using namespace mineru::ctl;
+  std::signal(SIGPIPE, SIG_IGN);
+  std::signal(SIGINT, OnInterrupt);
+  std::signal(SIGTERM, OnInterrupt);
+  auto options = ParseCtlOptions(argc, argv);
+  if (!options.ok()) {
+    std::fprintf(stderr, "mineructl: %s\n", options.status().message().c_str());
+    return kExitUsage;
   }
-  std::fputs(kUsage, stderr);
-  return 64;
+  if (options->command == Command::kHelp) {
+    std::fputs(CtlUsage().c_str(), stdout);
+    return kExitOk;
+  }
+  if (options->command == Command::kVersion) {
+    std::printf("mineructl %s\n", MINERU_VERSION_STRING);
+    return kExitOk;
+  }
+  return RunCommand(*options);
 }

@@ -168,8 +168,7 @@ void RequestHandler::OnSubmit(Session& s, const shm::SubmitRequest& m, std::vect
     Error(s, m.request_id, InvalidArgument("media type '" + m.media_type + "' is not supported (application/pdf)"));
     return;
   }
-  if (m.backend != "auto" && m.backend != options_.backend_name &&
-      !(m.backend == "text" && options_.backend_name == "text-layer")) {
+  if (m.backend != "auto" && m.backend != options_.backend_name) {
     Error(s, m.request_id,
           Unimplemented("backend '" + m.backend + "' is not loaded (this daemon runs " + options_.backend_name + ")"));
     return;

@@ -40,6 +40,9 @@ class FrameAssembler {
   // True when a frame has started but is incomplete: EOF now means a truncated frame.
   bool mid_frame() const { return buffered_bytes() != 0 || !fd_batches_.empty(); }
   bool broken() const { return !error_.ok(); }
+  const FrameLimits& limits() const { return limits_; }
+  // Fds received and not yet handed out in a frame.
+  uint64_t fds_pending() const;
 
  private:
   struct FdBatch {

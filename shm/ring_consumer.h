@@ -51,6 +51,8 @@ class RingConsumer {
   uint64_t capacity() const { return capacity_; }
   uint64_t records_read() const { return records_read_; }
   uint64_t read_index() const { return read_index_; }
+  // Fragments of a record that a previous consumer of this ring had begun, skipped after Attach.
+  uint64_t fragments_skipped() const { return fragments_skipped_; }
 
  private:
   RingConsumer() = default;
@@ -68,6 +70,8 @@ class RingConsumer {
   uint64_t records_read_ = 0;
   std::vector<uint8_t> pending_;  // fragments of the record being reassembled
   bool in_record_ = false;
+  bool resync_ = false;  // after Attach: take the next sequence number as found; skip a record's tail
+  uint64_t fragments_skipped_ = 0;
 };
 
 }  // namespace mineru::shm

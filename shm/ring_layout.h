@@ -102,6 +102,15 @@ struct RingFds {
   UniqueFd space_event;  // index 3: consumer -> producer wake-up
 };
 
+// An atomic view of a word in a mapping (the consumer's data mapping is read-only: only loads there).
+template <typename T>
+std::atomic_ref<T> SharedWord(const uint8_t* base, uint64_t offset) {
+  return std::atomic_ref<T>(*reinterpret_cast<T*>(const_cast<uint8_t*>(base) + offset));
+}
+
+// The consumer refuses records larger than this (protects it from a runaway producer).
+inline constexpr uint64_t kMaxRecordBytes = 1ull << 32;
+
 static_assert(std::atomic<uint64_t>::is_always_lock_free && std::atomic<uint32_t>::is_always_lock_free,
               "the ring needs lock-free 64-bit atomics");
 

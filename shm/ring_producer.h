@@ -2,8 +2,8 @@
 //
 // Non-blocking use from an event loop:
 //   uint64_t offset = 0;
-//   MINERU_RETURN_IF_ERROR(producer.TryWrite(record, &offset));
-//   if (offset < record.size()) {          // ring full: back-pressure
+//   MINERU_ASSIGN_OR_RETURN(bool complete, producer.TryWrite(record, &offset));
+//   if (!complete) {                       // ring full: back-pressure; keep `offset` for the retry
 //     if (producer.ArmSpaceWakeup()) ...   // true: space appeared meanwhile, retry now
 //     else watch producer.space_event_fd() for readability, then ConsumeSpaceWakeup() and retry.
 //   }
@@ -42,11 +42,12 @@ class RingProducer {
   // Duplicates the four fds to hand to the consumer (send them in HelloReply, RingFds order).
   Result<RingFds> DupFdsForConsumer() const;
 
-  // Appends as much of `record` from `*offset` on as fits now and advances `*offset`; the record is
-  // complete when *offset == record.size(). Never blocks. Errors: kDataLoss when the consumer's
-  // read index is forged (the ring is then unusable: drop the session), kFailedPrecondition when
-  // the producer is closed or a new record starts (*offset == 0) before the previous one ended.
-  Status TryWrite(std::span<const uint8_t> record, uint64_t* offset);
+  // Appends as much of `record` from `*offset` on as fits now and advances `*offset`. Returns true
+  // once the whole record is in the ring (then start the next record with offset 0), false when the
+  // ring is full (retry later with the same record and offset). Never blocks. Errors: kDataLoss
+  // when the consumer's read index is forged (the ring is then unusable: drop the session),
+  // kFailedPrecondition when closed or when a record starts before the previous one was complete.
+  Result<bool> TryWrite(std::span<const uint8_t> record, uint64_t* offset);
 
   // Writes the whole record, waiting for space (back-pressure) until `deadline`. `peer_fd` (or -1)
   // is watched for hang-up: a consumer that died makes this return kUnavailable.

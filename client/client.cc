@@ -1,0 +1,388 @@
+// libmineru-client: the C++ API over shm::Channel (control frames) and shm::RingConsumer (results).
+#include "mineru/client.h"
+
+#include <unistd.h>
+
+#include <cstdlib>
+#include <deque>
+#include <optional>
+
+#include "common/clock.h"
+#include "common/version.h"
+#include "shm/channel.h"
+#include "shm/document_buffer.h"
+#include "shm/result_record.h"
+#include "shm/ring_consumer.h"
+
+namespace mineru::client {
+namespace {
+
+constexpr int64_t kRingIdleWaitMs = 20;
+
+JobState FromWire(shm::JobState s) {
+  switch (s) {
+    case shm::JobState::kQueued: return JobState::kQueued;
+    case shm::JobState::kRunning: return JobState::kRunning;
+    case shm::JobState::kDone: return JobState::kDone;
+    case shm::JobState::kFailed: return JobState::kFailed;
+    case shm::JobState::kCancelled: return JobState::kCancelled;
+  }
+  return JobState::kFailed;
+}
+
+JobStatus FromWire(const shm::JobInfo& w) {
+  JobStatus s;
+  s.id = w.job_id;
+  s.owner_uid = w.owner_uid;
+  s.state = FromWire(w.state);
+  s.name = w.document_name;
+  s.backend = w.backend;
+  s.pages_done = w.pages_done;
+  s.pages_total = w.pages_total;
+  s.submitted_unix_ms = w.submitted_unix_ms;
+  s.finished_unix_ms = w.finished_unix_ms;
+  s.document_bytes = w.document_bytes;
+  s.error_code = w.error_code;
+  s.error = w.error_message;
+  return s;
+}
+
+Status FromErrorReply(const shm::ErrorReply& e) {
+  return Status(e.code == StatusCode::kOk ? StatusCode::kInternal : e.code, e.message);
+}
+
+// A file name the client may write under its output folder (no '/', no "..", no control bytes).
+bool SafeFileName(std::string_view name) {
+  if (name.empty() || name == "." || name == ".." || name.size() > 255) return false;
+  for (char c : name) {
+    if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+const char* JobStateName(JobState state) {
+  switch (state) {
+    case JobState::kQueued: return "queued";
+    case JobState::kRunning: return "running";
+    case JobState::kDone: return "done";
+    case JobState::kFailed: return "failed";
+    case JobState::kCancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+// ---------------------------------------------------------------------------------------------------
+
+struct DocumentBuffer::Impl {
+  shm::DocumentBuffer buffer;
+};
+
+DocumentBuffer::DocumentBuffer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+DocumentBuffer::DocumentBuffer(DocumentBuffer&&) noexcept = default;
+DocumentBuffer& DocumentBuffer::operator=(DocumentBuffer&&) noexcept = default;
+DocumentBuffer::~DocumentBuffer() = default;
+
+Result<DocumentBuffer> DocumentBuffer::Create(uint64_t size_bytes) {
+  MINERU_ASSIGN_OR_RETURN(shm::DocumentBuffer buffer, shm::DocumentBuffer::Create(size_bytes));
+  return DocumentBuffer(std::make_unique<Impl>(Impl{std::move(buffer)}));
+}
+
+std::span<uint8_t> DocumentBuffer::data() { return impl_ ? impl_->buffer.data() : std::span<uint8_t>(); }
+uint64_t DocumentBuffer::size() const { return impl_ ? impl_->buffer.size() : 0; }
+
+// ---------------------------------------------------------------------------------------------------
+
+struct Client::Impl {
+  shm::Channel channel;
+  std::optional<shm::RingConsumer> ring;
+  shm::HelloReply hello;
+  uint64_t next_request_id = 1;
+  // Job events that arrived while waiting for something else, in order.
+  std::deque<shm::Message> events;
+  bool broken = false;
+
+  explicit Impl(shm::Channel c) : channel(std::move(c)) {}
+
+  static bool IsJobEvent(const shm::Message& m) {
+    return std::holds_alternative<shm::PageProgress>(m) || std::holds_alternative<shm::JobDone>(m) ||
+           std::holds_alternative<shm::JobFailed>(m) || std::holds_alternative<shm::PageResultNotice>(m);
+  }
+
+  Status Send(const shm::Message& m, std::span<const int> fds = {}) {
+    if (broken) return Unavailable("the connection to minerud was lost");
+    Status s = channel.Send(m, fds, Deadline::InMillis(30'000));
+    if (!s.ok()) broken = true;
+    return s;
+  }
+
+  Result<shm::Message> Receive(Deadline deadline) {
+    if (broken) return Unavailable("the connection to minerud was lost");
+    auto got = channel.Receive(deadline);
+    if (!got.ok()) {
+      if (got.status().code() != StatusCode::kDeadlineExceeded) broken = true;
+      if (got.status().code() == StatusCode::kUnavailable) {
+        return Unavailable("minerud closed the connection");
+      }
+      return got.status();
+    }
+    return std::move(got->message);
+  }
+
+  // Waits for the reply to `request_id` (an ErrorReply for it becomes its Status); job events that
+  // arrive meanwhile are kept for Wait().
+  Result<shm::Message> Call(const shm::Message& request, uint64_t request_id, std::span<const int> fds = {}) {
+    MINERU_RETURN_IF_ERROR(Send(request, fds));
+    for (;;) {
+      MINERU_ASSIGN_OR_RETURN(shm::Message m, Receive(Deadline::InMillis(120'000)));
+      if (IsJobEvent(m)) {
+        events.push_back(std::move(m));
+        continue;
+      }
+      if (auto* e = std::get_if<shm::ErrorReply>(&m)) {
+        if (e->request_id == request_id || e->request_id == 0) return FromErrorReply(*e);
+        continue;
+      }
+      if (std::holds_alternative<shm::Goodbye>(m)) {
+        broken = true;
+        return Unavailable("minerud closed the connection: " + std::get<shm::Goodbye>(m).reason);
+      }
+      bool matches = std::visit(
+          [&](const auto& v) {
+            if constexpr (requires { v.request_id; }) return v.request_id == request_id;
+            return false;
+          },
+          m);
+      if (matches) return m;
+    }
+  }
+
+  template <typename Reply>
+  Result<Reply> CallFor(const shm::Message& request, uint64_t request_id, std::span<const int> fds = {}) {
+    MINERU_ASSIGN_OR_RETURN(shm::Message m, Call(request, request_id, fds));
+    if (auto* r = std::get_if<Reply>(&m)) return std::move(*r);
+    broken = true;
+    return DataLoss(std::string("minerud answered with an unexpected ") + shm::MessageTypeName(shm::TypeOf(m)));
+  }
+
+  Result<uint64_t> SubmitFd(int fd, uint64_t size, const SubmitOptions& options) {
+    shm::SubmitRequest req;
+    req.request_id = next_request_id++;
+    req.document_name = options.name;
+    req.document_bytes = size;
+    req.outputs = shm::kAllOutputs;
+    req.backend = options.backend;
+    req.detach = options.detach;
+    int fds[1] = {fd};
+    MINERU_ASSIGN_OR_RETURN(shm::JobAccepted a, CallFor<shm::JobAccepted>(req, req.request_id, fds));
+    return a.job_id;
+  }
+};
+
+Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+Client::Client(Client&&) noexcept = default;
+Client& Client::operator=(Client&&) noexcept = default;
+Client::~Client() {
+  if (impl_ && !impl_->broken) impl_->channel.Send(shm::Goodbye{"bye"}, {}, Deadline::InMillis(100)).IgnoreError();
+}
+
+std::string Client::DefaultSocketPath() {
+  const char* env = std::getenv("MINERU_SOCKET");
+  if (env != nullptr && env[0] != '\0') return env;
+  if (::geteuid() == 0) return "/run/minerud/minerud.sock";
+  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
+  if (runtime != nullptr && runtime[0] == '/') return std::string(runtime) + "/minerud.sock";
+  return "/run/user/" + std::to_string(::geteuid()) + "/minerud.sock";
+}
+
+Result<Client> Client::Connect(const ClientOptions& options) {
+  std::string path = options.socket_path.empty() ? DefaultSocketPath() : options.socket_path;
+  auto channel = shm::Channel::Connect(path, Deadline::InMillis(options.connect_timeout_ms));
+  if (!channel.ok()) {
+    return Status(channel.status().code(), "cannot connect to minerud at " + path + ": " + channel.status().message(),
+                  channel.status().sys_errno());
+  }
+  auto impl = std::make_unique<Impl>(std::move(*channel));
+  shm::Hello hello;
+  hello.client_name = options.client_name;
+  hello.capabilities = shm::kCapResultRing | shm::kCapZeroCopySubmit;
+  hello.ring_bytes_wanted = options.ring_bytes;
+  MINERU_RETURN_IF_ERROR(impl->Send(hello));
+  Deadline deadline = Deadline::InMillis(std::max<int64_t>(options.connect_timeout_ms, 1000));
+  auto got = impl->channel.Receive(deadline);
+  if (!got.ok()) return got.status().WithContext("no answer to Hello");
+  if (auto* e = std::get_if<shm::ErrorReply>(&got->message)) return FromErrorReply(*e);
+  auto* reply = std::get_if<shm::HelloReply>(&got->message);
+  if (reply == nullptr) return DataLoss("minerud did not answer Hello with HelloReply");
+  impl->hello = *reply;
+  if (reply->capabilities & shm::kCapResultRing) {
+    if (got->fds.size() != shm::kRingFdCount) return DataLoss("HelloReply came without the ring's fds");
+    shm::RingFds fds{std::move(got->fds[0]), std::move(got->fds[1]), std::move(got->fds[2]), std::move(got->fds[3])};
+    MINERU_ASSIGN_OR_RETURN(shm::RingConsumer ring, shm::RingConsumer::Attach(std::move(fds)));
+    impl->ring.emplace(std::move(ring));
+  }
+  return Client(std::move(impl));
+}
+
+uint32_t Client::peer_uid() const { return impl_->hello.peer_uid; }
+const std::string& Client::daemon_version() const { return impl_->hello.daemon_version; }
+uint64_t Client::max_document_bytes() const { return impl_->hello.max_document_bytes; }
+
+Result<uint64_t> Client::Submit(std::span<const uint8_t> document, const SubmitOptions& options) {
+  if (document.empty()) return InvalidArgument("the document is empty");
+  MINERU_ASSIGN_OR_RETURN(shm::DocumentBuffer buffer, shm::DocumentBuffer::CopyOf(document));
+  uint64_t size = buffer.size();
+  MINERU_ASSIGN_OR_RETURN(UniqueFd fd, buffer.Seal());
+  return impl_->SubmitFd(fd.get(), size, options);
+}
+
+Result<uint64_t> Client::Submit(DocumentBuffer buffer, const SubmitOptions& options) {
+  if (!buffer.impl_) return InvalidArgument("the buffer was already submitted");
+  uint64_t size = buffer.size();
+  MINERU_ASSIGN_OR_RETURN(UniqueFd fd, buffer.impl_->buffer.Seal());
+  buffer.impl_.reset();
+  return impl_->SubmitFd(fd.get(), size, options);
+}
+
+Result<JobStatus> Client::Wait(uint64_t job_id, const std::function<void(const Progress&)>& on_progress,
+                               int64_t timeout_ms) {
+  Deadline deadline = timeout_ms < 0 ? Deadline::Never() : Deadline::InMillis(timeout_ms);
+  // A job this connection submitted (not detached) streams its events here. For any other job the
+  // daemon sends no events, so its status is asked for periodically.
+  MINERU_ASSIGN_OR_RETURN(JobStatus current, GetStatus(job_id));
+  uint32_t last_done = UINT32_MAX;
+  auto report = [&](uint32_t done, uint32_t total) {
+    if (on_progress && done != last_done) on_progress(Progress{job_id, done, total});
+    last_done = done;
+  };
+  report(current.pages_done, current.pages_total);
+  auto is_final = [](JobState s) { return s == JobState::kDone || s == JobState::kFailed || s == JobState::kCancelled; };
+  while (!is_final(current.state)) {
+    // Events already received first.
+    bool finished = false;
+    while (!impl_->events.empty() && !finished) {
+      shm::Message m = std::move(impl_->events.front());
+      impl_->events.pop_front();
+      if (auto* p = std::get_if<shm::PageProgress>(&m); p && p->job_id == job_id) {
+        report(p->pages_done, p->pages_total);
+      } else if ((std::holds_alternative<shm::JobDone>(m) && std::get<shm::JobDone>(m).job_id == job_id) ||
+                 (std::holds_alternative<shm::JobFailed>(m) && std::get<shm::JobFailed>(m).job_id == job_id)) {
+        finished = true;
+      }
+    }
+    if (finished) break;
+    if (deadline.Expired()) return DeadlineExceeded("job " + std::to_string(job_id) + " did not finish in time");
+    auto m = impl_->Receive(Deadline::InMillis(500));
+    if (m.ok()) {
+      if (Impl::IsJobEvent(*m)) impl_->events.push_back(std::move(*m));
+      continue;
+    }
+    if (m.status().code() != StatusCode::kDeadlineExceeded) return m.status();
+    MINERU_ASSIGN_OR_RETURN(current, GetStatus(job_id));
+    report(current.pages_done, current.pages_total);
+  }
+  MINERU_ASSIGN_OR_RETURN(current, GetStatus(job_id));
+  report(current.pages_done, current.pages_total);
+  return current;
+}
+
+Result<JobStatus> Client::GetStatus(uint64_t job_id) {
+  shm::StatusRequest req{impl_->next_request_id++, job_id};
+  MINERU_ASSIGN_OR_RETURN(shm::StatusReply r, impl_->CallFor<shm::StatusReply>(req, req.request_id));
+  return FromWire(r.job);
+}
+
+Result<std::vector<JobStatus>> Client::List(bool all_users) {
+  shm::ListRequest req{impl_->next_request_id++, all_users};
+  MINERU_ASSIGN_OR_RETURN(shm::ListReply r, impl_->CallFor<shm::ListReply>(req, req.request_id));
+  std::vector<JobStatus> out;
+  for (const auto& j : r.jobs) out.push_back(FromWire(j));
+  return out;
+}
+
+Status Client::Cancel(uint64_t job_id) {
+  shm::CancelRequest req{impl_->next_request_id++, job_id, false};
+  return impl_->CallFor<shm::CancelReply>(req, req.request_id).status();
+}
+
+Result<std::vector<uint64_t>> Client::CancelAll() {
+  shm::CancelRequest req{impl_->next_request_id++, 0, true};
+  MINERU_ASSIGN_OR_RETURN(shm::CancelReply r, impl_->CallFor<shm::CancelReply>(req, req.request_id));
+  return r.cancelled_job_ids;
+}
+
+Result<std::vector<ResultFile>> Client::Fetch(uint64_t job_id) {
+  if (!impl_->ring) return FailedPrecondition("minerud gave this connection no result ring");
+  shm::FetchRequest req{impl_->next_request_id++, job_id, shm::kAllOutputs};
+  MINERU_RETURN_IF_ERROR(impl_->Send(req));
+  shm::RingConsumer& ring = *impl_->ring;
+  std::vector<ResultFile> files;
+  std::optional<shm::FetchReply> reply;
+  std::vector<uint8_t> record;
+  auto take = [&]() -> Status {
+    auto view = shm::ParseResultRecord(record);
+    if (!view.ok()) return view.status();
+    if (view->job_id != job_id) return Status::Ok();  // a record of another fetch; not ours
+    std::string name(view->name);
+    if (!SafeFileName(name)) return DataLoss("minerud sent an unsafe file name");
+    ResultFile f;
+    f.path = view->kind == shm::ResultKind::kImageCrop ? "images/" + name : name;
+    f.data.assign(view->data.begin(), view->data.end());
+    files.push_back(std::move(f));
+    return Status::Ok();
+  };
+  Deadline deadline = Deadline::InMillis(600'000);
+  for (;;) {
+    // Everything in the ring first (it may be smaller than the results: the daemon waits for room).
+    for (;;) {
+      MINERU_ASSIGN_OR_RETURN(bool got, ring.TryRead(&record));
+      if (!got) break;
+      MINERU_RETURN_IF_ERROR(take());
+    }
+    if (reply && ring.records_read() >= reply->first_record_sequence + reply->record_count) break;
+    if (!reply) {
+      auto m = impl_->Receive(Deadline::InMillis(0));
+      if (m.ok()) {
+        if (Impl::IsJobEvent(*m)) {
+          impl_->events.push_back(std::move(*m));
+        } else if (auto* e = std::get_if<shm::ErrorReply>(&*m); e && (e->request_id == req.request_id || e->request_id == 0)) {
+          return FromErrorReply(*e);
+        } else if (auto* r = std::get_if<shm::FetchReply>(&*m); r && r->request_id == req.request_id) {
+          reply = *r;
+        }
+        continue;
+      }
+      if (m.status().code() != StatusCode::kDeadlineExceeded) return m.status();
+    }
+    if (deadline.Expired()) return DeadlineExceeded("fetching the results of job " + std::to_string(job_id) + " timed out");
+    Status waited = ring.Wait(Deadline::InMillis(kRingIdleWaitMs), impl_->channel.fd());
+    if (!waited.ok() && waited.code() != StatusCode::kDeadlineExceeded) return waited;
+  }
+  return files;
+}
+
+Result<DaemonStats> Client::Stats() {
+  shm::StatsRequest req{impl_->next_request_id++};
+  MINERU_ASSIGN_OR_RETURN(shm::StatsReply r, impl_->CallFor<shm::StatsReply>(req, req.request_id));
+  DaemonStats out;
+  out.counters = r.counters;
+  for (const auto& t : r.tiers) {
+    out.tiers.push_back({t.tier, t.budget_bytes, t.used_bytes, t.peak_bytes, t.units_resident});
+  }
+  return out;
+}
+
+Result<double> Client::Ping() {
+  uint64_t nonce = impl_->next_request_id++;
+  Stopwatch watch;
+  MINERU_RETURN_IF_ERROR(impl_->Send(shm::Ping{nonce, {}}));
+  for (;;) {
+    MINERU_ASSIGN_OR_RETURN(shm::Message m, impl_->Receive(Deadline::InMillis(10'000)));
+    if (auto* p = std::get_if<shm::Pong>(&m); p && p->nonce == nonce) break;
+    if (Impl::IsJobEvent(m)) impl_->events.push_back(std::move(m));
+  }
+  return watch.ElapsedNanos() / 1000.0;
+}
+
+}  // namespace mineru::client

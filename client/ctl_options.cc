@@ -1,0 +1,170 @@
+#include "client/ctl_options.h"
+
+#include <charconv>
+#include <cstring>
+
+#include "common/config_loader.h"
+
+namespace mineru::ctl {
+
+int ExitCodeFor(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kNotFound:
+    case StatusCode::kResourceExhausted:
+    case StatusCode::kOutOfRange:
+      return kExitBadInput;
+    case StatusCode::kUnavailable: return kExitUnavailable;
+    case StatusCode::kBusy: return kExitBusy;
+    case StatusCode::kPermissionDenied: return kExitPermission;
+    case StatusCode::kCancelled: return kExitInterrupted;
+    default: return kExitJobFailed;
+  }
+}
+
+std::string CtlUsage() {
+  return "Usage: mineructl [GLOBAL OPTIONS] COMMAND [ARGS]\n"
+         "\n"
+         "Submit documents to minerud and follow their jobs.\n"
+         "\n"
+         "Commands:\n"
+         "  submit FILE...|-      parse documents; waits and writes NAME.md, NAME_content_list.json,\n"
+         "                        NAME_middle.json, NAME_model_output.txt (with a model) and images/\n"
+         "                        under -o DIR (default ./NAME.mineru/); progress on stderr\n"
+         "      -o, --output DIR  output folder (with several files, all go into DIR)\n"
+         "      --detach          print the job ids and return at once; fetch the results later\n"
+         "      --name NAME       output base name (default: the file name without .pdf; 'stdin' for -)\n"
+         "      --backend B       auto, text or vlm (default auto)\n"
+         "  status ID...          show jobs\n"
+         "  list, ps [--all]      list your jobs (--all: every user's, for root and the admin group)\n"
+         "  wait ID... [--timeout DURATION]\n"
+         "                        wait until the jobs end; exit 1 if one failed\n"
+         "  cancel ID...|--all    cancel jobs (--all: every job of yours)\n"
+         "  fetch ID -o DIR       write a finished job's results under DIR\n"
+         "  stats                 daemon counters: queue, jobs, pages, memory per tier\n"
+         "  daemon-status         is minerud up; its version, socket and your uid as it sees it\n"
+         "\n"
+         "Global options:\n"
+         "  --socket PATH         minerud's socket (default $MINERU_SOCKET, else\n"
+         "                        $XDG_RUNTIME_DIR/minerud.sock, or /run/minerud/minerud.sock for root)\n"
+         "  --json                JSON output: one object per line; errors as {\"error\": ...}\n"
+         "  -q, --quiet           no progress on stderr\n"
+         "  --help                print this help and exit\n"
+         "  --version             print the version and exit\n"
+         "\n"
+         "Exit status: 0 ok, 1 a job failed, 64 usage error, 65 bad input (unreadable file, no such job),\n"
+         "69 minerud unreachable, 75 busy (queue full: retry later), 77 permission denied,\n"
+         "130 interrupted (jobs continue in minerud).\n";
+}
+
+Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
+  CtlOptions o;
+  std::vector<std::string> args;
+  for (int i = 1; i < argc; ++i) args.emplace_back(argv[i]);
+  size_t i = 0;
+  bool have_command = false;
+  std::vector<std::string> positional;
+  auto need_value = [&](const std::string& flag) -> Result<std::string> {
+    if (i + 1 >= args.size()) return InvalidArgument(flag + " needs a value");
+    return args[++i];
+  };
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--help" || a == "-h") {
+      o.command = Command::kHelp;
+      return o;
+    }
+    if (a == "--version") {
+      o.command = Command::kVersion;
+      return o;
+    }
+    if (a == "--json") {
+      o.json = true;
+    } else if (a == "-q" || a == "--quiet") {
+      o.quiet = true;
+    } else if (a == "--socket") {
+      MINERU_ASSIGN_OR_RETURN(o.socket_path, need_value(a));
+    } else if (a == "-o" || a == "--output") {
+      MINERU_ASSIGN_OR_RETURN(o.output_dir, need_value(a));
+    } else if (a == "--name") {
+      MINERU_ASSIGN_OR_RETURN(o.name, need_value(a));
+    } else if (a == "--backend") {
+      MINERU_ASSIGN_OR_RETURN(o.backend, need_value(a));
+      if (o.backend != "auto" && o.backend != "text" && o.backend != "vlm") {
+        return InvalidArgument("--backend must be auto, text or vlm");
+      }
+    } else if (a == "--timeout") {
+      MINERU_ASSIGN_OR_RETURN(std::string v, need_value(a));
+      MINERU_ASSIGN_OR_RETURN(o.timeout_ms, ParseDurationMillis(v));
+    } else if (a == "--detach" || a == "-d") {
+      o.detach = true;
+    } else if (a == "--all" || a == "-a") {
+      o.all = true;
+    } else if (a == "-" || a.empty() || a[0] != '-') {
+      if (!have_command) {
+        static const std::pair<const char*, Command> kCommands[] = {
+            {"submit", Command::kSubmit}, {"status", Command::kStatus}, {"list", Command::kList},
+            {"ps", Command::kList},       {"wait", Command::kWait},     {"cancel", Command::kCancel},
+            {"fetch", Command::kFetch},   {"stats", Command::kStats},   {"daemon-status", Command::kDaemonStatus},
+        };
+        bool found = false;
+        for (const auto& [name, cmd] : kCommands) {
+          if (a == name) {
+            o.command = cmd;
+            found = true;
+          }
+        }
+        if (!found) return InvalidArgument("unknown command '" + a + "' (see mineructl --help)");
+        have_command = true;
+      } else {
+        positional.push_back(a);
+      }
+    } else {
+      return InvalidArgument("unknown option '" + a + "' (see mineructl --help)");
+    }
+  }
+  if (!have_command) return InvalidArgument("no command given (see mineructl --help)");
+  auto parse_ids = [&]() -> Status {
+    for (const std::string& p : positional) {
+      uint64_t id = 0;
+      auto [end, ec] = std::from_chars(p.data(), p.data() + p.size(), id);
+      if (ec != std::errc() || end != p.data() + p.size() || id == 0) {
+        return InvalidArgument("'" + p + "' is not a job id");
+      }
+      o.job_ids.push_back(id);
+    }
+    return Status::Ok();
+  };
+  switch (o.command) {
+    case Command::kSubmit:
+      if (positional.empty()) return InvalidArgument("submit needs at least one FILE (or - for stdin)");
+      o.files = positional;
+      if (!o.name.empty() && o.files.size() > 1) return InvalidArgument("--name works with a single FILE");
+      break;
+    case Command::kStatus:
+    case Command::kWait:
+      MINERU_RETURN_IF_ERROR(parse_ids());
+      if (o.job_ids.empty()) return InvalidArgument("this command needs at least one job ID");
+      break;
+    case Command::kCancel:
+      MINERU_RETURN_IF_ERROR(parse_ids());
+      if (o.job_ids.empty() == !o.all) return InvalidArgument("cancel needs job IDs or --all (not both)");
+      break;
+    case Command::kFetch:
+      MINERU_RETURN_IF_ERROR(parse_ids());
+      if (o.job_ids.size() != 1) return InvalidArgument("fetch needs exactly one job ID");
+      if (o.output_dir.empty()) return InvalidArgument("fetch needs -o DIR");
+      break;
+    case Command::kList:
+    case Command::kStats:
+    case Command::kDaemonStatus:
+      if (!positional.empty()) return InvalidArgument("unexpected argument '" + positional[0] + "'");
+      break;
+    default:
+      break;
+  }
+  return o;
+}
+
+}  // namespace mineru::ctl

@@ -1,0 +1,51 @@
+// mineructl's command line: the command, its arguments and the global options, plus the exit codes
+// (sysexits-style, as users of lp and docker expect).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace mineru::ctl {
+
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitJobFailed = 1,
+  kExitUsage = 64,
+  kExitBadInput = 65,
+  kExitUnavailable = 69,
+  kExitBusy = 75,
+  kExitPermission = 77,
+  kExitInterrupted = 130,
+};
+
+// The exit code for an error status (kUnavailable -> 69, kBusy -> 75, ...).
+int ExitCodeFor(StatusCode code);
+
+enum class Command { kHelp, kVersion, kSubmit, kStatus, kList, kWait, kCancel, kFetch, kStats, kDaemonStatus };
+
+struct CtlOptions {
+  Command command = Command::kHelp;
+  std::string socket_path;  // --socket; empty: $MINERU_SOCKET or the default
+  bool json = false;        // --json: JSON lines on stdout, errors as {"error": ...}
+  bool quiet = false;       // -q: no progress on stderr
+  // submit
+  std::vector<std::string> files;  // "-" = stdin
+  std::string output_dir;          // -o DIR
+  bool detach = false;
+  std::string name;  // --name: output base name (default: the file's name without .pdf; "stdin" for -)
+  std::string backend = "auto";
+  // status/wait/cancel/fetch
+  std::vector<uint64_t> job_ids;
+  bool all = false;  // list --all (every user's; admins), cancel --all (all of mine)
+  int64_t timeout_ms = -1;  // wait --timeout
+};
+
+// Parses argv. Usage errors are kInvalidArgument with a message (exit 64).
+Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv);
+
+std::string CtlUsage();
+
+}  // namespace mineru::ctl

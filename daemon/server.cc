@@ -1,0 +1,293 @@
+#include "daemon/server.h"
+
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <csignal>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+#include "common/log.h"
+
+namespace mineru::daemon {
+namespace {
+
+constexpr uint64_t kMaxPendingBytesPerSession = 16ull << 20;
+constexpr int kAcceptsPerWakeup = 64;
+constexpr uint64_t kTickMs = 1000;
+
+uint64_t ResidentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t pages = 0, resident = 0;
+  statm >> pages >> resident;
+  return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+int64_t WorkerCount(const Config& config) {
+  if (config.workers > 0) return config.workers;
+  unsigned n = std::thread::hardware_concurrency();
+  return n == 0 ? 1 : static_cast<int64_t>(n);
+}
+
+}  // namespace
+
+Server::Server(Options options) : options_(std::move(options)) {}
+
+Result<std::unique_ptr<Server>> Server::Create(Options options) {
+  std::unique_ptr<Server> server(new Server(std::move(options)));
+  MINERU_RETURN_IF_ERROR(server->Init());
+  return server;
+}
+
+Status Server::Init() {
+  const Config& config = options_.config;
+  MINERU_ASSIGN_OR_RETURN(AccessPolicy access, AccessPolicy::Create(config.admin_group));
+  MINERU_ASSIGN_OR_RETURN(Spool spool, Spool::Open(config.state_dir));
+  spool_.emplace(std::move(spool));
+
+  if (uv_loop_init(&loop_) != 0) return Internal("uv_loop_init failed");
+  loop_ready_ = true;
+  uv_async_init(&loop_, &wake_, &Server::OnWake);
+  wake_.data = this;
+
+  Scheduler::Options so;
+  so.spool = &*spool_;
+  so.backend = options_.backend.get();
+  so.limits = JobLimits::FromConfig(config);
+  so.workers = WorkerCount(config);
+  so.wake = [this] { uv_async_send(&wake_); };
+  scheduler_ = std::make_unique<Scheduler>(std::move(so));
+  MINERU_RETURN_IF_ERROR(scheduler_->Recover());
+
+  RequestHandler::Options ho;
+  ho.scheduler = scheduler_.get();
+  ho.backend_name = std::string(options_.backend->name());
+  ho.extra_counters = [this] {
+    std::map<std::string, double> c;
+    c["sessions"] = static_cast<double>(sessions_.size());
+    c["sessions_total"] = static_cast<double>(sessions_total_);
+    c["uptime_seconds"] = std::chrono::duration<double>(MonoNow() - started_at_).count();
+    c["rss_bytes"] = static_cast<double>(ResidentBytes());
+    c["worker_heartbeat_age_ms"] = static_cast<double>(scheduler_->HeartbeatAgeMs());
+    auto free_bytes = spool_->FreeBytes();
+    if (free_bytes.ok()) c["state_dir_free_bytes"] = static_cast<double>(*free_bytes);
+    return c;
+  };
+  handler_ = std::make_unique<RequestHandler>(std::move(ho));
+  handler_->SetAccessPolicy(access);
+  handler_->SetMaxDocumentBytes(config.max_document_bytes);
+
+  uv_poll_init_socket(&loop_, &listen_poll_, options_.listen.fd.get());
+  listen_poll_.data = this;
+  for (auto [handle, signum] : {std::pair{&sigterm_, SIGTERM}, {&sigint_, SIGINT}, {&sighup_, SIGHUP}}) {
+    uv_signal_init(&loop_, handle);
+    handle->data = this;
+    uv_signal_start(handle, &Server::OnSignal, signum);
+  }
+  uv_timer_init(&loop_, &tick_);
+  tick_.data = this;
+  return Status::Ok();
+}
+
+Server::~Server() {
+  scheduler_.reset();  // joins the workers before the loop goes away
+  if (loop_ready_) {
+    if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&wake_))) CloseAllHandles();
+    uv_run(&loop_, UV_RUN_DEFAULT);
+    uv_loop_close(&loop_);
+  }
+}
+
+int Server::Run() {
+  ::signal(SIGPIPE, SIG_IGN);
+  scheduler_->Start();
+  uv_poll_start(&listen_poll_, UV_READABLE, &Server::OnListenReadable);
+  listening_ = true;
+  uv_timer_start(&tick_, &Server::OnTick, kTickMs, kTickMs);
+  MINERU_LOG(kInfo) << "listening on " << (options_.listen.path.empty() ? "<activated socket>" : options_.listen.path)
+                    << (options_.listen.activated ? " (socket activation)" : "") << ", backend "
+                    << options_.backend->name() << ", state " << options_.config.state_dir;
+  notifier_.Ready();
+  PublishStatus();
+  uv_run(&loop_, UV_RUN_DEFAULT);
+  return exit_code_;
+}
+
+void Server::OnListenReadable(uv_poll_t* handle, int status, int /*events*/) {
+  auto* self = static_cast<Server*>(handle->data);
+  if (status < 0) {
+    MINERU_LOG(kError) << "listening socket failed: " << uv_strerror(status);
+    return;
+  }
+  self->AcceptAll();
+}
+
+void Server::AcceptAll() {
+  for (int i = 0; i < kAcceptsPerWakeup && listening_; ++i) {
+    UniqueFd fd(::accept4(options_.listen.fd.get(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC));
+    if (!fd) {
+      if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR || errno == ECONNABORTED) return;
+      // EMFILE/ENFILE and the like: log and try again at the next readiness.
+      MINERU_LOG(kWarning) << "accept: " << std::strerror(errno);
+      return;
+    }
+    auto peer = GetPeerCredentials(fd.get());
+    if (!peer.ok()) continue;
+    uint64_t id = next_session_id_++;
+    Session::Callbacks cb;
+    cb.on_message = [this](Session& s, shm::Message m, std::vector<UniqueFd> fds) {
+      handler_->Handle(s, std::move(m), std::move(fds));
+    };
+    cb.on_closed = [this](Session& s) { sessions_.erase(s.id()); };
+    auto session = std::make_unique<Session>(&loop_, id, std::move(fd), *peer, kMaxPendingBytesPerSession, std::move(cb));
+    if (!session->Start().ok()) continue;
+    ++sessions_total_;
+    sessions_.emplace(id, std::move(session));
+  }
+}
+
+void Server::OnWake(uv_async_t* handle) { static_cast<Server*>(handle->data)->DispatchEvents(); }
+
+void Server::DispatchEvents() {
+  std::vector<JobEvent> events = scheduler_->TakeEvents();
+  for (const JobEvent& e : events) {
+    if (e.kind == JobEvent::Kind::kFinished) {
+      MINERU_LOG(kInfo) << "job " << e.info.id << " (uid " << e.info.uid << ", " << e.info.name << ") "
+                        << JobStateName(e.info.state) << (e.info.error.empty() ? "" : ": " + e.info.error);
+    }
+    // Collect first: delivering may close a session (and erase it) on a full queue.
+    std::vector<Session*> watchers;
+    for (auto& [id, s] : sessions_) {
+      if (!s->closing() && s->watched_jobs().count(e.info.id)) watchers.push_back(s.get());
+    }
+    for (Session* s : watchers) {
+      if (e.kind == JobEvent::Kind::kFinished) s->watched_jobs().erase(e.info.id);
+      handler_->Deliver(*s, e);
+    }
+  }
+  if (shutting_down_) CheckDrained();
+}
+
+void Server::OnSignal(uv_signal_t* handle, int signum) {
+  auto* self = static_cast<Server*>(handle->data);
+  if (signum == SIGHUP) {
+    self->Reload();
+    return;
+  }
+  if (self->shutting_down_) {
+    // A second SIGTERM/SIGINT: stop running jobs now (they run again at the next start).
+    MINERU_LOG(kWarning) << "second stop signal: interrupting running jobs";
+    self->scheduler_->Interrupt();
+    self->interrupted_ = true;
+    return;
+  }
+  self->BeginShutdown();
+}
+
+void Server::BeginShutdown() {
+  shutting_down_ = true;
+  notifier_.Stopping();
+  MINERU_LOG(kInfo) << "stopping: no new jobs; draining running jobs for up to "
+                    << options_.config.drain_timeout_ms << " ms";
+  scheduler_->BeginDrain();
+  if (listening_) {
+    uv_poll_stop(&listen_poll_);
+    listening_ = false;
+    RemoveSocketFile(options_.listen);
+  }
+  drain_deadline_ = Deadline::InMillis(options_.config.drain_timeout_ms);
+  CheckDrained();
+}
+
+void Server::CheckDrained() {
+  if (!scheduler_->Idle()) {
+    if (drain_deadline_.Expired() && !interrupted_) {
+      MINERU_LOG(kWarning) << "drain timeout: interrupting running jobs (they run again at the next start)";
+      scheduler_->Interrupt();
+      interrupted_ = true;
+    }
+    return;
+  }
+  // Idle: deliver what is left and stop.
+  for (;;) {
+    std::vector<JobEvent> events = scheduler_->TakeEvents();
+    if (events.empty()) break;
+    for (const JobEvent& e : events) {
+      for (auto& [id, s] : sessions_) {
+        if (!s->closing() && s->watched_jobs().count(e.info.id)) handler_->Deliver(*s, e);
+      }
+    }
+  }
+  MINERU_LOG(kInfo) << "drained; exiting";
+  CloseAllHandles();
+}
+
+void Server::CloseAllHandles() {
+  std::vector<Session*> open;
+  for (auto& [id, s] : sessions_) open.push_back(s.get());
+  // What was sent is in the kernel's socket buffers; a client that does not read cannot hold us up.
+  for (Session* s : open) s->Close();
+  for (uv_handle_t* h : {reinterpret_cast<uv_handle_t*>(&listen_poll_), reinterpret_cast<uv_handle_t*>(&wake_),
+                         reinterpret_cast<uv_handle_t*>(&sigterm_), reinterpret_cast<uv_handle_t*>(&sigint_),
+                         reinterpret_cast<uv_handle_t*>(&sighup_), reinterpret_cast<uv_handle_t*>(&tick_)}) {
+    if (!uv_is_closing(h)) uv_close(h, nullptr);
+  }
+}
+
+void Server::OnTick(uv_timer_t* handle) {
+  auto* self = static_cast<Server*>(handle->data);
+  if (self->shutting_down_) {
+    self->CheckDrained();
+    return;
+  }
+  // The watchdog hears from us only while a worker showed life recently: a worker stuck inside one
+  // page for longer than the watchdog interval lets systemd restart the daemon.
+  uint64_t wd_usec = self->notifier_.watchdog_usec();
+  if (wd_usec > 0 && static_cast<uint64_t>(self->scheduler_->HeartbeatAgeMs()) * 1000 < wd_usec / 2) {
+    self->notifier_.WatchdogPing();
+  }
+  self->scheduler_->ExpireFinished(WallNowMillis());
+  self->PublishStatus();
+}
+
+void Server::PublishStatus() {
+  if (!notifier_.enabled()) return;
+  SchedulerStats st = scheduler_->Stats();
+  std::ostringstream o;
+  o << st.running << " running, " << st.queued << " queued, " << sessions_.size() << " clients, RSS "
+    << FormatByteSize(ResidentBytes());
+  notifier_.Status(o.str());
+}
+
+void Server::Reload() {
+  notifier_.Reloading();
+  auto config = LoadDaemonConfig(options_.command_line);
+  Result<AccessPolicy> access = config.ok() ? AccessPolicy::Create(config->admin_group) : config.status();
+  if (!config.ok() || !access.ok()) {
+    MINERU_LOG(kError) << "reload failed, keeping the running configuration: "
+                       << (config.ok() ? access.status() : config.status()).ToString();
+    notifier_.Ready();
+    return;
+  }
+  const Config& old = options_.config;
+  if (config->socket_path != old.socket_path || config->state_dir != old.state_dir ||
+      config->model_dir != old.model_dir || config->workers != old.workers) {
+    MINERU_LOG(kWarning) << "socket, state_dir, model_dir and workers change only at restart";
+    config->socket_path = old.socket_path;
+    config->state_dir = old.state_dir;
+    config->model_dir = old.model_dir;
+    config->workers = old.workers;
+  }
+  LogLevel level;
+  if (ParseLogLevel(config->log_level, &level)) SetLogLevel(level);
+  scheduler_->SetLimits(JobLimits::FromConfig(*config));
+  handler_->SetAccessPolicy(*access);
+  handler_->SetMaxDocumentBytes(config->max_document_bytes);
+  options_.config = *config;
+  MINERU_LOG(kInfo) << "configuration reloaded";
+  notifier_.Ready();
+}
+
+}  // namespace mineru::daemon

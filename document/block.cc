@@ -1,0 +1,63 @@
+#include "document/block.h"
+
+#include <algorithm>
+#include <array>
+#include <utility>
+
+namespace mineru::document {
+namespace {
+
+constexpr std::array<std::pair<BlockType, std::string_view>, 11> kTypeNames = {{
+    {BlockType::kText, "text"},
+    {BlockType::kTitle, "title"},
+    {BlockType::kImage, "image"},
+    {BlockType::kImageCaption, "image_caption"},
+    {BlockType::kImageFootnote, "image_footnote"},
+    {BlockType::kTable, "table"},
+    {BlockType::kTableCaption, "table_caption"},
+    {BlockType::kTableFootnote, "table_footnote"},
+    {BlockType::kEquation, "equation"},
+    {BlockType::kList, "list"},
+    {BlockType::kIndex, "index"},
+}};
+
+}  // namespace
+
+std::string_view BlockTypeName(BlockType type) {
+  for (const auto& [t, name] : kTypeNames) {
+    if (t == type) return name;
+  }
+  return "text";
+}
+
+std::optional<BlockType> ParseBlockType(std::string_view name) {
+  for (const auto& [t, n] : kTypeNames) {
+    if (n == name) return t;
+  }
+  return std::nullopt;
+}
+
+bool BlockTypeHasCrop(BlockType type) {
+  return type == BlockType::kImage || type == BlockType::kTable || type == BlockType::kEquation;
+}
+
+BBox NormalizeBBox(BBox box) {
+  if (box.x0 > box.x1) std::swap(box.x0, box.x1);
+  if (box.y0 > box.y1) std::swap(box.y0, box.y1);
+  auto clamp = [](int v) { return std::clamp(v, 0, 1000); };
+  return {clamp(box.x0), clamp(box.y0), clamp(box.x1), clamp(box.y1)};
+}
+
+std::string_view PageStatusName(PageStatus status) {
+  switch (status) {
+    case PageStatus::kOk:
+      return "ok";
+    case PageStatus::kNeedsOcr:
+      return "needs_ocr";
+    case PageStatus::kFailed:
+      return "failed";
+  }
+  return "failed";
+}
+
+}  // namespace mineru::document

@@ -1,0 +1,47 @@
+// Text layout: the lines, images, rules of one page (text_lines.h) -> blocks in reading order.
+//
+//  1. Running headers, footers and page numbers (lines in the top / bottom margin band that repeat across
+//     pages once digits are masked, or that are only a page number) are left out.
+//  2. Tables drawn with ruling lines become table blocks (ruling_table.h); images become image blocks.
+//  3. Reading order: a gutter free of narrow items splits the page into columns; items that cross it
+//     (titles, wide figures) cut the columns into bands, read top to bottom; columns left to right, or
+//     right to left on right-to-left pages. Recursive, so nested columns work.
+//  4. Lines in one column join into paragraphs (small gap, same size and weight, no list marker), with
+//     de-hyphenation. A paragraph is a title when it is short and larger than body text (levels 1-3 by
+//     size rank) or entirely bold at body size (level 4 / the next level); a list when its lines start
+//     with bullets or numbers. "Figure N" / "Table N" paragraphs become captions of the nearest body.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+#include "document/block.h"
+#include "document/text_lines.h"
+
+namespace mineru::document {
+
+struct DocumentStyle {
+  double body_size = 10;
+  std::vector<double> heading_sizes;      // descending; index = level - 1
+  std::set<std::string> running_keys;     // masked text of repeated header / footer lines
+};
+
+// Body size, heading sizes and running headers / footers across all pages.
+DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages);
+
+// The key of a line in the top or bottom margin band ("" when the line is not in one).
+std::string RunningKey(const TextLine& line, const Rect& page);
+// True for "12", "- 12 -", "Page 3", "3 of 10", "iv".
+bool IsPageNumberText(const std::string& text);
+
+// Blocks of one page in reading order (bboxes in the 0-1000 frame).
+std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& style);
+
+// Joins two lines of one paragraph: de-hyphenates "exam-" + "ple", no space between CJK characters.
+void JoinLine(std::string& paragraph, const std::string& next_line);
+
+// A list marker at the start of `text`: sets *numbered and returns the marker's length in bytes, or 0.
+size_t ListMarkerLength(const std::string& text, bool* numbered);
+
+}  // namespace mineru::document

@@ -1,0 +1,375 @@
+#include "document/text_lines.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "document/pdf_document_impl.h"
+
+namespace mineru::document {
+namespace {
+
+constexpr double kMinRuleLength = 6;     // points
+constexpr double kMaxRuleThickness = 3;  // points
+
+bool IsLtrStrong(char32_t c) {
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= 0xC0 && c < 0x590 && c != 0xD7 && c != 0xF7) ||
+         (c >= 0x900 && c < 0x2000) || (c >= 0x3000 && c < 0xFB1D) || (c >= 0xAC00 && c <= 0xD7AF);
+}
+
+// Builds `text` from `chars` (collapses whitespace, trims).
+void BuildText(TextLine& line) {
+  line.text.clear();
+  bool pending_space = false;
+  for (const TextChar& c : line.chars) {
+    if (c.rune == ' ' || c.rune == '\t' || c.rune == 0xA0 || c.rune == '\r' || c.rune == '\n') {
+      pending_space = !line.text.empty();
+      continue;
+    }
+    if (c.rune < 0x20 || c.rune == 0xFFFD) continue;
+    if (pending_space) line.text.push_back(' ');
+    pending_space = false;
+    AppendUtf8(line.text, c.rune);
+  }
+}
+
+// Reverses a visually ordered right-to-left run of chars into logical order, keeping runs of
+// left-to-right letters and digits (with the punctuation between them) left-to-right.
+void ToLogicalRtl(std::vector<TextChar>& chars) {
+  std::reverse(chars.begin(), chars.end());
+  size_t i = 0;
+  while (i < chars.size()) {
+    char32_t r = chars[i].rune;
+    bool ltr = IsLtrStrong(r) || (r >= '0' && r <= '9');
+    if (!ltr) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    size_t last_ltr = i;
+    while (j < chars.size()) {
+      char32_t c = chars[j].rune;
+      if (IsRtlChar(c)) break;
+      if (IsLtrStrong(c) || (c >= '0' && c <= '9')) last_ltr = j;
+      ++j;
+    }
+    std::reverse(chars.begin() + static_cast<ptrdiff_t>(i), chars.begin() + static_cast<ptrdiff_t>(last_ltr) + 1);
+    i = last_ltr + 1;
+  }
+}
+
+struct Collector {
+  fz_device super;
+  std::vector<RulingSegment>* rules;
+  std::vector<Rect>* images;
+};
+
+void AddRule(std::vector<RulingSegment>* rules, Rect r) {
+  if (r.empty() && !(r.width() >= 0 && r.height() >= 0)) return;
+  double w = r.width(), h = r.height();
+  if (w >= kMinRuleLength && h <= kMaxRuleThickness) {
+    rules->push_back({r, true});
+  } else if (h >= kMinRuleLength && w <= kMaxRuleThickness) {
+    rules->push_back({r, false});
+  }
+}
+
+// Path walker state: collects the axis-aligned segments of a path (after ctm).
+struct SegmentWalk {
+  fz_matrix ctm;
+  fz_point start{0, 0};
+  fz_point current{0, 0};
+  double half_width = 0.5;
+  std::vector<RulingSegment>* rules;
+  int count = 0;
+};
+
+void WalkLine(SegmentWalk* w, fz_point a, fz_point b) {
+  if (++w->count > 4000) return;  // hostile paths: enough segments seen
+  fz_point p = fz_transform_point(a, w->ctm);
+  fz_point q = fz_transform_point(b, w->ctm);
+  double hw = w->half_width;
+  if (std::fabs(p.y - q.y) < 1.0) {
+    AddRule(w->rules, {std::min(p.x, q.x), std::min(p.y, q.y) - hw, std::max(p.x, q.x), std::max(p.y, q.y) + hw});
+  } else if (std::fabs(p.x - q.x) < 1.0) {
+    AddRule(w->rules, {std::min(p.x, q.x) - hw, std::min(p.y, q.y), std::max(p.x, q.x) + hw, std::max(p.y, q.y)});
+  }
+}
+
+void WalkMoveTo(fz_context*, void* arg, float x, float y) {
+  auto* w = static_cast<SegmentWalk*>(arg);
+  w->start = w->current = {x, y};
+}
+void WalkLineTo(fz_context*, void* arg, float x, float y) {
+  auto* w = static_cast<SegmentWalk*>(arg);
+  WalkLine(w, w->current, {x, y});
+  w->current = {x, y};
+}
+void WalkCurveTo(fz_context*, void* arg, float, float, float, float, float x3, float y3) {
+  auto* w = static_cast<SegmentWalk*>(arg);
+  w->current = {x3, y3};
+}
+void WalkQuadTo(fz_context*, void* arg, float, float, float x2, float y2) {
+  static_cast<SegmentWalk*>(arg)->current = {x2, y2};
+}
+void WalkCurveToVY(fz_context*, void* arg, float, float, float x3, float y3) {
+  static_cast<SegmentWalk*>(arg)->current = {x3, y3};
+}
+void WalkClose(fz_context*, void* arg) {
+  auto* w = static_cast<SegmentWalk*>(arg);
+  WalkLine(w, w->current, w->start);
+  w->current = w->start;
+}
+void WalkRect(fz_context*, void* arg, float x0, float y0, float x1, float y1) {
+  auto* w = static_cast<SegmentWalk*>(arg);
+  WalkLine(w, {x0, y0}, {x1, y0});
+  WalkLine(w, {x1, y0}, {x1, y1});
+  WalkLine(w, {x1, y1}, {x0, y1});
+  WalkLine(w, {x0, y1}, {x0, y0});
+}
+
+const fz_path_walker kWalker = {WalkMoveTo, WalkLineTo,    WalkCurveTo,   WalkClose,
+                                WalkQuadTo, WalkCurveToVY, WalkCurveToVY, WalkRect};
+
+void CollectorFillPath(fz_context* ctx, fz_device* dev, const fz_path* path, int, fz_matrix ctm, fz_colorspace*,
+                       const float*, float alpha, fz_color_params) {
+  if (alpha <= 0) return;
+  auto* c = reinterpret_cast<Collector*>(dev);
+  fz_rect b = fz_bound_path(ctx, path, nullptr, ctm);
+  AddRule(c->rules, {b.x0, b.y0, b.x1, b.y1});  // a thin filled rectangle is a rule
+}
+
+void CollectorStrokePath(fz_context* ctx, fz_device* dev, const fz_path* path, const fz_stroke_state* stroke,
+                         fz_matrix ctm, fz_colorspace*, const float*, float alpha, fz_color_params) {
+  if (alpha <= 0) return;
+  auto* c = reinterpret_cast<Collector*>(dev);
+  SegmentWalk walk;
+  walk.ctm = ctm;
+  walk.rules = c->rules;
+  float lw = stroke != nullptr ? stroke->linewidth : 1.0f;
+  walk.half_width = std::max(0.25, std::fabs(static_cast<double>(lw) * fz_matrix_expansion(ctm)) / 2);
+  fz_walk_path(ctx, path, &kWalker, &walk);
+}
+
+void CollectorFillImage(fz_context*, fz_device* dev, fz_image*, fz_matrix ctm, float alpha, fz_color_params) {
+  if (alpha <= 0) return;
+  auto* c = reinterpret_cast<Collector*>(dev);
+  fz_rect r = fz_transform_rect(fz_unit_rect, ctm);
+  if (c->images->size() < 2000) c->images->push_back({r.x0, r.y0, r.x1, r.y1});
+}
+
+bool FontIsBold(fz_context* ctx, fz_font* font) {
+  if (font == nullptr) return false;
+  if (fz_font_is_bold(ctx, font)) return true;
+  std::string name = fz_font_name(ctx, font);
+  for (const char* k : {"Bold", "bold", "Black", "Heavy", "Semibold", "SemiBold", "Demi"}) {
+    if (name.find(k) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// One MuPDF line -> a fragment with per-char boxes.
+TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
+  TextLine frag;
+  frag.box = {line->bbox.x0, line->bbox.y0, line->bbox.x1, line->bbox.y1};
+  std::map<int, int> sizes;  // size in 0.5 pt -> chars
+  int bold = 0, mono = 0, rtl = 0, ltr = 0, total = 0;
+  for (fz_stext_char* ch = line->first_char; ch != nullptr; ch = ch->next) {
+    fz_rect q = fz_rect_from_quad(ch->quad);
+    frag.chars.push_back({static_cast<char32_t>(ch->c), {q.x0, q.y0, q.x1, q.y1}});
+    if (ch->c == ' ') continue;
+    ++total;
+    sizes[static_cast<int>(std::lround(ch->size * 2))]++;
+    if (FontIsBold(ctx, ch->font)) ++bold;
+    if (ch->font != nullptr && fz_font_is_monospaced(ctx, ch->font)) ++mono;
+    if (IsRtlChar(static_cast<char32_t>(ch->c))) ++rtl;
+    if (IsLtrStrong(static_cast<char32_t>(ch->c))) ++ltr;
+  }
+  int best = 0;
+  for (auto [s, n] : sizes) {
+    if (n > best) {
+      best = n;
+      frag.font_size = s / 2.0;
+    }
+  }
+  frag.bold = total > 0 && bold * 2 > total;
+  frag.monospace = total > 0 && mono * 2 > total;
+  frag.rtl = rtl > ltr;
+  return frag;
+}
+
+}  // namespace
+
+bool IsRtlChar(char32_t c) {
+  return (c >= 0x0590 && c <= 0x08FF) || (c >= 0xFB1D && c <= 0xFDFF) || (c >= 0xFE70 && c <= 0xFEFF);
+}
+
+void AppendUtf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out.push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out.push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x10000) {
+    if (c >= 0xD800 && c <= 0xDFFF) c = 0xFFFD;
+    out.push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else if (c < 0x110000) {
+    out.push_back(static_cast<char>(0xF0 | (c >> 18)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 12) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out.push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+}
+
+TextLine MergeFragments(std::vector<TextLine> fragments) {
+  TextLine line;
+  if (fragments.empty()) return line;
+  int rtl_chars = 0, ltr_chars = 0;
+  std::map<int, size_t> sizes;
+  size_t bold = 0, mono = 0, total = 0;
+  for (const TextLine& f : fragments) {
+    for (const TextChar& c : f.chars) {
+      if (IsRtlChar(c.rune)) ++rtl_chars;
+      if (IsLtrStrong(c.rune)) ++ltr_chars;
+    }
+    size_t n = f.chars.size();
+    sizes[static_cast<int>(std::lround(f.font_size * 2))] += n;
+    if (f.bold) bold += n;
+    if (f.monospace) mono += n;
+    total += n;
+    line.box = line.box.Union(f.box);
+  }
+  line.rtl = rtl_chars > ltr_chars;
+  std::sort(fragments.begin(), fragments.end(),
+            [&](const TextLine& a, const TextLine& b) { return line.rtl ? a.box.cx() > b.box.cx() : a.box.cx() < b.box.cx(); });
+  size_t best = 0;
+  for (auto [s, n] : sizes) {
+    if (n > best) {
+      best = n;
+      line.font_size = s / 2.0;
+    }
+  }
+  line.bold = bold * 2 > total;
+  line.monospace = mono * 2 > total;
+  for (TextLine& f : fragments) {
+    // A fragment in visual order (x increasing) of a right-to-left script is turned into logical order.
+    if (f.rtl && f.chars.size() > 1 && f.chars.front().box.cx() < f.chars.back().box.cx()) ToLogicalRtl(f.chars);
+    if (!line.chars.empty() && !f.chars.empty()) {
+      const TextChar& prev = line.chars.back();
+      const TextChar& next = f.chars.front();
+      double gap = line.rtl ? prev.box.x0 - next.box.x1 : next.box.x0 - prev.box.x1;
+      bool space_already = prev.rune == ' ' || next.rune == ' ';
+      if (!space_already && gap > 0.15 * std::max(1.0, line.font_size)) {
+        line.chars.push_back({' ', {}});
+      }
+    }
+    line.chars.insert(line.chars.end(), f.chars.begin(), f.chars.end());
+  }
+  BuildText(line);
+  return line;
+}
+
+Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
+  PdfDocument::Impl& impl = doc.impl();
+  MINERU_ASSIGN_OR_RETURN(PageHandle page, impl.LoadPage(page_index));
+  MINERU_ASSIGN_OR_RETURN(fz_rect bounds, impl.PageBounds(page.get()));
+  PageContent content;
+  content.page = {bounds.x0, bounds.y0, bounds.x1, bounds.y1};
+  fz_context* ctx = impl.ctx();
+  ScopedCookie cookie(impl.mctx());
+  fz_stext_page* stext = nullptr;
+  fz_display_list* list = nullptr;
+  fz_device* dev = nullptr;
+  Collector* collector = nullptr;
+  fz_var(stext);
+  fz_var(list);
+  fz_var(dev);
+  fz_var(collector);
+  // The page is interpreted once into a display list, which is replayed into the structured-text device
+  // and into the collector of images and ruling lines.
+  fz_try(ctx) {
+    list = fz_new_display_list(ctx, bounds);
+    dev = fz_new_list_device(ctx, list);
+    fz_run_page(ctx, page.get(), dev, fz_identity, cookie.get());
+    fz_close_device(ctx, dev);
+    fz_drop_device(ctx, dev);
+    dev = nullptr;
+
+    stext = fz_new_stext_page(ctx, bounds);
+    fz_stext_options opts{};
+    opts.flags = FZ_STEXT_MEDIABOX_CLIP;
+    dev = fz_new_stext_device(ctx, stext, &opts);
+    fz_run_display_list(ctx, list, dev, fz_identity, fz_infinite_rect, cookie.get());
+    fz_close_device(ctx, dev);
+
+    collector = reinterpret_cast<Collector*>(fz_new_device_of_size(ctx, sizeof(Collector)));
+    collector->super.fill_path = CollectorFillPath;
+    collector->super.stroke_path = CollectorStrokePath;
+    collector->super.fill_image = CollectorFillImage;
+    collector->rules = &content.rules;
+    collector->images = &content.images;
+    fz_run_display_list(ctx, list, &collector->super, fz_identity, fz_infinite_rect, cookie.get());
+    fz_close_device(ctx, &collector->super);
+  }
+  fz_always(ctx) {
+    fz_drop_device(ctx, dev);
+    if (collector != nullptr) fz_drop_device(ctx, &collector->super);
+    fz_drop_display_list(ctx, list);
+  }
+  fz_catch(ctx) {
+    fz_drop_stext_page(ctx, stext);
+    return impl.mctx().FailureStatus(ctx, "cannot read the text of page " + std::to_string(page_index + 1));
+  }
+  if (!impl.mctx().AbortStatus().ok()) fz_drop_stext_page(ctx, stext);
+  MINERU_RETURN_IF_ERROR(impl.mctx().AbortStatus());
+
+  // Fragments (MuPDF lines), then merged into visual lines by baseline.
+  std::vector<TextLine> fragments;
+  for (fz_stext_block* block = stext->first_block; block != nullptr; block = block->next) {
+    if (block->type != FZ_STEXT_BLOCK_TEXT) continue;
+    for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) {
+      if (line->wmode != 0) continue;  // vertical writing is left to a model
+      TextLine frag = FragmentFromLine(ctx, line);
+      BuildText(frag);
+      if (frag.text.empty()) continue;
+      content.num_chars += static_cast<int>(frag.chars.size());
+      fragments.push_back(std::move(frag));
+    }
+  }
+  fz_drop_stext_page(ctx, stext);
+
+  // Group fragments on one baseline: same vertical band, small horizontal gaps.
+  std::sort(fragments.begin(), fragments.end(), [](const TextLine& a, const TextLine& b) {
+    return a.box.y0 != b.box.y0 ? a.box.y0 < b.box.y0 : a.box.x0 < b.box.x0;
+  });
+  std::vector<bool> used(fragments.size(), false);
+  for (size_t i = 0; i < fragments.size(); ++i) {
+    if (used[i]) continue;
+    std::vector<TextLine> group{fragments[i]};
+    used[i] = true;
+    Rect box = fragments[i].box;
+    double size = std::max(1.0, fragments[i].font_size);
+    bool grew = true;
+    while (grew) {
+      grew = false;
+      for (size_t j = i + 1; j < fragments.size() && fragments[j].box.y0 < box.y1; ++j) {
+        if (used[j]) continue;
+        const Rect& b = fragments[j].box;
+        double gap = std::max(b.x0 - box.x1, box.x0 - b.x1);
+        if (VerticalOverlap(box, b) > 0.6 && gap < 1.2 * size &&
+            std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
+          group.push_back(fragments[j]);
+          used[j] = true;
+          box = box.Union(b);
+          grew = true;
+        }
+      }
+    }
+    content.lines.push_back(MergeFragments(std::move(group)));
+  }
+  return content;
+}
+
+}  // namespace mineru::document

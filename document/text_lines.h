@@ -1,0 +1,55 @@
+// Text-layer extraction: one page of MuPDF structured text -> visual lines (fragments on one baseline
+// merged, right-to-left lines in logical order), image rectangles and ruling segments (thin strokes and
+// fills, for tables). Plain data; the layout step (text_layout.h) never touches MuPDF.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "document/page_geometry.h"
+#include "document/pdf_document.h"
+
+namespace mineru::document {
+
+struct TextChar {
+  char32_t rune = 0;
+  Rect box;
+};
+
+struct TextLine {
+  Rect box;
+  std::vector<TextChar> chars;  // logical order; spaces included
+  std::string text;             // UTF-8 of chars, whitespace collapsed, trimmed
+  double font_size = 0;         // the most common size on the line
+  bool bold = false;            // most characters in a bold face
+  bool rtl = false;             // right-to-left script dominates
+  bool monospace = false;
+};
+
+struct RulingSegment {
+  Rect box;  // thin: height (horizontal) or width (vertical) of a few points at most
+  bool horizontal = true;
+};
+
+struct PageContent {
+  Rect page;  // displayed bounds, points
+  std::vector<TextLine> lines;
+  std::vector<Rect> images;
+  std::vector<RulingSegment> rules;
+  int num_chars = 0;  // non-space characters
+};
+
+// Extracts page `page_index`; MuPDF errors become the returned Status (the caller marks the page failed).
+Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index);
+
+// Builds a visual line from fragments already known to share a baseline (exposed for tests):
+// orders them by x, reverses right-to-left runs into logical order, inserts spaces at gaps.
+TextLine MergeFragments(std::vector<TextLine> fragments);
+
+// True for characters of right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, NKo, presentation forms).
+bool IsRtlChar(char32_t c);
+
+void AppendUtf8(std::string& out, char32_t c);
+
+}  // namespace mineru::document

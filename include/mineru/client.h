@@ -1,0 +1,140 @@
+// libmineru-client, the C++ API: connect to minerud, submit documents (copied, or zero-copy from a
+// buffer the app fills in place), follow progress, read results from the session's result ring.
+// No libtorch, no MuPDF. A Client is used by one thread at a time.
+//
+//   auto client = mineru::client::Client::Connect({});
+//   auto job = client->Submit(pdf_bytes, {.name = "paper"});
+//   auto done = client->Wait(*job, [](const mineru::client::Progress& p) { ... });
+//   auto files = client->Fetch(*job);   // "paper.md", "paper_content_list.json", "images/…"
+//
+// Errors are mineru::Status codes: kUnavailable (daemon not running), kBusy (queue full, retry),
+// kPermissionDenied, kInvalidArgument (bad input), kNotFound (no such job, or not yours), ...
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+
+namespace mineru::client {
+
+struct ClientOptions {
+  std::string socket_path;  // empty: $MINERU_SOCKET, else minerud's default for this user
+  std::string client_name = "libmineru-client";
+  uint64_t ring_bytes = 0;            // result ring size; 0: the daemon's default
+  int64_t connect_timeout_ms = 5000;
+};
+
+struct SubmitOptions {
+  std::string name;              // base name of the outputs ("paper" -> paper.md); required
+  bool detach = false;           // false: this connection receives the job's events
+  std::string backend = "auto";  // "auto", "text" or "vlm"
+};
+
+enum class JobState { kQueued, kRunning, kDone, kFailed, kCancelled };
+const char* JobStateName(JobState state);
+
+struct JobStatus {
+  uint64_t id = 0;
+  uint32_t owner_uid = 0;
+  JobState state = JobState::kQueued;
+  std::string name;
+  std::string backend;
+  uint32_t pages_done = 0;
+  uint32_t pages_total = 0;
+  int64_t submitted_unix_ms = 0;
+  int64_t finished_unix_ms = 0;
+  uint64_t document_bytes = 0;
+  StatusCode error_code = StatusCode::kOk;
+  std::string error;
+};
+
+struct Progress {
+  uint64_t job_id = 0;
+  uint32_t pages_done = 0;
+  uint32_t pages_total = 0;
+};
+
+// One output file; `path` is relative ("paper.md", "images/<hash>.jpg") and already checked to stay
+// inside the output folder.
+struct ResultFile {
+  std::string path;
+  std::vector<uint8_t> data;
+};
+
+struct DaemonStats {
+  std::map<std::string, double> counters;
+  struct Tier {
+    std::string tier;
+    uint64_t budget_bytes = 0, used_bytes = 0, peak_bytes = 0;
+    uint32_t units_resident = 0;
+  };
+  std::vector<Tier> tiers;
+};
+
+// A document buffer for the zero-copy path: the app writes the document into data(), then submits the
+// buffer; the daemon maps the same pages. Move-only.
+class DocumentBuffer {
+ public:
+  static Result<DocumentBuffer> Create(uint64_t size_bytes);
+  DocumentBuffer(DocumentBuffer&&) noexcept;
+  DocumentBuffer& operator=(DocumentBuffer&&) noexcept;
+  ~DocumentBuffer();
+  std::span<uint8_t> data();
+  uint64_t size() const;
+
+  struct Impl;
+
+ private:
+  explicit DocumentBuffer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+  friend class Client;
+};
+
+class Client {
+ public:
+  static Result<Client> Connect(const ClientOptions& options);
+  Client(Client&&) noexcept;
+  Client& operator=(Client&&) noexcept;
+  ~Client();
+
+  // The socket path minerud uses by default for the calling user ($MINERU_SOCKET first).
+  static std::string DefaultSocketPath();
+
+  uint32_t peer_uid() const;            // who the daemon thinks we are
+  const std::string& daemon_version() const;
+  uint64_t max_document_bytes() const;  // the daemon's cap
+
+  // Copies `document` into a sealed memfd and submits it.
+  Result<uint64_t> Submit(std::span<const uint8_t> document, const SubmitOptions& options);
+  // Submits a filled buffer without copying it (the buffer is consumed).
+  Result<uint64_t> Submit(DocumentBuffer buffer, const SubmitOptions& options);
+
+  // Waits until the job is done, failed or cancelled; `on_progress` (optional) sees every page.
+  // Returns the final status (a failed job is a successful Wait with state kFailed).
+  Result<JobStatus> Wait(uint64_t job_id, const std::function<void(const Progress&)>& on_progress = {},
+                         int64_t timeout_ms = -1);
+  Result<JobStatus> GetStatus(uint64_t job_id);
+  Result<std::vector<JobStatus>> List(bool all_users = false);
+  Status Cancel(uint64_t job_id);
+  Result<std::vector<uint64_t>> CancelAll();
+  // Reads a finished job's output files from the result ring. Fetching every output deletes them
+  // from the daemon's spool.
+  Result<std::vector<ResultFile>> Fetch(uint64_t job_id);
+  Result<DaemonStats> Stats();
+  // Round trip time of an empty Ping, in microseconds.
+  Result<double> Ping();
+
+  struct Impl;
+
+ private:
+  explicit Client(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace mineru::client
