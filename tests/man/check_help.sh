@@ -8,7 +8,7 @@ set -u -o pipefail
 minerud=$1 mineructl=$2 dir=$3
 fail=0
 check() {  # check PROGRAM PAGE
-  local program=$1 page=$2 help opt cmd
+  local program=$1 page=$2 help opt cmd cmd_re
   [[ -x $program ]] || { echo "FAIL: $program is not built" >&2; fail=1; return; }
   help=$("$program" --help) || { echo "FAIL: $program --help exited $?" >&2; fail=1; return; }
   for opt in $(grep -o -- '--[a-z][a-z0-9-]*' <<<"$help" | sort -u); do
@@ -20,7 +20,8 @@ check() {  # check PROGRAM PAGE
   # Commands: the first word of each indented line under a "Commands:" or "Subcommands:" heading.
   for cmd in $(awk '/^(Sub)?[Cc]ommands:/ { on = 1; next } on && /^[^ ]/ { on = 0 } on && /^  [a-z]/ { print $1 }' \
                <<<"$help" | tr -d ',' | sort -u); do
-    if ! grep -qE "^\.(B|BR|BI|SS) \"?${cmd}\b|\\\\fB${cmd}\\\\f" "$page"; then
+    cmd_re=${cmd//-/\\\\-}  # roff writes daemon-status as daemon\-status
+    if ! grep -qE "^\.(B|BR|BI|SS) \"?${cmd_re}\b|\\\\fB${cmd_re}\\\\f" "$page"; then
       echo "FAIL: $(basename "$page") does not document the command '$cmd'" >&2
       fail=1
     fi
