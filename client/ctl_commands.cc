@@ -40,7 +40,7 @@ class Printer {
     int code = ExitCodeFor(s.code());
     std::string message = s.message();
     if (s.code() == StatusCode::kUnavailable) {
-      message += "; is minerud running? Start it with `systemctl start minerud.socket` (system service), "
+      message += "; start minerud with `systemctl start minerud.socket` (system service), "
                  "`systemctl --user start minerud` or `minerud &` (by hand)";
     }
     if (!hint.empty()) message += " (" + hint + ")";

@@ -221,9 +221,9 @@ void Session::FlushRecords() {
   while (!out_records_.empty() && !closing_) {
     OutRecord& r = out_records_.front();
     if (r.offset < r.bytes.size()) {
-      Status s = ring_->TryWrite(r.bytes, &r.offset);
-      if (!s.ok()) {
-        Fail(s);
+      auto wrote = ring_->TryWrite(r.bytes, &r.offset);
+      if (!wrote.ok()) {
+        Fail(wrote.status());
         return;
       }
     }
