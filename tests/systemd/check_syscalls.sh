@@ -118,3 +118,6 @@ bad=$(grep -v -E "^($scratch/|/tmp/|/dev/|/proc/self/|/proc/thread-self/|/proc/[
 
 echo "ok: minerud made $(wc -l <"$scratch/used") distinct system calls, all allowed by SystemCallFilter=$(echo $filters)"
 echo "ok: it wrote $(grep -c . <<<"$writes") paths, all in its state or socket folder, /tmp, /dev or /proc/self"
+echo "system calls: $(echo $(cat "$scratch/used"))"
+echo "paths written:"
+sed "s|^$scratch/|  (scratch)/|; s|^/|  /|" <<<"$writes"
