@@ -1,0 +1,110 @@
+#!/bin/bash
+# The daemon works inside the sandbox minerud.service puts it in, rebuilt without systemd from the
+# same kernel features (systemd is not PID 1 here, so the unit itself cannot be started):
+#   User=/Group= an unprivileged uid        setpriv --reuid/--regid, no supplementary groups
+#   CapabilityBoundingSet= (empty)           setpriv --bounding-set=-all --inh-caps=-all
+#   NoNewPrivileges=yes                      setpriv --no-new-privs
+#   LimitMEMLOCK=infinity, UMask=0077        prlimit --memlock=unlimited (if allowed), umask 077
+#   ProtectSystem=strict                     / remounted read-only in a private mount namespace
+#   StateDirectory=, RuntimeDirectory=       /var/lib/minerud and /run/minerud writable bind mounts
+#   PrivateTmp=yes, ProtectHome=yes          empty tmpfs on /tmp, /home and /root
+#   PrivateNetwork=yes                       a new network namespace (loopback only, down)
+# minerud runs with the service's own command line (ExecStart=, ${STATE_DIRECTORY} expanded), and
+# mineructl, outside the sandbox, submits a two-page PDF through the bound socket, lists, reloads
+# (SIGHUP) and stops it (SIGTERM, exit 0). The seccomp filter is checked by check_syscalls.sh.
+#
+#   check_sandbox.sh SERVICE_UNIT MINERUD MINERUCTL   (the unit or its .in template)
+#
+# Needs root (mount and user namespaces); skipped (77) otherwise, or when the build folder lies
+# under /home or /root (ProtectHome= would hide the daemon itself).
+set -u -o pipefail
+unit=$1 minerud=$2 mineructl=$3
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "SKIP: $*"; exit 77; }
+[[ $(id -u) -eq 0 ]] || skip "needs root to build the sandbox"
+for tool in unshare setpriv prlimit mount mutool; do
+  command -v $tool >/dev/null || fail "$tool is missing (scripts/install-deps installs it)"
+done
+[[ -x $minerud && -x $mineructl ]] || fail "build minerud and mineructl first"
+case $PWD/ in /home/* | /root/*) skip "the build folder $PWD is under /home or /root" ;; esac
+case $(readlink -f "$minerud") in /home/* | /root/*) skip "minerud is under /home or /root" ;; esac
+unshare --mount --net true 2>/dev/null || skip "cannot create mount and network namespaces here"
+
+uid=$(id -u nobody) gid=$(id -g nobody)
+[[ -n $uid && -n $gid ]] || fail "no user nobody"
+scratch=$(mktemp -d -p "$PWD" sandbox.XXXXXX) || exit 1
+chmod 755 "$scratch"
+daemon=
+cleanup() {
+  [[ -n $daemon ]] && kill -KILL "$daemon" 2>/dev/null
+  rm -rf "$scratch"
+}
+trap cleanup EXIT
+mkdir -p "$scratch/state" "$scratch/run" "$scratch/out"
+chown "$uid:$gid" "$scratch/state" "$scratch/run"
+chmod 700 "$scratch/state"
+
+# ExecStart= of the installed unit, with the state directory systemd would pass.
+line=$(sed -n 's/^ExecStart=//p' "$unit")
+line=${line//'${STATE_DIRECTORY}'//var/lib/minerud}
+read -r -a argv <<<"$line"
+argv[0]=$minerud
+[[ " ${argv[*]} " == *" --socket /run/minerud/minerud.sock "* ]] ||
+  fail "the unit's ExecStart= does not pass --socket /run/minerud/minerud.sock: $line"
+
+printf '%s\n' '%%MediaBox 0 0 595 842' '%%Font Helv Helvetica' \
+  'BT /Helv 20 Tf 72 720 Td (Sandboxed heading) Tj ET' \
+  'BT /Helv 11 Tf 72 690 Td (Body text parsed inside the service sandbox.) Tj ET' >"$scratch/page.txt"
+mutool create -o "$scratch/sample.pdf" "$scratch/page.txt" "$scratch/page.txt" 2>/dev/null || fail "mutool create"
+
+# LimitMEMLOCK=infinity, or as much as this machine lets root raise it (a container may cap it).
+memlock=unlimited:unlimited
+if ! prlimit --memlock=$memlock true 2>/dev/null; then
+  hard=$(ulimit -Hl)
+  [[ $hard == unlimited ]] || hard=$((hard * 1024))
+  memlock=$hard:$hard
+  echo "note: RLIMIT_MEMLOCK cannot be raised here; the sandbox uses the hard limit ($hard bytes)"
+fi
+
+# Every step execs the next, so $! is minerud's pid.
+export UID_=$uid GID_=$gid MEMLOCK_=$memlock
+unshare --mount --net --propagation private -- /bin/sh -c '
+  set -e
+  scratch=$1; shift
+  mount -t tmpfs -o mode=0755 tmpfs /run
+  mkdir -p /run/minerud
+  mount --bind "$scratch/run" /run/minerud
+  mount -t tmpfs -o mode=0755 tmpfs /var/lib
+  mkdir -p /var/lib/minerud
+  mount --bind "$scratch/state" /var/lib/minerud
+  mount -t tmpfs -o mode=1777 tmpfs /tmp
+  mount -t tmpfs -o mode=0755 tmpfs /home
+  mount -t tmpfs -o mode=0700 tmpfs /root
+  mount -o remount,bind,ro /
+  umask 077
+  exec prlimit --memlock="$MEMLOCK_" setpriv --reuid="$UID_" --regid="$GID_" --clear-groups \
+    --no-new-privs --inh-caps=-all --ambient-caps=-all --bounding-set=-all -- "$@"
+' sandbox "$scratch" "${argv[@]}" >"$scratch/daemon.log" 2>&1 &
+daemon=$!
+
+sock=$scratch/run/minerud.sock
+for _ in $(seq 200); do [[ -S $sock ]] && break; kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done
+[[ -S $sock ]] || fail "minerud did not listen in the sandbox:"$'\n'"$(cat "$scratch/daemon.log")"
+[[ $(stat -c %u "$sock") == "$uid" ]] || fail "the socket is not owned by the service user"
+ctl() { "$mineructl" --socket "$sock" "$@"; }
+ctl submit "$scratch/sample.pdf" -o "$scratch/out" >"$scratch/client.log" 2>&1 ||
+  fail "mineructl submit exited $? against the sandboxed daemon:"$'\n'"$(cat "$scratch/client.log")"$'\n'"$(cat "$scratch/daemon.log")"
+grep -q 'Sandboxed heading' "$scratch/out/sample.md" || fail "sample.md lacks the document's text"
+ctl list >/dev/null 2>&1 || fail "mineructl list"
+ctl stats >/dev/null 2>&1 || fail "mineructl stats"
+find "$scratch/state" -mindepth 1 ! -user "$uid" | grep -q . && fail "files in the state directory not owned by the service user"
+kill -HUP "$daemon"
+sleep 0.5
+ctl list >/dev/null 2>&1 || fail "mineructl list after SIGHUP"
+kill -TERM "$daemon"
+wait "$daemon"
+rc=$?
+daemon=
+[[ $rc -eq 0 ]] || fail "minerud exited $rc after SIGTERM in the sandbox:"$'\n'"$(tail -20 "$scratch/daemon.log")"
+echo "ok: minerud ran as uid $uid with no capabilities on a read-only system, served a job, reloaded and stopped"
