@@ -10,20 +10,26 @@
 #   PrivateTmp=yes, ProtectHome=yes          empty tmpfs on /tmp, /home and /root
 #   PrivateNetwork=yes                       a new network namespace (loopback only, down)
 # minerud runs with the service's own command line (ExecStart=, ${STATE_DIRECTORY} expanded), and
-# mineructl, outside the sandbox, submits a two-page PDF through the bound socket, lists, reloads
-# (SIGHUP) and stops it (SIGTERM, exit 0). The seccomp filter is checked by check_syscalls.sh.
+# mineructl, outside the sandbox, submits a two-page PDF through the socket, lists, reloads (SIGHUP)
+# and stops it (SIGTERM, exit 0). The seccomp filter is checked by check_syscalls.sh.
 #
-#   check_sandbox.sh SERVICE_UNIT MINERUD MINERUCTL   (the unit or its .in template)
+#   check_sandbox.sh MODE SERVICE_UNIT MINERUD MINERUCTL   (the unit or its .in template)
+#
+# MODE bound: minerud binds /run/minerud/minerud.sock itself (the service started without its
+# socket). MODE activated: as minerud.socket does, the socket is created outside the sandbox
+# (systemd-socket-activate, then mode 0660 and the service's group), minerud is started by the
+# first connection and inherits it as fd 3 with LISTEN_FDS/LISTEN_PID.
 #
 # Needs root (mount and user namespaces); skipped (77) otherwise, or when the build folder lies
 # under /home or /root (ProtectHome= would hide the daemon itself).
 set -u -o pipefail
-unit=$1 minerud=$2 mineructl=$3
+mode=$1 unit=$2 minerud=$3 mineructl=$4
+[[ $mode == bound || $mode == activated ]] || { echo "FAIL: unknown mode $mode" >&2; exit 1; }
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
 [[ $(id -u) -eq 0 ]] || skip "needs root to build the sandbox"
-for tool in unshare setpriv prlimit mount mutool; do
+for tool in unshare setpriv prlimit mount mutool systemd-socket-activate; do
   command -v $tool >/dev/null || fail "$tool is missing (scripts/install-deps installs it)"
 done
 [[ -x $minerud && -x $mineructl ]] || fail "build minerud and mineructl first"
@@ -67,9 +73,15 @@ if ! prlimit --memlock=$memlock true 2>/dev/null; then
   echo "note: RLIMIT_MEMLOCK cannot be raised here; the sandbox uses the hard limit ($hard bytes)"
 fi
 
-# Every step execs the next, so $! is minerud's pid.
+# Every step execs the next, so $! is minerud's pid (and, activated, the LISTEN_PID systemd-socket-
+# activate sets).
 export UID_=$uid GID_=$gid MEMLOCK_=$memlock
-unshare --mount --net --propagation private -- /bin/sh -c '
+sock=$scratch/run/minerud.sock
+activate=()
+if [[ $mode == activated ]]; then
+  activate=(systemd-socket-activate -l "$sock" -E UID_ -E GID_ -E MEMLOCK_ -E PATH)
+fi
+"${activate[@]}" unshare --mount --net --propagation private -- /bin/sh -c '
   set -e
   scratch=$1; shift
   mount -t tmpfs -o mode=0755 tmpfs /run
@@ -88,15 +100,26 @@ unshare --mount --net --propagation private -- /bin/sh -c '
 ' sandbox "$scratch" "${argv[@]}" >"$scratch/daemon.log" 2>&1 &
 daemon=$!
 
-sock=$scratch/run/minerud.sock
 for _ in $(seq 200); do [[ -S $sock ]] && break; kill -0 "$daemon" 2>/dev/null || break; sleep 0.1; done
 [[ -S $sock ]] || fail "minerud did not listen in the sandbox:"$'\n'"$(cat "$scratch/daemon.log")"
-[[ $(stat -c %u "$sock") == "$uid" ]] || fail "the socket is not owned by the service user"
+if [[ $mode == activated ]]; then
+  # minerud.socket: SocketUser=root, SocketGroup=minerud, SocketMode=0660.
+  chgrp "$gid" "$sock" && chmod 0660 "$sock"
+  [[ $(readlink "/proc/$daemon/exe") == */systemd-socket-activate ]] ||
+    fail "minerud started before the first connection"
+else
+  [[ $(stat -c %u "$sock") == "$uid" ]] || fail "the socket is not owned by the service user"
+fi
 ctl() { "$mineructl" --socket "$sock" "$@"; }
 ctl submit "$scratch/sample.pdf" -o "$scratch/out" >"$scratch/client.log" 2>&1 ||
   fail "mineructl submit exited $? against the sandboxed daemon:"$'\n'"$(cat "$scratch/client.log")"$'\n'"$(cat "$scratch/daemon.log")"
 grep -q 'Sandboxed heading' "$scratch/out/sample.md" || fail "sample.md lacks the document's text"
+[[ $(readlink "/proc/$daemon/exe") == "$(readlink -f "$minerud")" ]] || fail "pid $daemon is not minerud"
 ctl list >/dev/null 2>&1 || fail "mineructl list"
+if [[ $mode == activated ]]; then
+  # Served on the inherited socket: minerud did not replace it with one of its own.
+  [[ $(stat -c %u:%a "$sock") == "0:660" ]] || fail "minerud replaced the activated socket"
+fi
 ctl stats >/dev/null 2>&1 || fail "mineructl stats"
 find "$scratch/state" -mindepth 1 ! -user "$uid" | grep -q . && fail "files in the state directory not owned by the service user"
 kill -HUP "$daemon"
@@ -107,4 +130,5 @@ wait "$daemon"
 rc=$?
 daemon=
 [[ $rc -eq 0 ]] || fail "minerud exited $rc after SIGTERM in the sandbox:"$'\n'"$(tail -20 "$scratch/daemon.log")"
-echo "ok: minerud ran as uid $uid with no capabilities on a read-only system, served a job, reloaded and stopped"
+grep '^minerud\[' "$scratch/daemon.log" | sed 's/^/  /'
+echo "ok ($mode socket): minerud ran as uid $uid with no capabilities on a read-only system, served a job, reloaded and stopped"
