@@ -18,7 +18,8 @@
 # MODE bound: minerud binds /run/minerud/minerud.sock itself (the service started without its
 # socket). MODE activated: as minerud.socket does, the socket is created outside the sandbox
 # (systemd-socket-activate, then mode 0660 and the service's group), minerud is started by the
-# first connection and inherits it as fd 3 with LISTEN_FDS/LISTEN_PID.
+# first connection and inherits it as fd 3 with LISTEN_FDS/LISTEN_PID; a user in the socket's group
+# may connect and one outside it is refused (mineructl exits 77).
 #
 # Needs root (mount and user namespaces); skipped (77) otherwise, or when the build folder lies
 # under /home or /root (ProtectHome= would hide the daemon itself).
@@ -119,6 +120,14 @@ ctl list >/dev/null 2>&1 || fail "mineructl list"
 if [[ $mode == activated ]]; then
   # Served on the inherited socket: minerud did not replace it with one of its own.
   [[ $(stat -c %u:%a "$sock") == "0:660" ]] || fail "minerud replaced the activated socket"
+  # SocketMode=0660 with the group: a member may connect, anyone else is refused (mineructl: 77).
+  other=54321
+  setpriv --reuid=$other --regid=$other --groups="$gid" -- "$mineructl" --socket "$sock" daemon-status \
+    >"$scratch/member.log" 2>&1 || fail "a member of the socket's group cannot connect:"$'\n'"$(cat "$scratch/member.log")"
+  setpriv --reuid=$other --regid=$other --clear-groups -- "$mineructl" --socket "$sock" daemon-status \
+    >"$scratch/outsider.log" 2>&1
+  rc=$?
+  [[ $rc -eq 77 ]] || fail "a user outside the socket's group got exit $rc, not 77:"$'\n'"$(cat "$scratch/outsider.log")"
 fi
 ctl stats >/dev/null 2>&1 || fail "mineructl stats"
 find "$scratch/state" -mindepth 1 ! -user "$uid" | grep -q . && fail "files in the state directory not owned by the service user"
