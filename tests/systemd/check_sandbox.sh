@@ -21,7 +21,7 @@
 # first connection and inherits it as fd 3 with LISTEN_FDS/LISTEN_PID; a user in the socket's group
 # may connect and one outside it is refused (mineructl exits 77).
 #
-# Needs root (mount and user namespaces); skipped (77) otherwise, or when the build folder lies
+# Needs root (mount and network namespaces); skipped (77) otherwise, or when the build folder lies
 # under /home or /root (ProtectHome= would hide the daemon itself).
 set -u -o pipefail
 mode=$1 unit=$2 minerud=$3 mineructl=$4
