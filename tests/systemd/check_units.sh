@@ -25,6 +25,7 @@ trap 'rm -rf "$scratch"' EXIT
 unit_dir=${MINERU_SYSTEMD_UNIT_DIR:?} user_unit_dir=${MINERU_SYSTEMD_USER_UNIT_DIR:?}
 sysusers_dir=${MINERU_SYSUSERS_DIR:?} tmpfiles_dir=${MINERU_TMPFILES_DIR:?}
 prefix=${MINERU_INSTALL_PREFIX:?} bindir=${MINERU_INSTALL_BINDIR:?} mandir=${MINERU_INSTALL_MANDIR:?}
+docdir=${MINERU_INSTALL_DOCDIR:?}
 
 dest=$scratch/dest
 for component in systemd man; do
@@ -49,7 +50,7 @@ case $mode in
     for f in "$unit_dir/minerud.service" "$unit_dir/minerud.socket" "$user_unit_dir/minerud.service" \
              "$user_unit_dir/minerud.socket" "$sysusers_dir/minerud.conf" "$tmpfiles_dir/minerud.conf" \
              "$mandir/man1/mineructl.1" "$mandir/man5/minerud.conf.5" "$mandir/man7/mineru.7" \
-             "$mandir/man8/minerud.8"; do
+             "$mandir/man8/minerud.8" "$docdir/examples/minerud.conf"; do
       [[ -f $dest$f ]] || fail "not installed: $f"
     done
     installed_units "$unit_dir" "$scratch/system"
