@@ -11,7 +11,9 @@
 #   security  `systemd-analyze security --offline=yes` overall exposure <= the score recorded in
 #             systemd/README.md (a regression fails; an improvement asks for the README update)
 #   cmdline   the built minerud accepts the command line each installed service runs it with
-#             (`minerud --check-config ARGS` exits 0); skipped (77) while minerud has no --check-config
+#             (`minerud --check-config ARGS` exits 0), and RestartPreventExitStatus= holds the exit
+#             codes it gives for a usage and a configuration error; skipped (77) while minerud has
+#             no --check-config
 #   sysusers  systemd-sysusers and systemd-tmpfiles, run against a scratch root, create the
 #             minerud user and group and /run/minerud owned by them
 set -u -o pipefail
@@ -128,6 +130,17 @@ case $mode in
       [[ $rc -eq 0 ]] || fail "$unit unit: '${argv[*]} --check-config' exited $rc:"$'\n'"$out"
       echo "$unit unit: minerud accepts: ${argv[*]:1}"
     done
+    # RestartPreventExitStatus= names the daemon's usage and configuration exit codes.
+    "$minerud" --no-such-option >/dev/null 2>&1
+    usage=$?
+    "$minerud" --check-config --config /dev/null --set max_batch=0 >/dev/null 2>&1
+    config=$?
+    for unit in system user; do
+      prevent=" $(sed -n 's/^RestartPreventExitStatus=//p' "$scratch/$unit/minerud.service") "
+      [[ $prevent == *" $usage "* && $prevent == *" $config "* ]] ||
+        fail "$unit unit: RestartPreventExitStatus=$prevent lacks the usage ($usage) or config ($config) exit code"
+    done
+    echo "RestartPreventExitStatus= holds minerud's usage ($usage) and configuration ($config) exit codes"
     ;;
   sysusers)
     root=$scratch/root
