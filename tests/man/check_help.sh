@@ -1,7 +1,7 @@
 #!/bin/bash
 # The pages document what the programs say they do: every long option printed by `minerud --help`
-# appears in minerud(8), and every command and long option printed by `mineructl --help` appears in
-# mineructl(1).
+# appears in minerud(8), every command and long option printed by `mineructl --help` appears in
+# mineructl(1), and each page's EXIT STATUS lists exactly the codes its program's --help names.
 #
 #   check_help.sh MINERUD MINERUCTL MAN_DIR
 set -u -o pipefail
@@ -26,6 +26,17 @@ check() {  # check PROGRAM PAGE
       fail=1
     fi
   done
+  # Exit statuses: the numbers after "Exit status:" in --help are exactly the page's EXIT STATUS list.
+  local from_help from_page
+  from_help=$(awk '/^Exit status:/ { on = 1 } on && /^$/ { on = 0 } on' <<<"$help" |
+              grep -oE '(^|[ :,])[0-9]{1,3} ' | tr -dc '0-9\n ' | tr ' ' '\n' | grep . | sort -nu | xargs)
+  from_page=$(awk '/^\.SH EXIT STATUS/ { on = 1; next } /^\.SH / { on = 0 } on && /^\.B [0-9]+$/ { print $2 }' \
+              "$page" | sort -nu | xargs)
+  if [[ -z $from_help ]]; then
+    echo "FAIL: $(basename "$program") --help lists no exit statuses" >&2; fail=1
+  elif [[ $from_help != "$from_page" ]]; then
+    echo "FAIL: $(basename "$page") EXIT STATUS lists '$from_page', --help says '$from_help'" >&2; fail=1
+  fi
 }
 check "$minerud" "$dir/minerud.8"
 check "$mineructl" "$dir/mineructl.1"
