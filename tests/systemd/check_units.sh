@@ -8,8 +8,9 @@
 #   install   the files are where the cache variables say, ExecStart= names the installed daemon
 #   verify    `systemd-analyze verify` (system and --user units) prints nothing; ExecStart= points
 #             at the built minerud and Documentation= man: links resolve to the installed pages
-#   security  `systemd-analyze security --offline=yes` overall exposure <= the score recorded in
-#             systemd/README.md (a regression fails; an improvement asks for the README update)
+#   security  `systemd-analyze security --offline=yes` overall exposure of the system and the user
+#             service <= the scores recorded in systemd/README.md (a regression fails; an
+#             improvement asks for the README update)
 #   cmdline   the built minerud accepts the command line each installed service runs it with
 #             (`minerud --check-config ARGS` exits 0), and RestartPreventExitStatus= holds the exit
 #             codes it gives for a usage and a configuration error; skipped (77) while minerud has
@@ -100,17 +101,27 @@ case $mode in
     ;;
   security)
     readme=$(dirname "$0")/../../systemd/README.md
-    recorded=$(sed -n 's/^Overall exposure level for minerud.service: \([0-9.]*\).*/\1/p' "$readme" | head -1)
-    [[ -n $recorded ]] || fail "no recorded exposure level in systemd/README.md"
     installed_units "$unit_dir" "$scratch/system"
-    out=$(cd "$scratch/system" && systemd-analyze security --offline=yes --no-pager ./minerud.service 2>&1)
-    score=$(sed -n 's/.*Overall exposure level for minerud.service: \([0-9.]*\).*/\1/p' <<<"$out")
-    [[ -n $score ]] || fail "systemd-analyze security printed no score:"$'\n'"$out"
-    echo "exposure $score (recorded $recorded)"
-    awk -v s="$score" -v r="$recorded" 'BEGIN { exit !(s <= r) }' ||
-      fail "exposure $score is worse than the recorded $recorded:"$'\n'"$(grep '✗' <<<"$out")"
-    awk -v s="$score" -v r="$recorded" 'BEGIN { exit !(s == r) }' ||
-      fail "exposure improved to $score: record it in systemd/README.md"
+    installed_units "$user_unit_dir" "$scratch/user"
+    mkdir -p "$scratch/runtime"
+    for unit in system user; do
+      if [[ $unit == system ]]; then
+        label="minerud.service" scope=--system
+      else
+        label="the per-user minerud.service" scope=--user
+      fi
+      recorded=$(sed -n "s/^Overall exposure level for $label: \([0-9.]*\).*/\1/p" "$readme" | head -1)
+      [[ -n $recorded ]] || fail "no recorded exposure level for $label in systemd/README.md"
+      out=$(cd "$scratch/$unit" && XDG_RUNTIME_DIR=$scratch/runtime \
+            systemd-analyze $scope security --offline=yes --no-pager ./minerud.service 2>&1)
+      score=$(sed -n 's/.*Overall exposure level for minerud.service: \([0-9.]*\).*/\1/p' <<<"$out")
+      [[ -n $score ]] || fail "systemd-analyze security printed no score for the $unit unit:"$'\n'"$out"
+      echo "$unit unit: exposure $score (recorded $recorded)"
+      awk -v s="$score" -v r="$recorded" 'BEGIN { exit !(s <= r) }' ||
+        fail "$unit unit: exposure $score is worse than the recorded $recorded:"$'\n'"$(grep '✗' <<<"$out")"
+      awk -v s="$score" -v r="$recorded" 'BEGIN { exit !(s == r) }' ||
+        fail "$unit unit: exposure improved to $score: record it in systemd/README.md"
+    done
     ;;
   cmdline)
     [[ -x $minerud ]] || fail "$minerud is not built (build the minerud target first)"
