@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <limits>
 #include <map>
 #include <regex>
 #include <sstream>
@@ -147,6 +148,43 @@ TEST(MinerudConfPageTest, ExampleLoadsAsIsWithoutChangingAnything) {
   Status st = ConfigSchemaFor().LoadText(example, "examples/minerud.conf", &loaded);
   ASSERT_TRUE(st.ok()) << st.message();
   ExpectSameConfig(loaded, Config{}, "examples/minerud.conf as shipped");
+}
+
+// Integer keys state their range as `(A\(enB)` or `(A or more)`; the loader must accept both ends and
+// refuse one past each, and every integer key must state one.
+TEST(MinerudConfPageTest, IntegerRangesAreTheLoadersRanges) {
+  std::string page = ReadSource("man/minerud.conf.5");
+  ASSERT_FALSE(page.empty());
+  static const std::regex kRange(
+      R"(^\\fB([a-z_]+)\\fR = \\fIinteger\\fR \((-?[0-9]+)(?:\\\(en([0-9]+)| or more)\)$)");
+  std::map<std::string, std::pair<int64_t, int64_t>> ranges;
+  std::istringstream lines(page);
+  std::string line;
+  std::smatch m;
+  while (std::getline(lines, line)) {
+    if (!std::regex_match(line, m, kRange)) continue;
+    int64_t max = m[3].matched ? std::stoll(m[3].str()) : std::numeric_limits<int64_t>::max();
+    ranges[m[1]] = {std::stoll(m[2].str()), max};
+  }
+  for (const auto& info : ConfigSchemaFor().keys()) {
+    if (info.type == "integer") {
+      EXPECT_EQ(ranges.count(info.key), 1u)
+          << "minerud.conf(5) states no range for the integer key " << info.key;
+    }
+  }
+  auto loads = [](const std::string& key, int64_t value) {
+    Config c;
+    return ConfigSchemaFor().LoadText(key + " = " + std::to_string(value) + "\n", "<range>", &c).ok();
+  };
+  for (const auto& [key, range] : ranges) {
+    auto [min, max] = range;
+    EXPECT_TRUE(loads(key, min)) << key << " = " << min << " is documented as allowed";
+    EXPECT_FALSE(loads(key, min - 1)) << key << " = " << min - 1 << " is documented as out of range";
+    EXPECT_TRUE(loads(key, max)) << key << " = " << max << " is documented as allowed";
+    if (max < std::numeric_limits<int64_t>::max()) {
+      EXPECT_FALSE(loads(key, max + 1)) << key << " = " << max + 1 << " is documented as out of range";
+    }
+  }
 }
 
 TEST(MinerudConfPageTest, PoisonedConfigDiffersInEveryField) {
