@@ -347,12 +347,15 @@ void Scheduler::RunJob(JobId id) {
     input.memory_limit_bytes = limits.memory_bytes_per_document;
     auto progress = [&](int64_t done, int64_t total) {
       Beat();
-      std::lock_guard lock(mu_);
-      Entry& e = jobs_.at(id);
-      e.info.pages_done = done;
-      e.info.pages_total = total;
-      ++counters_.pages_total;
-      PushEventLocked(JobEvent::Kind::kProgress, e.info);
+      {
+        std::lock_guard lock(mu_);
+        Entry& e = jobs_.at(id);
+        e.info.pages_done = done;
+        e.info.pages_total = total;
+        ++counters_.pages_total;
+        PushEventLocked(JobEvent::Kind::kProgress, e.info);
+      }
+      // Never under mu_: the wake-up may take the caller's own locks.
       if (options_.wake) options_.wake();
     };
     output = options_.backend->Parse(input, progress, *cancel);
@@ -385,6 +388,9 @@ void Scheduler::RunJob(JobId id) {
   }
   if (!output.ok()) {
     StatusCode code = output.status().code();
+    // Once the flag is set, any failure is the stop's doing (MuPDF may report a cancelled allocation
+    // as a memory error): the job is cancelled, or interrupted and queued again.
+    if (cancel->load()) code = StatusCode::kCancelled;
     if (code == StatusCode::kCancelled && !user_cancelled) {
       // Interrupted by a stop: back to the queue in the spool; it runs again at the next start.
       info.state = JobState::kQueued;
@@ -392,7 +398,7 @@ void Scheduler::RunJob(JobId id) {
     } else {
       info.state = code == StatusCode::kCancelled ? JobState::kCancelled : JobState::kFailed;
       info.error_code = code;
-      info.error = output.status().ToString();
+      info.error = code == StatusCode::kCancelled ? "cancelled" : output.status().ToString();
     }
   }
   Finish(id, std::move(info));

@@ -10,8 +10,9 @@
 // Interrupt() stops running ones, which return to kQueued in the spool and run again after a restart
 // (at-least-once). A job cancelled by a user ends kCancelled instead.
 //
-// Locking: mu_ guards the table, the queue and the events. Spool I/O for one job runs outside mu_,
-// except Submit's write, which runs outside too (a reservation counts the job while it is written).
+// Locking: mu_ guards the table, the queue and the events; `wake` is never called with mu_ held (it may
+// take the caller's locks). Spool I/O runs outside mu_; while Submit writes, a reservation counts the
+// job against the limits.
 #pragma once
 
 #include <sys/types.h>

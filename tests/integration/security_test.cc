@@ -1,0 +1,163 @@
+// Isolation and robustness with the real binaries: a second uid sees nothing of the first one's
+// jobs; 10,000 connect/close cycles leak no fd; a client that never reads stalls nobody.
+#include <gtest/gtest.h>
+#include <pwd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstring>
+#include <filesystem>
+#include <thread>
+
+#include "common/clock.h"
+#include "shm/frame.h"
+#include "tests/daemon/temp_dir.h"
+#include "tests/integration/daemon_harness.h"
+#include "tests/support/shared_data.h"
+
+namespace mineru::testing {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr char kTestUser[] = "minerud-itest";
+
+std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
+
+int ConnectTo(const std::string& path) {
+  int fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::strncpy(addr.sun_path, path.c_str(), sizeof addr.sun_path - 1);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+class SecurityTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    MINERU_SHARED_DIR_OR_SKIP(shared);
+    std::string sample = SamplePdf(shared);
+    if (sample.empty()) GTEST_SKIP() << "sample PDF missing from ../shared/corpus";
+    ::chmod(tmp_.path().c_str(), 0755);
+    sample_ = tmp_.path() + "/sample.pdf";
+    fs::copy_file(sample, sample_);
+    ::chmod(sample_.c_str(), 0644);
+    daemon_.emplace(tmp_.path());
+  }
+
+  TempDir tmp_;
+  std::optional<DaemonHarness> daemon_;
+  std::string sample_;
+};
+
+TEST_F(SecurityTest, SecondUidCannotSeeOrTouchAnotherUsersJobs) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to create and become a second user";
+  if (::getpwnam(kTestUser) == nullptr) {
+    RunResult add = RunProgram({"/usr/sbin/useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
+                                kTestUser});
+    if (add.exit_code != 0) GTEST_SKIP() << "useradd failed: " << add.err;
+  }
+  passwd* pw = ::getpwnam(kTestUser);
+  ASSERT_NE(pw, nullptr);
+  SpawnOptions as_user;
+  as_user.uid = pw->pw_uid;
+  as_user.gid = pw->pw_gid;
+  std::string user_dir = tmp_.path() + "/user";
+  fs::create_directories(user_dir);
+  ASSERT_EQ(::chown(user_dir.c_str(), pw->pw_uid, pw->pw_gid), 0);
+
+  ASSERT_TRUE(daemon_->Start({"--set", "socket_mode=0666"}));
+  std::string root_job = FirstLine(daemon_->Ctl({"submit", "--detach", sample_}).out);
+  ASSERT_FALSE(root_job.empty());
+  ASSERT_EQ(daemon_->Ctl({"wait", root_job}).exit_code, 0);
+
+  // The other user gets the same answer as for an id that never existed.
+  RunResult status = daemon_->Ctl({"status", root_job}, as_user);
+  EXPECT_EQ(status.exit_code, 65);
+  EXPECT_EQ(status.err, "mineructl: no job " + root_job + "\n");
+  RunResult never = daemon_->Ctl({"status", "987654"}, as_user);
+  EXPECT_EQ(never.err, "mineructl: no job 987654\n");
+  EXPECT_EQ(daemon_->Ctl({"cancel", root_job}, as_user).exit_code, 65);
+  EXPECT_EQ(daemon_->Ctl({"fetch", root_job, "-o", user_dir + "/stolen"}, as_user).exit_code, 65);
+  EXPECT_FALSE(fs::exists(user_dir + "/stolen"));
+  RunResult list = daemon_->Ctl({"--json", "list"}, as_user);
+  EXPECT_EQ(list.exit_code, 0);
+  EXPECT_TRUE(list.out.empty()) << list.out;
+  EXPECT_EQ(daemon_->Ctl({"list", "--all"}, as_user).exit_code, 77);
+  RunResult who = daemon_->Ctl({"--json", "daemon-status"}, as_user);
+  EXPECT_NE(who.out.find("\"peer_uid\":" + std::to_string(pw->pw_uid)), std::string::npos) << who.out;
+
+  // Its own job works, and root (an admin) sees both.
+  RunResult own = daemon_->Ctl({"-q", "submit", sample_, "-o", user_dir + "/out"}, as_user);
+  EXPECT_EQ(own.exit_code, 0) << own.err;
+  EXPECT_TRUE(fs::exists(user_dir + "/out/sample.md"));
+  RunResult all = daemon_->Ctl({"--json", "list", "--all"});
+  EXPECT_NE(all.out.find("\"owner_uid\":" + std::to_string(pw->pw_uid)), std::string::npos) << all.out;
+  // The root job is untouched.
+  EXPECT_EQ(daemon_->Ctl({"fetch", root_job, "-o", tmp_.path() + "/mine"}).exit_code, 0);
+}
+
+TEST_F(SecurityTest, TenThousandConnectCloseCyclesLeakNoFd) {
+  ASSERT_TRUE(daemon_->Start());
+  ASSERT_EQ(daemon_->Ctl({"daemon-status"}).exit_code, 0);  // warm up
+  int baseline = CountFds(daemon_->pid());
+  std::vector<uint8_t> hello = shm::EncodeFrame(shm::Hello{}, 0);
+  for (int i = 0; i < 10'000; ++i) {
+    int fd = ConnectTo(daemon_->socket_path());
+    ASSERT_GE(fd, 0) << "connect " << i;
+    if (i % 10 == 1) {
+      ::send(fd, hello.data(), hello.size(), MSG_NOSIGNAL);  // a full Hello, reply never read
+    } else if (i % 10 == 2) {
+      ::send(fd, hello.data(), hello.size() / 2, MSG_NOSIGNAL);  // killed mid-frame
+    }
+    ::close(fd);
+  }
+  // The daemon closes its ends as it sees the hang-ups.
+  Deadline deadline = Deadline::InMillis(20'000);
+  int now = CountFds(daemon_->pid());
+  while (now != baseline && !deadline.Expired()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    now = CountFds(daemon_->pid());
+  }
+  EXPECT_EQ(now, baseline);
+  EXPECT_EQ(daemon_->Ctl({"-q", "submit", sample_, "-o", tmp_.path() + "/out"}).exit_code, 0);
+  EXPECT_EQ(daemon_->Stop(), 0);
+}
+
+TEST_F(SecurityTest, ClientThatNeverReadsDoesNotStallOthers) {
+  ASSERT_TRUE(daemon_->Start());
+  int slow = ConnectTo(daemon_->socket_path());
+  ASSERT_GE(slow, 0);
+  std::vector<uint8_t> hello = shm::EncodeFrame(shm::Hello{}, 0);
+  ASSERT_EQ(::send(slow, hello.data(), hello.size(), MSG_NOSIGNAL), static_cast<ssize_t>(hello.size()));
+  // Pings with big padding whose Pongs are never read.
+  std::atomic<bool> stop{false};
+  std::atomic<int> sent{0};
+  std::thread flood([&] {
+    shm::Ping ping;
+    ping.padding.assign(60'000, 'p');
+    std::vector<uint8_t> frame = shm::EncodeFrame(ping, 0);
+    while (!stop && sent < 2000) {
+      if (::send(slow, frame.data(), frame.size(), MSG_NOSIGNAL) < 0) break;  // the daemon dropped us
+      ++sent;
+    }
+  });
+  RunResult other = daemon_->Ctl({"-q", "submit", sample_, "-o", tmp_.path() + "/out"}, {}, 60'000);
+  stop = true;
+  ::shutdown(slow, SHUT_RDWR);
+  flood.join();
+  ::close(slow);
+  EXPECT_EQ(other.exit_code, 0) << other.err;
+  EXPECT_GT(sent.load(), 0);
+  EXPECT_EQ(daemon_->Ctl({"daemon-status"}).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace mineru::testing
