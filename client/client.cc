@@ -11,6 +11,7 @@
 #include "common/version.h"
 #include "shm/channel.h"
 #include "shm/document_buffer.h"
+#include "shm/frame.h"
 #include "shm/result_record.h"
 #include "shm/ring_consumer.h"
 
@@ -112,8 +113,13 @@ struct Client::Impl {
 
   Status Send(const shm::Message& m, std::span<const int> fds = {}) {
     if (broken) return Unavailable("the connection to minerud was lost");
+    // The daemon closes a connection that sends an invalid frame; refuse it here instead.
+    MINERU_RETURN_IF_ERROR(shm::ValidateMessage(m));
     Status s = channel.Send(m, fds, Deadline::InMillis(30'000));
-    if (!s.ok()) broken = true;
+    // A message refused before sending (a bad field) leaves the connection intact.
+    if (!s.ok() && s.code() != StatusCode::kInvalidArgument && s.code() != StatusCode::kResourceExhausted) {
+      broken = true;
+    }
     return s;
   }
 

@@ -1,0 +1,74 @@
+#include "client/ctl_options.h"
+
+#include <gtest/gtest.h>
+
+namespace mineru::ctl {
+namespace {
+
+Result<CtlOptions> Parse(std::vector<const char*> args) {
+  args.insert(args.begin(), "mineructl");
+  return ParseCtlOptions(static_cast<int>(args.size()), args.data());
+}
+
+TEST(CtlOptionsTest, SubmitWithOptions) {
+  auto o = Parse({"--socket", "/s", "--json", "submit", "a.pdf", "b.pdf", "-o", "out", "--detach"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->command, Command::kSubmit);
+  EXPECT_EQ(o->socket_path, "/s");
+  EXPECT_TRUE(o->json);
+  EXPECT_TRUE(o->detach);
+  EXPECT_EQ(o->output_dir, "out");
+  EXPECT_EQ(o->files, (std::vector<std::string>{"a.pdf", "b.pdf"}));
+}
+
+TEST(CtlOptionsTest, AliasesAndIds) {
+  auto ps = Parse({"ps", "--all"});
+  ASSERT_TRUE(ps.ok());
+  EXPECT_EQ(ps->command, Command::kList);
+  EXPECT_TRUE(ps->all);
+  auto wait = Parse({"wait", "3", "17", "--timeout", "2s"});
+  ASSERT_TRUE(wait.ok());
+  EXPECT_EQ(wait->job_ids, (std::vector<uint64_t>{3, 17}));
+  EXPECT_EQ(wait->timeout_ms, 2000);
+  auto stdin_submit = Parse({"submit", "-"});
+  ASSERT_TRUE(stdin_submit.ok());
+  EXPECT_EQ(stdin_submit->files, std::vector<std::string>{"-"});
+}
+
+TEST(CtlOptionsTest, UsageErrors) {
+  EXPECT_FALSE(Parse({}).ok());
+  EXPECT_FALSE(Parse({"nonsense"}).ok());
+  EXPECT_FALSE(Parse({"submit"}).ok());
+  EXPECT_FALSE(Parse({"status"}).ok());
+  EXPECT_FALSE(Parse({"status", "0"}).ok());
+  EXPECT_FALSE(Parse({"status", "12x"}).ok());
+  EXPECT_FALSE(Parse({"status", "-5"}).ok());
+  EXPECT_FALSE(Parse({"cancel"}).ok());
+  EXPECT_FALSE(Parse({"cancel", "3", "--all"}).ok());
+  EXPECT_FALSE(Parse({"fetch", "3"}).ok());
+  EXPECT_FALSE(Parse({"fetch", "3", "4", "-o", "d"}).ok());
+  EXPECT_FALSE(Parse({"list", "extra"}).ok());
+  EXPECT_FALSE(Parse({"submit", "a.pdf", "--backend", "gpu"}).ok());
+  EXPECT_FALSE(Parse({"submit", "a.pdf", "b.pdf", "--name", "x"}).ok());
+  EXPECT_FALSE(Parse({"submit", "a.pdf", "-o"}).ok());
+  EXPECT_FALSE(Parse({"--frob", "list"}).ok());
+}
+
+TEST(CtlOptionsTest, HelpAndVersionWinAnywhere) {
+  EXPECT_EQ(Parse({"submit", "--help"})->command, Command::kHelp);
+  EXPECT_EQ(Parse({"--version"})->command, Command::kVersion);
+}
+
+TEST(CtlOptionsTest, ExitCodes) {
+  EXPECT_EQ(ExitCodeFor(StatusCode::kOk), 0);
+  EXPECT_EQ(ExitCodeFor(StatusCode::kUnavailable), 69);
+  EXPECT_EQ(ExitCodeFor(StatusCode::kBusy), 75);
+  EXPECT_EQ(ExitCodeFor(StatusCode::kPermissionDenied), 77);
+  EXPECT_EQ(ExitCodeFor(StatusCode::kInvalidArgument), 65);
+  EXPECT_EQ(ExitCodeFor(StatusCode::kNotFound), 65);
+  EXPECT_EQ(ExitCodeFor(StatusCode::kCancelled), 130);
+  EXPECT_EQ(ExitCodeFor(StatusCode::kInternal), 1);
+}
+
+}  // namespace
+}  // namespace mineru::ctl
