@@ -1,6 +1,7 @@
 // Isolation and robustness with the real binaries: a second uid sees nothing of the first one's
 // jobs; 10,000 connect/close cycles leak no fd; a client that never reads stalls nobody.
 #include <gtest/gtest.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -13,6 +14,8 @@
 #include <thread>
 
 #include "common/clock.h"
+#include "shm/channel.h"
+#include "shm/document_buffer.h"
 #include "shm/frame.h"
 #include "tests/daemon/temp_dir.h"
 #include "tests/integration/daemon_harness.h"
@@ -157,6 +160,130 @@ TEST_F(SecurityTest, ClientThatNeverReadsDoesNotStallOthers) {
   EXPECT_EQ(other.exit_code, 0) << other.err;
   EXPECT_GT(sent.load(), 0);
   EXPECT_EQ(daemon_->Ctl({"daemon-status"}).exit_code, 0);
+}
+
+}  // namespace
+}  // namespace mineru::testing
+
+namespace mineru::testing {
+namespace {
+
+// Hostile or broken frames fail that request (or that connection) with an error; the daemon keeps
+// serving everyone else.
+class HostileFrameTest : public SecurityTest {
+ protected:
+  shm::Channel Connect() {
+    auto c = shm::Channel::Connect(daemon_->socket_path());
+    EXPECT_TRUE(c.ok()) << c.status().ToString();
+    return std::move(*c);
+  }
+  shm::Channel ConnectWithHello() {
+    shm::Channel c = Connect();
+    EXPECT_TRUE(c.Send(shm::Hello{}).ok());
+    auto reply = c.Receive(Deadline::InMillis(5000));
+    EXPECT_TRUE(reply.ok() && std::holds_alternative<shm::HelloReply>(reply->message));
+    return c;
+  }
+  // The next message is an ErrorReply; returns its code.
+  StatusCode ExpectError(shm::Channel& c) {
+    auto m = c.Receive(Deadline::InMillis(5000));
+    if (!m.ok()) return m.status().code();
+    auto* e = std::get_if<shm::ErrorReply>(&m->message);
+    EXPECT_NE(e, nullptr) << shm::MessageTypeName(shm::TypeOf(m->message));
+    return e ? e->code : StatusCode::kOk;
+  }
+  void ExpectStillServing() {
+    EXPECT_EQ(daemon_->Ctl({"-q", "submit", sample_, "-o", tmp_.path() + "/ok"}).exit_code, 0);
+  }
+};
+
+TEST_F(HostileFrameTest, SubmitWithWrongKindsOfFdIsRefusedPerRequest) {
+  ASSERT_TRUE(daemon_->Start());
+  shm::Channel c = ConnectWithHello();
+  std::string pdf = ReadFile(sample_);
+  shm::SubmitRequest req;
+  req.request_id = 1;
+  req.document_name = "x";
+  req.document_bytes = pdf.size();
+  // An unsealed memfd (could be shrunk under the daemon's mapping).
+  auto memfd = shm::CreateMemfd("unsealed");
+  ASSERT_TRUE(memfd.ok());
+  ASSERT_EQ(::write(memfd->get(), pdf.data(), pdf.size()), static_cast<ssize_t>(pdf.size()));
+  int fds1[1] = {memfd->get()};
+  ASSERT_TRUE(c.Send(req, fds1).ok());
+  EXPECT_EQ(ExpectError(c), StatusCode::kInvalidArgument);
+  // A regular file.
+  UniqueFd file(::open(sample_.c_str(), O_RDONLY | O_CLOEXEC));
+  int fds2[1] = {file.get()};
+  req.request_id = 2;
+  ASSERT_TRUE(c.Send(req, fds2).ok());
+  EXPECT_EQ(ExpectError(c), StatusCode::kInvalidArgument);
+  // A pipe.
+  int p[2];
+  ASSERT_EQ(::pipe(p), 0);
+  int fds3[1] = {p[0]};
+  req.request_id = 3;
+  ASSERT_TRUE(c.Send(req, fds3).ok());
+  EXPECT_EQ(ExpectError(c), StatusCode::kInvalidArgument);
+  ::close(p[0]);
+  ::close(p[1]);
+  // The connection still works after refused requests.
+  ASSERT_TRUE(c.Send(shm::Ping{7, ""}).ok());
+  auto pong = c.Receive(Deadline::InMillis(5000));
+  ASSERT_TRUE(pong.ok());
+  EXPECT_TRUE(std::holds_alternative<shm::Pong>(pong->message));
+  ExpectStillServing();
+}
+
+TEST_F(HostileFrameTest, BrokenFramesCloseOnlyThatConnection) {
+  ASSERT_TRUE(daemon_->Start());
+  int baseline = CountFds(daemon_->pid());
+  {
+    // A request before Hello.
+    shm::Channel c = Connect();
+    ASSERT_TRUE(c.Send(shm::StatusRequest{1, 1}).ok());
+    EXPECT_EQ(ExpectError(c), StatusCode::kFailedPrecondition);
+  }
+  {
+    // A frame from another protocol version.
+    std::vector<uint8_t> frame = shm::EncodeFrame(shm::Hello{}, 0);
+    frame[4] = 99;
+    int fd = ConnectTo(daemon_->socket_path());
+    ASSERT_EQ(::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL), static_cast<ssize_t>(frame.size()));
+    auto c = shm::Channel::FromFd(UniqueFd(fd));
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(ExpectError(*c), StatusCode::kUnimplemented);
+    EXPECT_EQ(c->Receive(Deadline::InMillis(5000)).status().code(), StatusCode::kUnavailable) << "then closed";
+  }
+  {
+    // Garbage, and a header announcing a huge payload.
+    int fd = ConnectTo(daemon_->socket_path());
+    std::vector<uint8_t> frame = shm::EncodeFrame(shm::Hello{}, 0);
+    uint64_t huge = 1ull << 40;
+    std::memcpy(frame.data() + 16, &huge, sizeof huge);
+    ASSERT_GT(::send(fd, frame.data(), 24, MSG_NOSIGNAL), 0);
+    auto c = shm::Channel::FromFd(UniqueFd(fd));
+    ASSERT_TRUE(c.ok());
+    EXPECT_EQ(ExpectError(*c), StatusCode::kResourceExhausted);
+  }
+  {
+    // Many fds with a Hello (an fd flood): refused, and every fd closed by the daemon.
+    int fd = ConnectTo(daemon_->socket_path());
+    std::vector<int> many;
+    for (int i = 0; i < 64; ++i) many.push_back(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    auto c = shm::Channel::FromFd(UniqueFd(fd));
+    ASSERT_TRUE(c.ok());
+    (void)c->Send(shm::Hello{}, many);
+    for (int f : many) ::close(f);
+    auto m = c->Receive(Deadline::InMillis(5000));
+    EXPECT_TRUE(!m.ok() || std::holds_alternative<shm::ErrorReply>(m->message));
+  }
+  Deadline deadline = Deadline::InMillis(10'000);
+  while (CountFds(daemon_->pid()) != baseline && !deadline.Expired()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  EXPECT_EQ(CountFds(daemon_->pid()), baseline) << "no fd of a refused frame stays open";
+  ExpectStillServing();
 }
 
 }  // namespace
