@@ -18,7 +18,7 @@
 namespace mineru::client {
 namespace {
 
-constexpr int64_t kRingIdleWaitMs = 20;
+constexpr int64_t kRingIdleWaitMs = 1;
 
 JobState FromWire(shm::JobState s) {
   switch (s) {
@@ -341,29 +341,34 @@ Result<std::vector<ResultFile>> Client::Fetch(uint64_t job_id) {
   Deadline deadline = Deadline::InMillis(600'000);
   for (;;) {
     // Everything in the ring first (it may be smaller than the results: the daemon waits for room).
+    bool progressed = false;
     for (;;) {
       MINERU_ASSIGN_OR_RETURN(bool got, ring.TryRead(&record));
       if (!got) break;
+      progressed = true;
       MINERU_RETURN_IF_ERROR(take());
     }
-    if (reply && ring.records_read() >= reply->first_record_sequence + reply->record_count) break;
-    if (!reply) {
-      auto m = impl_->Receive(Deadline::InMillis(0));
-      if (m.ok()) {
-        if (Impl::IsJobEvent(*m)) {
-          impl_->events.push_back(std::move(*m));
-        } else if (auto* e = std::get_if<shm::ErrorReply>(&*m); e && (e->request_id == req.request_id || e->request_id == 0)) {
-          return FromErrorReply(*e);
-        } else if (auto* r = std::get_if<shm::FetchReply>(&*m); r && r->request_id == req.request_id) {
-          reply = *r;
-        }
-        continue;
-      }
-      if (m.status().code() != StatusCode::kDeadlineExceeded) return m.status();
+    if (reply) {
+      if (ring.records_read() >= reply->first_record_sequence + reply->record_count) break;
+      // The reply came after the last record was published: the rest is in the ring; wait on it.
+      MINERU_RETURN_IF_ERROR(ring.Wait(deadline, impl_->channel.fd()));
+      continue;
     }
     if (deadline.Expired()) return DeadlineExceeded("fetching the results of job " + std::to_string(job_id) + " timed out");
-    Status waited = ring.Wait(Deadline::InMillis(kRingIdleWaitMs), impl_->channel.fd());
-    if (!waited.ok() && waited.code() != StatusCode::kDeadlineExceeded) return waited;
+    // Nothing new in the ring: wait on the socket for the reply, briefly, since the ring's wake-up
+    // does not watch the socket and a full ring may have room again.
+    auto m = impl_->Receive(Deadline::InMillis(progressed ? 0 : kRingIdleWaitMs));
+    if (m.ok()) {
+      if (Impl::IsJobEvent(*m)) {
+        impl_->events.push_back(std::move(*m));
+      } else if (auto* e = std::get_if<shm::ErrorReply>(&*m); e && (e->request_id == req.request_id || e->request_id == 0)) {
+        return FromErrorReply(*e);
+      } else if (auto* r = std::get_if<shm::FetchReply>(&*m); r && r->request_id == req.request_id) {
+        reply = *r;
+      }
+    } else if (m.status().code() != StatusCode::kDeadlineExceeded) {
+      return m.status();
+    }
   }
   return files;
 }
