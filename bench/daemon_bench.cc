@@ -40,7 +40,8 @@ pid_t StartDaemon(const std::string& dir) {
     int devnull = ::open("/dev/null", O_WRONLY);
     ::dup2(devnull, 2);
     ::execl(MINERUD_PATH, MINERUD_PATH, "--socket", (dir + "/s.sock").c_str(), "--state-dir",
-            (dir + "/state").c_str(), "--workers", "1", "--log-level", "warning", static_cast<char*>(nullptr));
+            (dir + "/state").c_str(), "--workers", "1", "--log-level", "warning",
+            static_cast<char*>(nullptr));
     _exit(127);
   }
   return pid;
@@ -68,8 +69,10 @@ int main(int argc, char** argv) {
   std::optional<mineru::client::Client> client;
   for (Deadline d = Deadline::InMillis(20'000); !d.Expired() && !client;) {
     auto c = mineru::client::Client::Connect(options);
-    if (c.ok()) client.emplace(std::move(*c));
-    else std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (c.ok())
+      client.emplace(std::move(*c));
+    else
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   if (!client) {
     std::fprintf(stderr, "daemon_bench: minerud did not come up\n");
@@ -99,8 +102,8 @@ int main(int argc, char** argv) {
   }
   echo.join();
   double ping_d = Median(via_daemon), ping_p = Median(direct);
-  std::printf("ping round trip (median of %d): minerud %.1f us, socketpair %.1f us, ratio %.2fx\n", kPings, ping_d,
-              ping_p, ping_d / ping_p);
+  std::printf("ping round trip (median of %d): minerud %.1f us, socketpair %.1f us, ratio %.2fx\n", kPings,
+              ping_d, ping_p, ping_d / ping_p);
 
   // 2. One document, end to end vs. in process.
   constexpr int kDocs = 5;
@@ -134,7 +137,8 @@ int main(int argc, char** argv) {
     input.document = pdf;
     input.name = "bench";
     mineru::daemon::CancelFlag cancel{false};
-    auto out = backend.Parse(input, [](int64_t, int64_t) {}, cancel);
+    auto out = backend.Parse(
+        input, [](int64_t, int64_t) {}, cancel);
     inproc.push_back(w.ElapsedMillis());
   }
   double e2e_ms = Median(e2e), in_ms = Median(inproc);
@@ -155,9 +159,10 @@ int main(int argc, char** argv) {
   }
   double memcpy_gbps = per_doc * static_cast<double>(kCopies) / m.ElapsedSeconds() / 1e9;
   double ring_gbps = result_bytes / fetch_seconds / 1e9;
-  std::printf("result delivery: fetch through the ring %.3f GB/s (%.0f KiB per document), memcpy %.2f GB/s, "
-              "ratio %.3f\n",
-              ring_gbps, per_doc / 1024.0, memcpy_gbps, ring_gbps / memcpy_gbps);
+  std::printf(
+      "result delivery: fetch through the ring %.3f GB/s (%.0f KiB per document), memcpy %.2f GB/s, "
+      "ratio %.3f\n",
+      ring_gbps, per_doc / 1024.0, memcpy_gbps, ring_gbps / memcpy_gbps);
 
   client.reset();
   ::kill(daemon, SIGTERM);

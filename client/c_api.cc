@@ -69,29 +69,46 @@ const char* mineru_client_last_error(const mineru_client* client) noexcept {
 
 const char* mineru_client_strerror(int code) noexcept {
   switch (code < 0 ? -code : code) {
-    case MINERU_OK: return "ok";
-    case MINERU_ERR_INVALID_ARGUMENT: return "invalid argument";
-    case MINERU_ERR_NOT_FOUND: return "not found";
-    case MINERU_ERR_ALREADY_EXISTS: return "already exists";
-    case MINERU_ERR_PERMISSION_DENIED: return "permission denied";
-    case MINERU_ERR_RESOURCE_EXHAUSTED: return "resource exhausted";
-    case MINERU_ERR_BUSY: return "busy, retry later";
-    case MINERU_ERR_FAILED_PRECONDITION: return "failed precondition";
-    case MINERU_ERR_OUT_OF_RANGE: return "out of range";
-    case MINERU_ERR_CANCELLED: return "cancelled";
-    case MINERU_ERR_DEADLINE_EXCEEDED: return "deadline exceeded";
-    case MINERU_ERR_DATA_LOSS: return "data loss";
-    case MINERU_ERR_UNAVAILABLE: return "minerud unavailable";
-    case MINERU_ERR_UNIMPLEMENTED: return "not implemented";
-    case MINERU_ERR_IO: return "I/O error";
-    case MINERU_ERR_INTERNAL: return "internal error";
+    case MINERU_OK:
+      return "ok";
+    case MINERU_ERR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case MINERU_ERR_NOT_FOUND:
+      return "not found";
+    case MINERU_ERR_ALREADY_EXISTS:
+      return "already exists";
+    case MINERU_ERR_PERMISSION_DENIED:
+      return "permission denied";
+    case MINERU_ERR_RESOURCE_EXHAUSTED:
+      return "resource exhausted";
+    case MINERU_ERR_BUSY:
+      return "busy, retry later";
+    case MINERU_ERR_FAILED_PRECONDITION:
+      return "failed precondition";
+    case MINERU_ERR_OUT_OF_RANGE:
+      return "out of range";
+    case MINERU_ERR_CANCELLED:
+      return "cancelled";
+    case MINERU_ERR_DEADLINE_EXCEEDED:
+      return "deadline exceeded";
+    case MINERU_ERR_DATA_LOSS:
+      return "data loss";
+    case MINERU_ERR_UNAVAILABLE:
+      return "minerud unavailable";
+    case MINERU_ERR_UNIMPLEMENTED:
+      return "not implemented";
+    case MINERU_ERR_IO:
+      return "I/O error";
+    case MINERU_ERR_INTERNAL:
+      return "internal error";
   }
   return "unknown error";
 }
 
 int mineru_client_submit(mineru_client* client, const void* data, size_t size, const char* name, int detach,
                          uint64_t* job_id) noexcept {
-  if (client == nullptr || data == nullptr || name == nullptr || job_id == nullptr) return -MINERU_ERR_INVALID_ARGUMENT;
+  if (client == nullptr || data == nullptr || name == nullptr || job_id == nullptr)
+    return -MINERU_ERR_INVALID_ARGUMENT;
   return Guard(client, [&] {
     mineru::client::SubmitOptions options;
     options.name = name;
@@ -144,7 +161,9 @@ int mineru_client_wait(mineru_client* client, uint64_t job_id, mineru_progress_f
   return Guard(client, [&] {
     std::function<void(const mineru::client::Progress&)> cb;
     if (progress != nullptr) {
-      cb = [&](const mineru::client::Progress& p) { progress(user_data, p.job_id, p.pages_done, p.pages_total); };
+      cb = [&](const mineru::client::Progress& p) {
+        progress(user_data, p.job_id, p.pages_done, p.pages_total);
+      };
     }
     auto status = client->client.Wait(job_id, cb, timeout_ms);
     if (!status.ok()) return Fail(client, status.status());
@@ -173,7 +192,9 @@ int mineru_client_fetch(mineru_client* client, uint64_t job_id, mineru_result** 
   });
 }
 
-size_t mineru_result_count(const mineru_result* result) noexcept { return result == nullptr ? 0 : result->files.size(); }
+size_t mineru_result_count(const mineru_result* result) noexcept {
+  return result == nullptr ? 0 : result->files.size();
+}
 
 int mineru_result_get(const mineru_result* result, size_t index, mineru_result_file* file) noexcept {
   if (result == nullptr || file == nullptr || index >= result->files.size()) return -MINERU_ERR_OUT_OF_RANGE;

@@ -22,11 +22,16 @@ constexpr int64_t kRingIdleWaitMs = 1;
 
 JobState FromWire(shm::JobState s) {
   switch (s) {
-    case shm::JobState::kQueued: return JobState::kQueued;
-    case shm::JobState::kRunning: return JobState::kRunning;
-    case shm::JobState::kDone: return JobState::kDone;
-    case shm::JobState::kFailed: return JobState::kFailed;
-    case shm::JobState::kCancelled: return JobState::kCancelled;
+    case shm::JobState::kQueued:
+      return JobState::kQueued;
+    case shm::JobState::kRunning:
+      return JobState::kRunning;
+    case shm::JobState::kDone:
+      return JobState::kDone;
+    case shm::JobState::kFailed:
+      return JobState::kFailed;
+    case shm::JobState::kCancelled:
+      return JobState::kCancelled;
   }
   return JobState::kFailed;
 }
@@ -65,11 +70,16 @@ bool SafeFileName(std::string_view name) {
 
 const char* JobStateName(JobState state) {
   switch (state) {
-    case JobState::kQueued: return "queued";
-    case JobState::kRunning: return "running";
-    case JobState::kDone: return "done";
-    case JobState::kFailed: return "failed";
-    case JobState::kCancelled: return "cancelled";
+    case JobState::kQueued:
+      return "queued";
+    case JobState::kRunning:
+      return "running";
+    case JobState::kDone:
+      return "done";
+    case JobState::kFailed:
+      return "failed";
+    case JobState::kCancelled:
+      return "cancelled";
   }
   return "unknown";
 }
@@ -169,7 +179,8 @@ struct Client::Impl {
     MINERU_ASSIGN_OR_RETURN(shm::Message m, Call(request, request_id, fds));
     if (auto* r = std::get_if<Reply>(&m)) return std::move(*r);
     broken = true;
-    return DataLoss(std::string("minerud answered with an unexpected ") + shm::MessageTypeName(shm::TypeOf(m)));
+    return DataLoss(std::string("minerud answered with an unexpected ") +
+                    shm::MessageTypeName(shm::TypeOf(m)));
   }
 
   Result<uint64_t> SubmitFd(int fd, uint64_t size, const SubmitOptions& options) {
@@ -190,7 +201,8 @@ Client::Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 Client::Client(Client&&) noexcept = default;
 Client& Client::operator=(Client&&) noexcept = default;
 Client::~Client() {
-  if (impl_ && !impl_->broken) impl_->channel.Send(shm::Goodbye{"bye"}, {}, Deadline::InMillis(100)).IgnoreError();
+  if (impl_ && !impl_->broken)
+    impl_->channel.Send(shm::Goodbye{"bye"}, {}, Deadline::InMillis(100)).IgnoreError();
 }
 
 std::string Client::DefaultSocketPath() {
@@ -206,7 +218,8 @@ Result<Client> Client::Connect(const ClientOptions& options) {
   std::string path = options.socket_path.empty() ? DefaultSocketPath() : options.socket_path;
   auto channel = shm::Channel::Connect(path, Deadline::InMillis(options.connect_timeout_ms));
   if (!channel.ok()) {
-    return Status(channel.status().code(), "cannot connect to minerud at " + path + ": " + channel.status().message(),
+    return Status(channel.status().code(),
+                  "cannot connect to minerud at " + path + ": " + channel.status().message(),
                   channel.status().sys_errno());
   }
   auto impl = std::make_unique<Impl>(std::move(*channel));
@@ -224,7 +237,8 @@ Result<Client> Client::Connect(const ClientOptions& options) {
   impl->hello = *reply;
   if (reply->capabilities & shm::kCapResultRing) {
     if (got->fds.size() != shm::kRingFdCount) return DataLoss("HelloReply came without the ring's fds");
-    shm::RingFds fds{std::move(got->fds[0]), std::move(got->fds[1]), std::move(got->fds[2]), std::move(got->fds[3])};
+    shm::RingFds fds{std::move(got->fds[0]), std::move(got->fds[1]), std::move(got->fds[2]),
+                     std::move(got->fds[3])};
     MINERU_ASSIGN_OR_RETURN(shm::RingConsumer ring, shm::RingConsumer::Attach(std::move(fds)));
     impl->ring.emplace(std::move(ring));
   }
@@ -263,7 +277,9 @@ Result<JobStatus> Client::Wait(uint64_t job_id, const std::function<void(const P
     last_done = done;
   };
   report(current.pages_done, current.pages_total);
-  auto is_final = [](JobState s) { return s == JobState::kDone || s == JobState::kFailed || s == JobState::kCancelled; };
+  auto is_final = [](JobState s) {
+    return s == JobState::kDone || s == JobState::kFailed || s == JobState::kCancelled;
+  };
   while (!is_final(current.state)) {
     // Events already received first.
     bool finished = false;
@@ -273,12 +289,14 @@ Result<JobStatus> Client::Wait(uint64_t job_id, const std::function<void(const P
       if (auto* p = std::get_if<shm::PageProgress>(&m); p && p->job_id == job_id) {
         report(p->pages_done, p->pages_total);
       } else if ((std::holds_alternative<shm::JobDone>(m) && std::get<shm::JobDone>(m).job_id == job_id) ||
-                 (std::holds_alternative<shm::JobFailed>(m) && std::get<shm::JobFailed>(m).job_id == job_id)) {
+                 (std::holds_alternative<shm::JobFailed>(m) &&
+                  std::get<shm::JobFailed>(m).job_id == job_id)) {
         finished = true;
       }
     }
     if (finished) break;
-    if (deadline.Expired()) return DeadlineExceeded("job " + std::to_string(job_id) + " did not finish in time");
+    if (deadline.Expired())
+      return DeadlineExceeded("job " + std::to_string(job_id) + " did not finish in time");
     auto m = impl_->Receive(Deadline::InMillis(500));
     if (m.ok()) {
       if (Impl::IsJobEvent(*m)) impl_->events.push_back(std::move(*m));
@@ -354,14 +372,16 @@ Result<std::vector<ResultFile>> Client::Fetch(uint64_t job_id) {
       MINERU_RETURN_IF_ERROR(ring.Wait(deadline, impl_->channel.fd()));
       continue;
     }
-    if (deadline.Expired()) return DeadlineExceeded("fetching the results of job " + std::to_string(job_id) + " timed out");
+    if (deadline.Expired())
+      return DeadlineExceeded("fetching the results of job " + std::to_string(job_id) + " timed out");
     // Nothing new in the ring: wait on the socket for the reply, briefly, since the ring's wake-up
     // does not watch the socket and a full ring may have room again.
     auto m = impl_->Receive(Deadline::InMillis(progressed ? 0 : kRingIdleWaitMs));
     if (m.ok()) {
       if (Impl::IsJobEvent(*m)) {
         impl_->events.push_back(std::move(*m));
-      } else if (auto* e = std::get_if<shm::ErrorReply>(&*m); e && (e->request_id == req.request_id || e->request_id == 0)) {
+      } else if (auto* e = std::get_if<shm::ErrorReply>(&*m);
+                 e && (e->request_id == req.request_id || e->request_id == 0)) {
         return FromErrorReply(*e);
       } else if (auto* r = std::get_if<shm::FetchReply>(&*m); r && r->request_id == req.request_id) {
         reply = *r;

@@ -40,8 +40,9 @@ class Printer {
     int code = ExitCodeFor(s.code());
     std::string message = s.message();
     if (s.code() == StatusCode::kUnavailable) {
-      message += "; start minerud with `systemctl start minerud.socket` (system service), "
-                 "`systemctl --user start minerud` or `minerud &` (by hand)";
+      message +=
+          "; start minerud with `systemctl start minerud.socket` (system service), "
+          "`systemctl --user start minerud` or `minerud &` (by hand)";
     }
     if (!hint.empty()) message += " (" + hint + ")";
     if (o_.json) {
@@ -81,10 +82,16 @@ class Printer {
 };
 
 json StatusJson(const JobStatus& s) {
-  json j = {{"job_id", s.id},           {"owner_uid", s.owner_uid},         {"state", JobStateName(s.state)},
-            {"name", s.name},           {"backend", s.backend},             {"pages_done", s.pages_done},
-            {"pages_total", s.pages_total}, {"submitted_unix_ms", s.submitted_unix_ms},
-            {"finished_unix_ms", s.finished_unix_ms}, {"document_bytes", s.document_bytes}};
+  json j = {{"job_id", s.id},
+            {"owner_uid", s.owner_uid},
+            {"state", JobStateName(s.state)},
+            {"name", s.name},
+            {"backend", s.backend},
+            {"pages_done", s.pages_done},
+            {"pages_total", s.pages_total},
+            {"submitted_unix_ms", s.submitted_unix_ms},
+            {"finished_unix_ms", s.finished_unix_ms},
+            {"document_bytes", s.document_bytes}};
   if (!s.error.empty()) j["error"] = s.error;
   return j;
 }
@@ -104,9 +111,9 @@ void PrintTable(const Printer& p, const std::vector<JobStatus>& jobs) {
   for (const auto& s : jobs) {
     char line[512];
     std::string pages = std::to_string(s.pages_done) + "/" + std::to_string(s.pages_total);
-    std::snprintf(line, sizeof line, "%-8llu %-10s %-10s %-6u %-20s %s", static_cast<unsigned long long>(s.id),
-                  JobStateName(s.state), pages.c_str(), s.owner_uid, FormatTime(s.submitted_unix_ms).c_str(),
-                  s.name.c_str());
+    std::snprintf(line, sizeof line, "%-8llu %-10s %-10s %-6u %-20s %s",
+                  static_cast<unsigned long long>(s.id), JobStateName(s.state), pages.c_str(), s.owner_uid,
+                  FormatTime(s.submitted_unix_ms).c_str(), s.name.c_str());
     p.Line(line);
     if (!s.error.empty()) p.Line("         error: " + s.error);
   }
@@ -136,13 +143,15 @@ Result<client::DocumentBuffer> ReadDocument(const std::string& file) {
   int fd = STDIN_FILENO;
   if (file != "-") {
     owned.reset(RetryEintr([&] { return ::open(file.c_str(), O_RDONLY | O_CLOEXEC); }));
-    if (!owned) return Status(StatusCode::kInvalidArgument, "cannot open " + file + ": " + std::strerror(errno), errno);
+    if (!owned)
+      return Status(StatusCode::kInvalidArgument, "cannot open " + file + ": " + std::strerror(errno), errno);
     fd = owned.get();
     struct stat st {};
     if (::fstat(fd, &st) != 0) return ErrnoStatus(errno, "stat " + file);
     if (!S_ISREG(st.st_mode)) return InvalidArgument(file + " is not a regular file");
     if (st.st_size == 0) return InvalidArgument(file + " is empty");
-    MINERU_ASSIGN_OR_RETURN(client::DocumentBuffer buffer, client::DocumentBuffer::Create(static_cast<uint64_t>(st.st_size)));
+    MINERU_ASSIGN_OR_RETURN(client::DocumentBuffer buffer,
+                            client::DocumentBuffer::Create(static_cast<uint64_t>(st.st_size)));
     auto data = buffer.data();
     size_t done = 0;
     while (done < data.size()) {
@@ -177,8 +186,8 @@ int FetchAndWrite(Client& c, Printer& p, uint64_t id, const std::string& dir) {
   if (p.json()) {
     p.Json({{"event", "written"}, {"job_id", id}, {"output_dir", dir}, {"files", *written}});
   } else {
-    std::fprintf(stderr, "job %llu: %zu files written to %s\n", static_cast<unsigned long long>(id), written->size(),
-                 dir.c_str());
+    std::fprintf(stderr, "job %llu: %zu files written to %s\n", static_cast<unsigned long long>(id),
+                 written->size(), dir.c_str());
   }
   return kExitOk;
 }
@@ -203,8 +212,10 @@ int Submit(const CtlOptions& o, Printer& p) {
     if (!id.ok()) return p.Error(id.status(), file);
     jobs.push_back({*id, name});
     if (o.detach) {
-      if (p.json()) p.Json({{"job_id", *id}, {"name", name}});
-      else p.Line(std::to_string(*id));
+      if (p.json())
+        p.Json({{"job_id", *id}, {"name", name}});
+      else
+        p.Line(std::to_string(*id));
     } else if (p.json()) {
       p.Json({{"event", "accepted"}, {"job_id", *id}, {"name", name}});
     }
@@ -219,7 +230,9 @@ int Submit(const CtlOptions& o, Printer& p) {
     if (!final_status.ok()) return p.Error(final_status.status());
     if (final_status->state != JobState::kDone) {
       if (p.json()) {
-        p.Json({{"event", JobStateName(final_status->state)}, {"job_id", job.id}, {"error", final_status->error}});
+        p.Json({{"event", JobStateName(final_status->state)},
+                {"job_id", job.id},
+                {"error", final_status->error}});
       } else {
         std::fprintf(stderr, "mineructl: job %llu (%s) %s: %s\n", static_cast<unsigned long long>(job.id),
                      job.name.c_str(), JobStateName(final_status->state), final_status->error.c_str());
@@ -271,12 +284,15 @@ int WaitCmd(const CtlOptions& o, Printer& p) {
   int exit_code = kExitOk;
   for (uint64_t id : o.job_ids) {
     std::string label = "job " + std::to_string(id);
-    auto s = c->Wait(id, [&](const client::Progress& pr) { p.Progress(label, id, pr.pages_done, pr.pages_total); },
-                     o.timeout_ms);
+    auto s = c->Wait(
+        id, [&](const client::Progress& pr) { p.Progress(label, id, pr.pages_done, pr.pages_total); },
+        o.timeout_ms);
     p.EndBar();
     if (!s.ok()) return p.Error(s.status());
-    if (p.json()) p.Json(StatusJson(*s));
-    else p.Line(std::to_string(id) + " " + JobStateName(s->state) + (s->error.empty() ? "" : ": " + s->error));
+    if (p.json())
+      p.Json(StatusJson(*s));
+    else
+      p.Line(std::to_string(id) + " " + JobStateName(s->state) + (s->error.empty() ? "" : ": " + s->error));
     if (s->state != JobState::kDone) exit_code = kExitJobFailed;
   }
   return exit_code;
@@ -319,8 +335,11 @@ int StatsCmd(const CtlOptions& o, Printer& p) {
   if (p.json()) {
     json tiers = json::array();
     for (const auto& t : stats->tiers) {
-      tiers.push_back({{"tier", t.tier}, {"budget_bytes", t.budget_bytes}, {"used_bytes", t.used_bytes},
-                       {"peak_bytes", t.peak_bytes}, {"units_resident", t.units_resident}});
+      tiers.push_back({{"tier", t.tier},
+                       {"budget_bytes", t.budget_bytes},
+                       {"used_bytes", t.used_bytes},
+                       {"peak_bytes", t.peak_bytes},
+                       {"units_resident", t.units_resident}});
     }
     p.Json({{"counters", stats->counters}, {"tiers", tiers}});
     return kExitOk;
@@ -331,8 +350,9 @@ int StatsCmd(const CtlOptions& o, Printer& p) {
     p.Line(line);
   }
   for (const auto& t : stats->tiers) {
-    p.Line("tier " + t.tier + ": " + FormatByteSize(t.used_bytes) + " used of " + FormatByteSize(t.budget_bytes) +
-           " (peak " + FormatByteSize(t.peak_bytes) + "), " + std::to_string(t.units_resident) + " units");
+    p.Line("tier " + t.tier + ": " + FormatByteSize(t.used_bytes) + " used of " +
+           FormatByteSize(t.budget_bytes) + " (peak " + FormatByteSize(t.peak_bytes) + "), " +
+           std::to_string(t.units_resident) + " units");
   }
   return kExitOk;
 }
@@ -347,17 +367,22 @@ int DaemonStatusCmd(const CtlOptions& o, Printer& p) {
   if (!stats.ok()) return p.Error(stats.status());
   auto get = [&](const char* k) { return stats->counters.count(k) ? stats->counters.at(k) : 0.0; };
   if (p.json()) {
-    p.Json({{"running", true}, {"socket", socket}, {"daemon_version", c->daemon_version()},
-            {"peer_uid", c->peer_uid()}, {"ping_us", *rtt}, {"max_document_bytes", c->max_document_bytes()},
+    p.Json({{"running", true},
+            {"socket", socket},
+            {"daemon_version", c->daemon_version()},
+            {"peer_uid", c->peer_uid()},
+            {"ping_us", *rtt},
+            {"max_document_bytes", c->max_document_bytes()},
             {"counters", stats->counters}});
     return kExitOk;
   }
   char line[512];
-  std::snprintf(line, sizeof line,
-                "minerud %s is running on %s\n  you are uid %u; ping %.0f us\n  jobs: %.0f running, %.0f queued; "
-                "%.0f workers; uptime %.0f s",
-                c->daemon_version().c_str(), socket.c_str(), c->peer_uid(), *rtt, get("jobs_running"),
-                get("jobs_queued"), get("workers"), get("uptime_seconds"));
+  std::snprintf(
+      line, sizeof line,
+      "minerud %s is running on %s\n  you are uid %u; ping %.0f us\n  jobs: %.0f running, %.0f queued; "
+      "%.0f workers; uptime %.0f s",
+      c->daemon_version().c_str(), socket.c_str(), c->peer_uid(), *rtt, get("jobs_running"),
+      get("jobs_queued"), get("workers"), get("uptime_seconds"));
   p.Line(line);
   return kExitOk;
 }
@@ -367,16 +392,25 @@ int DaemonStatusCmd(const CtlOptions& o, Printer& p) {
 int RunCommand(const CtlOptions& o) {
   Printer p(o);
   switch (o.command) {
-    case Command::kSubmit: return Submit(o, p);
-    case Command::kStatus: return StatusCmd(o, p);
-    case Command::kList: return ListCmd(o, p);
-    case Command::kWait: return WaitCmd(o, p);
-    case Command::kCancel: return CancelCmd(o, p);
-    case Command::kFetch: return FetchCmd(o, p);
-    case Command::kStats: return StatsCmd(o, p);
-    case Command::kDaemonStatus: return DaemonStatusCmd(o, p);
+    case Command::kSubmit:
+      return Submit(o, p);
+    case Command::kStatus:
+      return StatusCmd(o, p);
+    case Command::kList:
+      return ListCmd(o, p);
+    case Command::kWait:
+      return WaitCmd(o, p);
+    case Command::kCancel:
+      return CancelCmd(o, p);
+    case Command::kFetch:
+      return FetchCmd(o, p);
+    case Command::kStats:
+      return StatsCmd(o, p);
+    case Command::kDaemonStatus:
+      return DaemonStatusCmd(o, p);
     case Command::kHelp:
-    case Command::kVersion: break;
+    case Command::kVersion:
+      break;
   }
   return kExitUsage;
 }

@@ -9,17 +9,23 @@ namespace mineru::ctl {
 
 int ExitCodeFor(StatusCode code) {
   switch (code) {
-    case StatusCode::kOk: return kExitOk;
+    case StatusCode::kOk:
+      return kExitOk;
     case StatusCode::kInvalidArgument:
     case StatusCode::kNotFound:
     case StatusCode::kResourceExhausted:
     case StatusCode::kOutOfRange:
       return kExitBadInput;
-    case StatusCode::kUnavailable: return kExitUnavailable;
-    case StatusCode::kBusy: return kExitBusy;
-    case StatusCode::kPermissionDenied: return kExitPermission;
-    case StatusCode::kCancelled: return kExitInterrupted;
-    default: return kExitJobFailed;
+    case StatusCode::kUnavailable:
+      return kExitUnavailable;
+    case StatusCode::kBusy:
+      return kExitBusy;
+    case StatusCode::kPermissionDenied:
+      return kExitPermission;
+    case StatusCode::kCancelled:
+      return kExitInterrupted;
+    default:
+      return kExitJobFailed;
   }
 }
 
@@ -104,9 +110,15 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
     } else if (a == "-" || a.empty() || a[0] != '-') {
       if (!have_command) {
         static const std::pair<const char*, Command> kCommands[] = {
-            {"submit", Command::kSubmit}, {"status", Command::kStatus}, {"list", Command::kList},
-            {"ps", Command::kList},       {"wait", Command::kWait},     {"cancel", Command::kCancel},
-            {"fetch", Command::kFetch},   {"stats", Command::kStats},   {"daemon-status", Command::kDaemonStatus},
+            {"submit", Command::kSubmit},
+            {"status", Command::kStatus},
+            {"list", Command::kList},
+            {"ps", Command::kList},
+            {"wait", Command::kWait},
+            {"cancel", Command::kCancel},
+            {"fetch", Command::kFetch},
+            {"stats", Command::kStats},
+            {"daemon-status", Command::kDaemonStatus},
         };
         bool found = false;
         for (const auto& [name, cmd] : kCommands) {

@@ -24,7 +24,18 @@ enum ExitCode : int {
 // The exit code for an error status (kUnavailable -> 69, kBusy -> 75, ...).
 int ExitCodeFor(StatusCode code);
 
-enum class Command { kHelp, kVersion, kSubmit, kStatus, kList, kWait, kCancel, kFetch, kStats, kDaemonStatus };
+enum class Command {
+  kHelp,
+  kVersion,
+  kSubmit,
+  kStatus,
+  kList,
+  kWait,
+  kCancel,
+  kFetch,
+  kStats,
+  kDaemonStatus
+};
 
 struct CtlOptions {
   Command command = Command::kHelp;
@@ -39,7 +50,7 @@ struct CtlOptions {
   std::string backend = "auto";
   // status/wait/cancel/fetch
   std::vector<uint64_t> job_ids;
-  bool all = false;  // list --all (every user's; admins), cancel --all (all of mine)
+  bool all = false;         // list --all (every user's; admins), cancel --all (all of mine)
   int64_t timeout_ms = -1;  // wait --timeout
 };
 

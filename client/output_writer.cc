@@ -61,8 +61,9 @@ Result<std::vector<std::string>> WriteResultFiles(const std::string& dir,
       if (::mkdirat(dir_fd.get(), folder.c_str(), 0755) != 0 && errno != EEXIST) {
         return ErrnoStatus(errno, "mkdir " + dir + "/" + folder);
       }
-      sub.reset(RetryEintr(
-          [&] { return ::openat(dir_fd.get(), folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC); }));
+      sub.reset(RetryEintr([&] {
+        return ::openat(dir_fd.get(), folder.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+      }));
       if (!sub) return ErrnoStatus(errno, "open " + dir + "/" + folder);
       parent = sub.get();
     }

@@ -15,9 +15,12 @@ struct KeyFlag {
   const char* metavar;
 };
 constexpr KeyFlag kKeyFlags[] = {
-    {"--socket", "socket", "PATH"},          {"--state-dir", "state_dir", "DIR"},
-    {"--model", "model_dir", "DIR"},         {"--vram-budget", "vram_budget", "SIZE"},
-    {"--workers", "workers", "N"},           {"--log-level", "log_level", "LEVEL"},
+    {"--socket", "socket", "PATH"},
+    {"--state-dir", "state_dir", "DIR"},
+    {"--model", "model_dir", "DIR"},
+    {"--vram-budget", "vram_budget", "SIZE"},
+    {"--workers", "workers", "N"},
+    {"--log-level", "log_level", "LEVEL"},
     {"--drain-timeout", "drain_timeout", "DURATION"},
 };
 
@@ -61,8 +64,10 @@ std::string DaemonUsage() {
   for (const ConfigKeyInfo& k : ConfigSchemaFor().keys()) {
     std::string left = "  " + k.key + " (" + k.type + ")";
     o << left;
-    if (left.size() < 32) o << std::string(32 - left.size(), ' ');
-    else o << "\n" << std::string(32, ' ');
+    if (left.size() < 32)
+      o << std::string(32 - left.size(), ' ');
+    else
+      o << "\n" << std::string(32, ' ');
     o << k.help << "\n";
   }
   return o.str();
@@ -112,7 +117,8 @@ Result<DaemonOptions> ParseDaemonOptions(int argc, const char* const* argv) {
     MINERU_ASSIGN_OR_RETURN(bool is_set, value_of(arg, "--set", &value));
     if (is_set) {
       auto eq = value.find('=');
-      if (eq == std::string::npos || eq == 0) return InvalidArgument("--set expects KEY=VALUE, got '" + value + "'");
+      if (eq == std::string::npos || eq == 0)
+        return InvalidArgument("--set expects KEY=VALUE, got '" + value + "'");
       std::string key = value.substr(0, eq);
       if (!ConfigSchemaFor().HasKey(key)) return InvalidArgument("--set: unknown config key '" + key + "'");
       out.overrides.push_back({key, value.substr(eq + 1), "--set " + key});

@@ -21,8 +21,8 @@ std::string_view JobStateName(JobState state) {
 }
 
 Result<JobState> ParseJobState(std::string_view name) {
-  for (JobState s : {JobState::kQueued, JobState::kRunning, JobState::kDone, JobState::kFailed,
-                     JobState::kCancelled}) {
+  for (JobState s :
+       {JobState::kQueued, JobState::kRunning, JobState::kDone, JobState::kFailed, JobState::kCancelled}) {
     if (JobStateName(s) == name) return s;
   }
   return InvalidArgument("unknown job state '" + std::string(name) + "'");

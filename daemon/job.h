@@ -43,7 +43,7 @@ struct JobInfo {
   int64_t finished_ms = 0;   // wall clock; 0 while not final
   int64_t attempts = 0;      // how many times a worker started it (more than 1 after a restart)
   StatusCode error_code = StatusCode::kOk;
-  std::string error;          // why it failed; empty otherwise
+  std::string error;             // why it failed; empty otherwise
   bool results_fetched = false;  // a client took the results; they are deleted from the spool
 };
 

@@ -50,7 +50,8 @@ Result<ListenSocket> ListenOnPath(const std::string& path, mode_t mode) {
   }
   struct stat st {};
   if (::lstat(path.c_str(), &st) == 0) {
-    if (!S_ISSOCK(st.st_mode)) return Status(StatusCode::kAlreadyExists, path + " exists and is not a socket");
+    if (!S_ISSOCK(st.st_mode))
+      return Status(StatusCode::kAlreadyExists, path + " exists and is not a socket");
     if (SomeoneListens(addr)) {
       return Status(StatusCode::kAlreadyExists, "another daemon is already listening on " + path);
     }
@@ -94,7 +95,8 @@ Result<ListenSocket> TakeActivatedSocket() {
   out.fd.reset(fd);
   out.activated = true;
   int flags = ::fcntl(fd, F_GETFL);
-  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0) return ErrnoStatus(errno, "fcntl O_NONBLOCK");
+  if (flags < 0 || ::fcntl(fd, F_SETFL, flags | O_NONBLOCK) != 0)
+    return ErrnoStatus(errno, "fcntl O_NONBLOCK");
   ::fcntl(fd, F_SETFD, FD_CLOEXEC);
   sockaddr_un addr{};
   socklen_t len = sizeof addr;
@@ -109,10 +111,12 @@ void RemoveSocketFile(const ListenSocket& socket) {
 }
 
 Result<mode_t> ParseSocketMode(std::string_view text) {
-  if (text.empty() || text.size() > 4) return InvalidArgument("'" + std::string(text) + "' is not an octal mode like 0660");
+  if (text.empty() || text.size() > 4)
+    return InvalidArgument("'" + std::string(text) + "' is not an octal mode like 0660");
   mode_t mode = 0;
   for (char c : text) {
-    if (c < '0' || c > '7') return InvalidArgument("'" + std::string(text) + "' is not an octal mode like 0660");
+    if (c < '0' || c > '7')
+      return InvalidArgument("'" + std::string(text) + "' is not an octal mode like 0660");
     mode = mode * 8 + static_cast<mode_t>(c - '0');
   }
   if (mode > 0777) return InvalidArgument("socket mode must be at most 0777");

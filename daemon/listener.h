@@ -11,9 +11,9 @@
 namespace mineru::daemon {
 
 struct ListenSocket {
-  UniqueFd fd;               // non-blocking, close-on-exec, listening
-  std::string path;          // the bound path (empty for an unnamed activated socket)
-  bool activated = false;    // came from the service manager; never unlinked by us
+  UniqueFd fd;             // non-blocking, close-on-exec, listening
+  std::string path;        // the bound path (empty for an unnamed activated socket)
+  bool activated = false;  // came from the service manager; never unlinked by us
 };
 
 // Binds and listens on `path` with permissions `mode`. A stale socket file nobody listens on is

@@ -11,11 +11,16 @@ constexpr uint32_t kBusyRetryMs = 1000;
 
 shm::JobState WireState(JobState s) {
   switch (s) {
-    case JobState::kQueued: return shm::JobState::kQueued;
-    case JobState::kRunning: return shm::JobState::kRunning;
-    case JobState::kDone: return shm::JobState::kDone;
-    case JobState::kFailed: return shm::JobState::kFailed;
-    case JobState::kCancelled: return shm::JobState::kCancelled;
+    case JobState::kQueued:
+      return shm::JobState::kQueued;
+    case JobState::kRunning:
+      return shm::JobState::kRunning;
+    case JobState::kDone:
+      return shm::JobState::kDone;
+    case JobState::kFailed:
+      return shm::JobState::kFailed;
+    case JobState::kCancelled:
+      return shm::JobState::kCancelled;
   }
   return shm::JobState::kFailed;
 }
@@ -32,15 +37,20 @@ Result<std::vector<uint8_t>> ToRecord(uint64_t job_id, const OutputFile& f) {
   auto data = std::span(reinterpret_cast<const uint8_t*>(f.data.data()), f.data.size());
   constexpr std::string_view kImages = "images/";
   if (f.path.rfind(kImages, 0) == 0) {
-    return shm::EncodeResultRecord(shm::ResultKind::kImageCrop, shm::OutputRole::kNoRole, job_id, shm::kNoPage,
-                                   std::string_view(f.path).substr(kImages.size()), data);
+    return shm::EncodeResultRecord(shm::ResultKind::kImageCrop, shm::OutputRole::kNoRole, job_id,
+                                   shm::kNoPage, std::string_view(f.path).substr(kImages.size()), data);
   }
   shm::OutputRole role = shm::OutputRole::kMarkdown;
-  if (EndsWith(f.path, "_content_list.json")) role = shm::OutputRole::kContentList;
-  else if (EndsWith(f.path, "_middle.json")) role = shm::OutputRole::kMiddleJson;
-  else if (EndsWith(f.path, "_model_output.txt")) role = shm::OutputRole::kModelOutput;
-  else if (EndsWith(f.path, "_layout.pdf")) role = shm::OutputRole::kLayoutPdf;
-  else if (!EndsWith(f.path, ".md")) return Internal("output file '" + f.path + "' has no known role");
+  if (EndsWith(f.path, "_content_list.json"))
+    role = shm::OutputRole::kContentList;
+  else if (EndsWith(f.path, "_middle.json"))
+    role = shm::OutputRole::kMiddleJson;
+  else if (EndsWith(f.path, "_model_output.txt"))
+    role = shm::OutputRole::kModelOutput;
+  else if (EndsWith(f.path, "_layout.pdf"))
+    role = shm::OutputRole::kLayoutPdf;
+  else if (!EndsWith(f.path, ".md"))
+    return Internal("output file '" + f.path + "' has no known role");
   return shm::EncodeResultRecord(shm::ResultKind::kOutputFile, role, job_id, shm::kNoPage, f.path, data);
 }
 
@@ -112,7 +122,8 @@ void RequestHandler::Handle(Session& s, shm::Message message, std::vector<Unique
         } else if constexpr (std::is_same_v<T, shm::Goodbye>) {
           s.CloseAfterFlush();
         } else {
-          Error(s, 0, InvalidArgument(std::string("a client may not send ") + shm::MessageTypeName(T::kType)));
+          Error(s, 0,
+                InvalidArgument(std::string("a client may not send ") + shm::MessageTypeName(T::kType)));
           s.CloseAfterFlush();
         }
       },
@@ -127,7 +138,8 @@ void RequestHandler::OnHello(Session& s, const shm::Hello& m) {
   if (m.min_version > shm::kProtocolVersion || m.max_version < shm::kProtocolVersion) {
     Error(s, 0,
           Unimplemented("this minerud speaks protocol version " + std::to_string(shm::kProtocolVersion) +
-                        "; the client speaks " + std::to_string(m.min_version) + "-" + std::to_string(m.max_version)));
+                        "; the client speaks " + std::to_string(m.min_version) + "-" +
+                        std::to_string(m.max_version)));
     s.CloseAfterFlush();
     return;
   }
@@ -165,12 +177,14 @@ void RequestHandler::OnSubmit(Session& s, const shm::SubmitRequest& m, std::vect
     return;
   }
   if (m.media_type != "application/pdf") {
-    Error(s, m.request_id, InvalidArgument("media type '" + m.media_type + "' is not supported (application/pdf)"));
+    Error(s, m.request_id,
+          InvalidArgument("media type '" + m.media_type + "' is not supported (application/pdf)"));
     return;
   }
   if (m.backend != "auto" && m.backend != options_.backend_name) {
     Error(s, m.request_id,
-          Unimplemented("backend '" + m.backend + "' is not loaded (this daemon runs " + options_.backend_name + ")"));
+          Unimplemented("backend '" + m.backend + "' is not loaded (this daemon runs " +
+                        options_.backend_name + ")"));
     return;
   }
   if (m.first_page != 0 || m.last_page != UINT32_MAX) {
@@ -228,7 +242,8 @@ void RequestHandler::OnCancel(Session& s, const shm::CancelRequest& m) {
   reply.request_id = m.request_id;
   if (m.all) {
     for (const JobInfo& info : options_.scheduler->List(s.peer().uid)) {
-      if (!IsFinal(info.state) && options_.scheduler->Cancel(info.id).ok()) reply.cancelled_job_ids.push_back(info.id);
+      if (!IsFinal(info.state) && options_.scheduler->Cancel(info.id).ok())
+        reply.cancelled_job_ids.push_back(info.id);
     }
     s.Send(reply);
     return;
@@ -254,7 +269,8 @@ void RequestHandler::OnFetch(Session& s, const shm::FetchRequest& m) {
     return;
   }
   if (s.ring() == nullptr) {
-    Error(s, m.request_id, FailedPrecondition("fetching results needs a result ring (Hello with kCapResultRing)"));
+    Error(s, m.request_id,
+          FailedPrecondition("fetching results needs a result ring (Hello with kCapResultRing)"));
     return;
   }
   auto files = options_.scheduler->Results(m.job_id, /*consume=*/false);

@@ -78,7 +78,8 @@ Result<JobInfo> Scheduler::Submit(uid_t uid, const std::string& name, std::span<
     limits = options_.limits;
     if (draining_) return Unavailable("minerud is shutting down and accepts no new jobs");
     if (document.size() > limits.max_document_bytes) {
-      return ResourceExhausted("document is " + FormatByteSize(document.size()) + ", larger than max_document_size " +
+      return ResourceExhausted("document is " + FormatByteSize(document.size()) +
+                               ", larger than max_document_size " +
                                FormatByteSize(limits.max_document_bytes));
     }
     if (document.size() > limits.max_bytes_per_user) {
@@ -91,7 +92,8 @@ Result<JobInfo> Scheduler::Submit(uid_t uid, const std::string& name, std::span<
     }
     if (user_jobs_[uid] >= limits.max_jobs_per_user) {
       ++counters_.rejected_busy_total;
-      return Busy("you have " + std::to_string(user_jobs_[uid]) + " jobs waiting or running (max_jobs_per_user); retry later");
+      return Busy("you have " + std::to_string(user_jobs_[uid]) +
+                  " jobs waiting or running (max_jobs_per_user); retry later");
     }
     if (user_bytes_[uid] + document.size() > limits.max_bytes_per_user) {
       ++counters_.rejected_busy_total;
@@ -159,8 +161,9 @@ Status Scheduler::Cancel(JobId id) {
     if (it == jobs_.end()) return NotFound("no job " + std::to_string(id));
     Entry& e = it->second;
     if (IsFinal(e.info.state)) {
-      return FailedPrecondition("job " + std::to_string(id) + " has already " +
-                                std::string(e.info.state == JobState::kDone ? "finished" : JobStateName(e.info.state)));
+      return FailedPrecondition(
+          "job " + std::to_string(id) + " has already " +
+          std::string(e.info.state == JobState::kDone ? "finished" : JobStateName(e.info.state)));
     }
     e.cancel_requested = true;
     e.cancel->store(true);
@@ -192,13 +195,15 @@ Result<std::vector<OutputFile>> Scheduler::Results(JobId id, bool consume) {
     info = it->second.info;
   }
   if (info.state == JobState::kFailed || info.state == JobState::kCancelled) {
-    return Status(info.error_code == StatusCode::kOk ? StatusCode::kInternal : info.error_code,
-                  "job " + std::to_string(id) + " " + std::string(JobStateName(info.state)) + ": " + info.error);
+    return Status(
+        info.error_code == StatusCode::kOk ? StatusCode::kInternal : info.error_code,
+        "job " + std::to_string(id) + " " + std::string(JobStateName(info.state)) + ": " + info.error);
   }
   if (info.state != JobState::kDone) {
     return FailedPrecondition("job " + std::to_string(id) + " is " + std::string(JobStateName(info.state)));
   }
-  if (info.results_fetched) return NotFound("the results of job " + std::to_string(id) + " were already fetched");
+  if (info.results_fetched)
+    return NotFound("the results of job " + std::to_string(id) + " were already fetched");
   MINERU_ASSIGN_OR_RETURN(std::vector<OutputFile> files, options_.spool->LoadResults(id));
   if (consume) {
     {
@@ -254,11 +259,21 @@ SchedulerStats Scheduler::Stats() const {
   s.workers = options_.workers;
   for (const auto& [id, e] : jobs_) {
     switch (e.info.state) {
-      case JobState::kQueued: ++s.queued; break;
-      case JobState::kRunning: ++s.running; break;
-      case JobState::kDone: ++s.done; break;
-      case JobState::kFailed: ++s.failed; break;
-      case JobState::kCancelled: ++s.cancelled; break;
+      case JobState::kQueued:
+        ++s.queued;
+        break;
+      case JobState::kRunning:
+        ++s.running;
+        break;
+      case JobState::kDone:
+        ++s.done;
+        break;
+      case JobState::kFailed:
+        ++s.failed;
+        break;
+      case JobState::kCancelled:
+        ++s.cancelled;
+        break;
     }
   }
   return s;

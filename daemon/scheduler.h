@@ -37,8 +37,8 @@
 namespace mineru::daemon {
 
 struct JobLimits {
-  int64_t max_jobs_queued = 256;     // queued + running, all users
-  int64_t max_jobs_per_user = 32;    // queued + running, one user
+  int64_t max_jobs_queued = 256;   // queued + running, all users
+  int64_t max_jobs_per_user = 32;  // queued + running, one user
   uint64_t max_document_bytes = 512ull << 20;
   uint64_t max_bytes_per_user = 2ull << 30;  // document bytes of one user's queued + running jobs
   int64_t max_pages_per_document = 2000;
@@ -130,16 +130,16 @@ class Scheduler {
   Options options_;
   mutable std::mutex mu_;
   std::condition_variable work_cv_;
-  std::map<JobId, Entry> jobs_;          // Guarded by mu_.
-  std::deque<JobId> queue_;              // Guarded by mu_.
-  std::map<uid_t, int64_t> user_jobs_;   // Guarded by mu_. Queued + running + being spooled.
-  std::map<uid_t, uint64_t> user_bytes_; // Guarded by mu_.
-  int64_t active_jobs_ = 0;              // Guarded by mu_. Queued + running + being spooled.
-  int64_t running_ = 0;                  // Guarded by mu_.
-  std::vector<JobEvent> events_;         // Guarded by mu_.
-  SchedulerStats counters_;              // Guarded by mu_ (the *_total fields).
-  bool draining_ = false;                // Guarded by mu_.
-  bool stopping_ = false;                // Guarded by mu_.
+  std::map<JobId, Entry> jobs_;           // Guarded by mu_.
+  std::deque<JobId> queue_;               // Guarded by mu_.
+  std::map<uid_t, int64_t> user_jobs_;    // Guarded by mu_. Queued + running + being spooled.
+  std::map<uid_t, uint64_t> user_bytes_;  // Guarded by mu_.
+  int64_t active_jobs_ = 0;               // Guarded by mu_. Queued + running + being spooled.
+  int64_t running_ = 0;                   // Guarded by mu_.
+  std::vector<JobEvent> events_;          // Guarded by mu_.
+  SchedulerStats counters_;               // Guarded by mu_ (the *_total fields).
+  bool draining_ = false;                 // Guarded by mu_.
+  bool stopping_ = false;                 // Guarded by mu_.
   std::atomic<int64_t> heartbeat_ns_{0};
   std::vector<std::thread> workers_;
 };

@@ -106,7 +106,8 @@ int Server::Run() {
   uv_poll_start(&listen_poll_, UV_READABLE, &Server::OnListenReadable);
   listening_ = true;
   uv_timer_start(&tick_, &Server::OnTick, kTickMs, kTickMs);
-  MINERU_LOG(kInfo) << "listening on " << (options_.listen.path.empty() ? "<activated socket>" : options_.listen.path)
+  MINERU_LOG(kInfo) << "listening on "
+                    << (options_.listen.path.empty() ? "<activated socket>" : options_.listen.path)
                     << (options_.listen.activated ? " (socket activation)" : "") << ", backend "
                     << options_.backend->name() << ", state " << options_.config.state_dir;
   notifier_.Ready();
@@ -141,7 +142,8 @@ void Server::AcceptAll() {
       handler_->Handle(s, std::move(m), std::move(fds));
     };
     cb.on_closed = [this](Session& s) { sessions_.erase(s.id()); };
-    auto session = std::make_unique<Session>(&loop_, id, std::move(fd), *peer, kMaxPendingBytesPerSession, std::move(cb));
+    auto session = std::make_unique<Session>(&loop_, id, std::move(fd), *peer, kMaxPendingBytesPerSession,
+                                             std::move(cb));
     if (!session->Start().ok()) continue;
     ++sessions_total_;
     sessions_.emplace(id, std::move(session));
@@ -229,9 +231,10 @@ void Server::CloseAllHandles() {
   for (auto& [id, s] : sessions_) open.push_back(s.get());
   // What was sent is in the kernel's socket buffers; a client that does not read cannot hold us up.
   for (Session* s : open) s->Close();
-  for (uv_handle_t* h : {reinterpret_cast<uv_handle_t*>(&listen_poll_), reinterpret_cast<uv_handle_t*>(&wake_),
-                         reinterpret_cast<uv_handle_t*>(&sigterm_), reinterpret_cast<uv_handle_t*>(&sigint_),
-                         reinterpret_cast<uv_handle_t*>(&sighup_), reinterpret_cast<uv_handle_t*>(&tick_)}) {
+  for (uv_handle_t* h :
+       {reinterpret_cast<uv_handle_t*>(&listen_poll_), reinterpret_cast<uv_handle_t*>(&wake_),
+        reinterpret_cast<uv_handle_t*>(&sigterm_), reinterpret_cast<uv_handle_t*>(&sigint_),
+        reinterpret_cast<uv_handle_t*>(&sighup_), reinterpret_cast<uv_handle_t*>(&tick_)}) {
     if (!uv_is_closing(h)) uv_close(h, nullptr);
   }
 }

@@ -13,12 +13,13 @@ namespace mineru::daemon {
 namespace {
 
 constexpr size_t kReadChunkBytes = 64 * 1024;
-constexpr int kReadsPerWakeup = 16;   // then yield to other sessions
+constexpr int kReadsPerWakeup = 16;     // then yield to other sessions
 constexpr uint32_t kMaxFdsPerRead = 4;  // a Submit carries one; more is a flood
 
 // One non-blocking sendmsg of bytes[offset..] (fds with the first byte). Returns bytes sent, 0 when
 // the socket is full, or an error.
-Result<uint64_t> SendSome(int fd, const std::vector<uint8_t>& bytes, uint64_t offset, const std::vector<UniqueFd>& fds) {
+Result<uint64_t> SendSome(int fd, const std::vector<uint8_t>& bytes, uint64_t offset,
+                          const std::vector<UniqueFd>& fds) {
   iovec iov{const_cast<uint8_t*>(bytes.data()) + offset, bytes.size() - offset};
   msghdr msg{};
   msg.msg_iov = &iov;

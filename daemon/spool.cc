@@ -196,7 +196,8 @@ Status Spool::Accept(const JobInfo& info, std::span<const uint8_t> document) {
                      std::span(reinterpret_cast<const uint8_t*>(record.data()), record.size()));
   }
   if (s.ok()) s = FsyncDir(incoming);
-  if (s.ok() && ::rename(incoming.c_str(), final_dir.c_str()) != 0) s = SpoolError(errno, "rename " + incoming);
+  if (s.ok() && ::rename(incoming.c_str(), final_dir.c_str()) != 0)
+    s = SpoolError(errno, "rename " + incoming);
   if (!s.ok()) {
     RemoveTree(incoming);
     return s;

@@ -69,8 +69,8 @@ class Spool {
 
   std::string dir_;
   std::mutex id_mu_;
-  JobId next_id_ = 1;        // Guarded by id_mu_.
-  JobId reserved_until_ = 1; // Guarded by id_mu_. Ids below this are recorded in next_id.
+  JobId next_id_ = 1;         // Guarded by id_mu_.
+  JobId reserved_until_ = 1;  // Guarded by id_mu_. Ids below this are recorded in next_id.
 };
 
 // Writes `data` to `path` durably: temp file, fsync, rename, fsync of the folder.

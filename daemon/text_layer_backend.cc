@@ -16,7 +16,8 @@ Result<BackendOutput> TextLayerBackend::Parse(const BackendInput& input, const P
   if (input.memory_limit_bytes > 0) limits.max_memory_bytes = input.memory_limit_bytes;
   if (input.max_pages > 0) limits.max_pages = static_cast<int>(std::min<int64_t>(input.max_pages, INT_MAX));
   if (!input.deadline.never()) {
-    int64_t left_ms = std::chrono::duration_cast<std::chrono::milliseconds>(input.deadline.at() - MonoNow()).count();
+    int64_t left_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(input.deadline.at() - MonoNow()).count();
     if (left_ms <= 0) return DeadlineExceeded("the job's time limit passed before parsing started");
     limits.time_budget_ms = left_ms;
   } else {

@@ -26,7 +26,7 @@ namespace mineru::client {
 struct ClientOptions {
   std::string socket_path;  // empty: $MINERU_SOCKET, else minerud's default for this user
   std::string client_name = "libmineru-client";
-  uint64_t ring_bytes = 0;            // result ring size; 0: the daemon's default
+  uint64_t ring_bytes = 0;  // result ring size; 0: the daemon's default
   int64_t connect_timeout_ms = 5000;
 };
 
@@ -106,7 +106,7 @@ class Client {
   // The socket path minerud uses by default for the calling user ($MINERU_SOCKET first).
   static std::string DefaultSocketPath();
 
-  uint32_t peer_uid() const;            // who the daemon thinks we are
+  uint32_t peer_uid() const;  // who the daemon thinks we are
   const std::string& daemon_version() const;
   uint64_t max_document_bytes() const;  // the daemon's cap
 

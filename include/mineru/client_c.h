@@ -8,9 +8,8 @@
  *   mineru_client_wait(c, job, on_progress, user_data);
  *   mineru_result* r;
  *   mineru_client_fetch(c, job, &r);
- *   for (size_t i = 0; i < mineru_result_count(r); ++i) { mineru_result_file f; mineru_result_get(r, i, &f); }
- *   mineru_result_free(r);
- *   mineru_client_close(c);
+ *   for (size_t i = 0; i < mineru_result_count(r); ++i) { mineru_result_file f; mineru_result_get(r, i, &f);
+ * } mineru_result_free(r); mineru_client_close(c);
  */
 #ifndef MINERU_CLIENT_C_H_
 #define MINERU_CLIENT_C_H_
@@ -58,7 +57,8 @@ typedef struct mineru_result_file {
   size_t size;
 } mineru_result_file;
 
-typedef void (*mineru_progress_fn)(void* user_data, uint64_t job_id, uint32_t pages_done, uint32_t pages_total);
+typedef void (*mineru_progress_fn)(void* user_data, uint64_t job_id, uint32_t pages_done,
+                                   uint32_t pages_total);
 
 /* Connects (socket_path NULL: $MINERU_SOCKET or the default). */
 int mineru_client_connect(const char* socket_path, mineru_client** out) MINERU_NOEXCEPT;

@@ -114,7 +114,8 @@ TEST_F(ClientTest, ZeroCopyBufferAndTinyRingGiveTheSameResults) {
     EXPECT_EQ(f.data, g->data) << f.path;
     total += f.data.size();
   }
-  EXPECT_GT(total, 10u * 4096) << "the results must be much larger than the ring for this test to mean anything";
+  EXPECT_GT(total, 10u * 4096)
+      << "the results must be much larger than the ring for this test to mean anything";
 }
 
 TEST_F(ClientTest, ErrorsAreStatusCodes) {
@@ -193,7 +194,8 @@ TEST_F(ClientTest, CApi) {
   EXPECT_STREQ(mineru_client_strerror(-MINERU_ERR_BUSY), "busy, retry later");
   mineru_client_close(c);
   uint64_t from_c = 0;
-  EXPECT_EQ(mineru_c_header_check_submit(daemon_->socket_path().c_str(), pdf_.data(), pdf_.size(), &from_c), 0);
+  EXPECT_EQ(mineru_c_header_check_submit(daemon_->socket_path().c_str(), pdf_.data(), pdf_.size(), &from_c),
+            0);
   EXPECT_GT(from_c, job);
 }
 

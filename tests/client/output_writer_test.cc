@@ -28,7 +28,8 @@ TEST(OutputWriterTest, WritesFilesAndImagesFolder) {
 
 TEST(OutputWriterTest, RefusesEscapingPathsBeforeWritingAnything) {
   mineru::testing::TempDir tmp;
-  for (const char* bad : {"../evil", "/etc/x", "images/../../x", "a/b/c", "", ".", "images/", "x\\y", "a\nb"}) {
+  for (const char* bad :
+       {"../evil", "/etc/x", "images/../../x", "a/b/c", "", ".", "images/", "x\\y", "a\nb"}) {
     std::string dir = tmp.path() + "/out";
     auto r = WriteResultFiles(dir, {File("fine.md", "ok"), File(bad, "bad")});
     EXPECT_FALSE(r.ok()) << "'" << bad << "' was accepted";

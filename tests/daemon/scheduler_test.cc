@@ -47,7 +47,9 @@ class PagedSleepBackend : public Backend {
   std::atomic<int> calls_{0};
 };
 
-std::span<const uint8_t> Doc(const std::string& s) { return {reinterpret_cast<const uint8_t*>(s.data()), s.size()}; }
+std::span<const uint8_t> Doc(const std::string& s) {
+  return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
+}
 
 class SchedulerTest : public ::testing::Test {
  protected:

@@ -112,8 +112,8 @@ TEST(SpoolTest, ResultsRoundTripAndDropPayload) {
   auto spool = Spool::Open(dir.path());
   ASSERT_TRUE(spool.ok());
   ASSERT_TRUE(spool->Accept(MakeInfo(1, 1), Bytes("doc")).ok());
-  std::vector<OutputFile> files = {{"a.md", "# Title\n"}, {"images/x.jpg", std::string("\0\xff\x01", 3)},
-                                   {"empty.json", ""}};
+  std::vector<OutputFile> files = {
+      {"a.md", "# Title\n"}, {"images/x.jpg", std::string("\0\xff\x01", 3)}, {"empty.json", ""}};
   ASSERT_TRUE(spool->SaveResults(1, files).ok());
   EXPECT_TRUE(spool->HasResults(1));
   auto loaded = spool->LoadResults(1);

@@ -3,8 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <thread>
 
@@ -96,8 +96,9 @@ TEST_F(CliTest, SubmitWritesMineruOutputsThatMatchThePdfText) {
 
 TEST_F(CliTest, DefaultOutputFolderIsNameDotMineru) {
   SpawnOptions in_tmp;
-  RunResult r = RunProgram({"/bin/sh", "-c", "cd '" + tmp_.path() + "' && '" + MineructlPath() + "' --socket '" +
-                                          daemon_->socket_path() + "' -q submit '" + sample_ + "'"});
+  RunResult r = RunProgram({"/bin/sh", "-c",
+                            "cd '" + tmp_.path() + "' && '" + MineructlPath() + "' --socket '" +
+                                daemon_->socket_path() + "' -q submit '" + sample_ + "'"});
   ASSERT_EQ(r.exit_code, 0) << r.err;
   EXPECT_TRUE(fs::exists(tmp_.path() + "/normal_4pages.mineru/normal_4pages.md"));
   EXPECT_EQ(r.err.find("page 1/4"), std::string::npos) << "-q prints no progress";
@@ -210,9 +211,7 @@ TEST_F(CliTest, JsonEverywhereAndErrorsAsJson) {
 
 TEST_F(CliTest, BrokenPdfFailsTheJobAndTheDaemonCarriesOn) {
   std::string junk = tmp_.path() + "/junk.pdf";
-  {
-    std::ofstream(junk) << "%PDF-1.7\nthis is not a PDF at all\n";
-  }
+  { std::ofstream(junk) << "%PDF-1.7\nthis is not a PDF at all\n"; }
   RunResult r = daemon_->Ctl({"submit", junk, "-o", tmp_.path() + "/junk"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
   EXPECT_NE(r.err.find("failed"), std::string::npos) << r.err;
@@ -242,7 +241,8 @@ TEST_F(CliTest, UsageErrorsAndUnreachableDaemon) {
   EXPECT_EQ(daemon_->Ctl({"status", "abc"}).exit_code, 64);
   RunResult help = RunProgram({MineructlPath(), "--help"});
   EXPECT_EQ(help.exit_code, 0);
-  for (const char* cmd : {"submit", "status", "list", "wait", "cancel", "fetch", "stats", "daemon-status", "--json"}) {
+  for (const char* cmd :
+       {"submit", "status", "list", "wait", "cancel", "fetch", "stats", "daemon-status", "--json"}) {
     EXPECT_NE(help.out.find(cmd), std::string::npos) << cmd;
   }
   RunResult gone = RunProgram({MineructlPath(), "--socket", tmp_.path() + "/no.sock", "list"});
@@ -259,7 +259,8 @@ TEST(MinerudCommandLine, HelpListsEveryConfigKeyAndBadOptionsAreUsageErrors) {
   }
   EXPECT_EQ(RunProgram({MinerudPath(), "--bogus"}).exit_code, 64);
   EXPECT_EQ(RunProgram({MinerudPath(), "--set", "nope=1"}).exit_code, 64);
-  EXPECT_EQ(RunProgram({MinerudPath(), "--config", "/nonexistent/minerud.conf", "--check-config"}).exit_code, 78);
+  EXPECT_EQ(RunProgram({MinerudPath(), "--config", "/nonexistent/minerud.conf", "--check-config"}).exit_code,
+            78);
   EXPECT_EQ(RunProgram({MinerudPath(), "--set", "max_jobs_queued=0", "--check-config"}).exit_code, 78);
 }
 

@@ -100,7 +100,8 @@ void DaemonHarness::Kill9() {
   pid_ = -1;
 }
 
-RunResult DaemonHarness::Ctl(const std::vector<std::string>& args, const SpawnOptions& spawn, int timeout_ms) const {
+RunResult DaemonHarness::Ctl(const std::vector<std::string>& args, const SpawnOptions& spawn,
+                             int timeout_ms) const {
   std::vector<std::string> argv = {MineructlPath(), "--socket", socket_path_};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunProgram(argv, spawn, timeout_ms);

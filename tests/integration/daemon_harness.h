@@ -39,7 +39,8 @@ class DaemonHarness {
   std::string Log() const { return ReadFile(log_path_); }
 
   // Runs mineructl --socket SOCKET ARGS...
-  RunResult Ctl(const std::vector<std::string>& args, const SpawnOptions& spawn = {}, int timeout_ms = 120'000) const;
+  RunResult Ctl(const std::vector<std::string>& args, const SpawnOptions& spawn = {},
+                int timeout_ms = 120'000) const;
 
   const std::string& dir() const { return dir_; }
   const std::string& socket_path() const { return socket_path_; }

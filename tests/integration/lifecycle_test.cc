@@ -72,14 +72,16 @@ TEST_F(LifecycleTest, Kill9DuringJobsThenRestartCompletesEachOnceWithIdenticalRe
   for (const std::string& id : {ids[0], ids[2]}) {
     std::string out = tmp_.path() + "/job" + id;
     ASSERT_EQ(daemon_->Ctl({"fetch", id, "-o", out}).exit_code, 0);
-    for (const char* f : {"normal_4pages.md", "normal_4pages_content_list.json", "normal_4pages_middle.json"}) {
+    for (const char* f :
+         {"normal_4pages.md", "normal_4pages_content_list.json", "normal_4pages_middle.json"}) {
       std::string recovered = ReadFile(out + "/" + f);
       EXPECT_FALSE(recovered.empty());
       EXPECT_EQ(recovered, ReadFile(tmp_.path() + "/fresh/" + f)) << "job " << id << " " << f;
     }
   }
   // Ids are never reused after a restart.
-  EXPECT_GT(std::stoull(FirstLine(daemon_->Ctl({"submit", "--detach", sample_}).out)), std::stoull(ids[2]) + 1);
+  EXPECT_GT(std::stoull(FirstLine(daemon_->Ctl({"submit", "--detach", sample_}).out)),
+            std::stoull(ids[2]) + 1);
 }
 
 TEST_F(LifecycleTest, SigtermStopsAcceptingDrainsAndExitsZero) {
@@ -147,7 +149,8 @@ TEST_F(LifecycleTest, SocketActivationWithListenFds) {
   spawn.set_listen_pid = true;
   ASSERT_TRUE(daemon_->Start({}, spawn));
   ::close(fd);
-  RunResult r = RunProgram({MineructlPath(), "--socket", path, "-q", "submit", sample_, "-o", tmp_.path() + "/out"});
+  RunResult r =
+      RunProgram({MineructlPath(), "--socket", path, "-q", "submit", sample_, "-o", tmp_.path() + "/out"});
   EXPECT_EQ(r.exit_code, 0) << r.err << daemon_->Log();
   EXPECT_TRUE(fs::exists(tmp_.path() + "/out/normal_4pages.md"));
   EXPECT_FALSE(fs::exists(daemon_->socket_path())) << "no socket of its own when one is handed over";

@@ -1,7 +1,7 @@
 // Isolation and robustness with the real binaries: a second uid sees nothing of the first one's
 // jobs; 10,000 connect/close cycles leak no fd; a client that never reads stalls nobody.
-#include <gtest/gtest.h>
 #include <fcntl.h>
+#include <gtest/gtest.h>
 #include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -63,8 +63,8 @@ class SecurityTest : public ::testing::Test {
 TEST_F(SecurityTest, SecondUidCannotSeeOrTouchAnotherUsersJobs) {
   if (::geteuid() != 0) GTEST_SKIP() << "needs root to create and become a second user";
   if (::getpwnam(kTestUser) == nullptr) {
-    RunResult add = RunProgram({"/usr/sbin/useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin",
-                                kTestUser});
+    RunResult add = RunProgram(
+        {"/usr/sbin/useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", kTestUser});
     if (add.exit_code != 0) GTEST_SKIP() << "useradd failed: " << add.err;
   }
   passwd* pw = ::getpwnam(kTestUser);
@@ -253,7 +253,8 @@ TEST_F(HostileFrameTest, BrokenFramesCloseOnlyThatConnection) {
     auto c = shm::Channel::FromFd(UniqueFd(fd));
     ASSERT_TRUE(c.ok());
     EXPECT_EQ(ExpectError(*c), StatusCode::kUnimplemented);
-    EXPECT_EQ(c->Receive(Deadline::InMillis(5000)).status().code(), StatusCode::kUnavailable) << "then closed";
+    EXPECT_EQ(c->Receive(Deadline::InMillis(5000)).status().code(), StatusCode::kUnavailable)
+        << "then closed";
   }
   {
     // Garbage, and a header announcing a huge payload.

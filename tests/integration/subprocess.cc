@@ -18,7 +18,8 @@
 namespace mineru::testing {
 namespace {
 
-[[noreturn]] void ExecChild(const std::vector<std::string>& argv, const SpawnOptions& o, int out_fd, int err_fd) {
+[[noreturn]] void ExecChild(const std::vector<std::string>& argv, const SpawnOptions& o, int out_fd,
+                            int err_fd) {
   if (o.pass_fd_as_3 >= 0) {
     if (o.pass_fd_as_3 != 3) {
       ::dup2(o.pass_fd_as_3, 3);

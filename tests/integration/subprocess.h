@@ -21,9 +21,9 @@ struct SpawnOptions {
   std::map<std::string, std::string> env;  // added to (or replacing) the test's environment
   std::optional<uid_t> uid;                // run as this user (and its primary group); needs root
   std::optional<gid_t> gid;
-  int pass_fd_as_3 = -1;                   // this fd becomes fd 3 in the child (socket activation)
-  bool set_listen_pid = false;             // LISTEN_PID = the child's pid (with pass_fd_as_3)
-  std::string stdin_file;                  // redirect stdin from this file
+  int pass_fd_as_3 = -1;        // this fd becomes fd 3 in the child (socket activation)
+  bool set_listen_pid = false;  // LISTEN_PID = the child's pid (with pass_fd_as_3)
+  std::string stdin_file;       // redirect stdin from this file
 };
 
 // Starts `argv` in the background; stdout/stderr go to the files given (empty: /dev/null).
@@ -31,7 +31,8 @@ pid_t Spawn(const std::vector<std::string>& argv, const SpawnOptions& options, c
             const std::string& stderr_path);
 
 // Runs `argv` to completion, capturing stdout and stderr; fails the test after `timeout_ms`.
-RunResult RunProgram(const std::vector<std::string>& argv, const SpawnOptions& options = {}, int timeout_ms = 120'000);
+RunResult RunProgram(const std::vector<std::string>& argv, const SpawnOptions& options = {},
+                     int timeout_ms = 120'000);
 
 // Waits for `pid`; returns the exit code (128 + signal when killed), or -1 after `timeout_ms`.
 int WaitExit(pid_t pid, int timeout_ms);
