@@ -155,6 +155,10 @@ void Server::OnWake(uv_async_t* handle) { static_cast<Server*>(handle->data)->Di
 void Server::DispatchEvents() {
   std::vector<JobEvent> events = scheduler_->TakeEvents();
   for (const JobEvent& e : events) {
+    if (e.kind == JobEvent::Kind::kProgress && e.info.state == JobState::kRunning && e.info.pages_done == 0 &&
+        e.info.pages_total == 0) {
+      MINERU_LOG(kInfo) << "job " << e.info.id << " started (attempt " << e.info.attempts << ")";
+    }
     if (e.kind == JobEvent::Kind::kFinished) {
       MINERU_LOG(kInfo) << "job " << e.info.id << " (uid " << e.info.uid << ", " << e.info.name << ") "
                         << JobStateName(e.info.state) << (e.info.error.empty() ? "" : ": " + e.info.error);

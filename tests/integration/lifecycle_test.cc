@@ -68,7 +68,7 @@ TEST_F(LifecycleTest, Kill9DuringJobsThenRestartCompletesEachOnceWithIdenticalRe
   for (const json& j : list) EXPECT_EQ(j["state"], "done");
   // A fresh run of the same document gives the same bytes.
   RunResult fresh = daemon_->Ctl({"-q", "submit", sample_, "-o", tmp_.path() + "/fresh"});
-  ASSERT_EQ(fresh.exit_code, 0) << fresh.err;
+  ASSERT_EQ(fresh.exit_code, 0) << fresh.err << daemon_->Log();
   for (const std::string& id : {ids[0], ids[2]}) {
     std::string out = tmp_.path() + "/job" + id;
     ASSERT_EQ(daemon_->Ctl({"fetch", id, "-o", out}).exit_code, 0);
@@ -113,6 +113,16 @@ TEST_F(LifecycleTest, DrainTimeoutInterruptsRunningJobWhichRunsAgainAfterRestart
   RunResult wait = daemon_->Ctl({"--json", "wait", id});
   ASSERT_EQ(wait.exit_code, 0) << wait.out << wait.err << daemon_->Log();
   EXPECT_EQ(JsonLines(wait.out).back()["state"], "done");
+}
+
+TEST_F(LifecycleTest, WatchdogPingsWhileWorkersAreAliveAndStatusIsPublished) {
+  SpawnOptions spawn;
+  spawn.env["WATCHDOG_USEC"] = "3000000";  // pings due every 3 s; minerud pings at most every second
+  ASSERT_TRUE(daemon_->Start({}, spawn));
+  EXPECT_TRUE(daemon_->WaitNotify("STATUS="));
+  EXPECT_TRUE(daemon_->WaitNotify("WATCHDOG=1", 5000));
+  EXPECT_TRUE(daemon_->WaitNotify("WATCHDOG=1", 5000));
+  EXPECT_EQ(daemon_->Stop(), 0);
 }
 
 TEST_F(LifecycleTest, SighupWithBrokenConfigKeepsTheOldOneAndAGoodOneApplies) {
