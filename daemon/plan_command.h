@@ -1,0 +1,15 @@
+// `minerud plan --model DIR --vram-budget SIZE`: the residency planner's placement table and
+// predicted throughput for a model folder, printed before anything is loaded onto a device.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace mineru::daemon {
+
+// Runs the command with the arguments after `plan`; returns the process exit code.
+int RunPlanCommand(const std::vector<std::string>& args);
+
+std::string PlanUsage();
+
+}  // namespace mineru::daemon
