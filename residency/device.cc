@@ -1,6 +1,7 @@
 // DeviceBuffer ownership and tensor views over tier memory.
 #include "residency/device.h"
 
+#include <string>
 #include <utility>
 
 namespace mineru::residency {
@@ -41,9 +42,14 @@ at::ScalarType ToScalarType(DType dtype) {
   return at::kFloat;
 }
 
-at::Tensor TensorOver(const Device& device, Tier tier, void* data, at::ScalarType dtype,
-                      const std::vector<int64_t>& shape) {
-  return at::from_blob(data, shape, at::TensorOptions().dtype(dtype).device(device.TorchDevice(tier)));
+Result<at::Tensor> TensorOver(const Device& device, Tier tier, void* data, at::ScalarType dtype,
+                              const std::vector<int64_t>& shape) {
+  try {
+    return at::from_blob(data, shape, at::TensorOptions().dtype(dtype).device(device.TorchDevice(tier)));
+  } catch (const std::exception& e) {
+    return Internal(std::string("making a tensor view over ") + std::string(TierName(tier)) +
+                    " memory: " + e.what());
+  }
 }
 
 }  // namespace mineru::residency

@@ -106,7 +106,8 @@ class Device {
 at::ScalarType ToScalarType(DType dtype);
 
 // Makes a libtorch tensor of `dtype` and `shape` over `data` (not owned: valid while the memory is).
-at::Tensor TensorOver(const Device& device, Tier tier, void* data, at::ScalarType dtype,
-                      const std::vector<int64_t>& shape);
+// libtorch's exceptions are turned into kInternal: residency/ never throws.
+Result<at::Tensor> TensorOver(const Device& device, Tier tier, void* data, at::ScalarType dtype,
+                              const std::vector<int64_t>& shape);
 
 }  // namespace mineru::residency

@@ -110,10 +110,20 @@ Status KvPagePool::Fork(SequenceId parent, SequenceId child, uint64_t num_tokens
     (void)inserted;
   }
   if (copy_to != kNullPage) {
-    storage_[copy_to].copy_(storage_[copy_from]);  // a device copy inside the pool, mu_ released
+    Status copied;
+    try {
+      storage_[copy_to].copy_(storage_[copy_from]);  // a device copy inside the pool, mu_ released
+    } catch (const std::exception& e) {
+      copied = Internal(std::string("copying a KV page for a fork: ") + e.what());
+    }
     std::lock_guard<std::mutex> lock(mu_);
     sequences_[parent].busy = false;
     sequences_[child].busy = false;
+    if (!copied.ok()) {
+      for (PageId p : sequences_[child].pages) pages_.Release(p).status().IgnoreError();
+      sequences_.erase(child);
+      return copied;
+    }
   }
   return Status::Ok();
 }

@@ -138,25 +138,35 @@ void ResidencyManager::RunLoad(LoadPlan& plan) {
   State& s = *state_;
   const UnitState& u = s.units[plan.unit];  // spec, offsets and sources are immutable after registration
   const uint64_t size = u.footprint;
+  // Undoes the load decided in BeginLoadLocked when its memory or its views cannot be made.
+  auto fail = [&](const Status& error) {
+    {
+      std::lock_guard<std::mutex> lock(s.mu);
+      UnitState& state = s.units[plan.unit];
+      UnitCopy& copy = state.copies[Slot(plan.tier)];
+      Ledger& ledger = s.ledgers[Slot(plan.tier)];
+      ledger.reserved -= size;
+      ledger.weights -= size;
+      if (plan.tier == Tier::kPinned) {
+        s.pinned_ranges->Free(copy.pinned_offset, size);
+        ledger.allocated -= size;
+      }
+      s.counters.bytes_promoted -= size;
+      if (copy.source_pinned) state.copies[1].readers--;
+      if (copy.source_gpu) state.copies[0].readers--;
+      copy.source_pinned = copy.source_gpu = false;
+      copy.phase = CopyPhase::kAbsent;
+      copy.pending = nullptr;
+    }
+    plan.pending->SetSubmitted(error.WithContext("loading unit '" + u.spec.name + "'"), {});
+    s.room_cv.notify_all();
+  };
   DeviceBuffer buffer;
   uint8_t* dst = plan.pinned_dst;
   if (plan.tier == Tier::kGpu) {
     Result<DeviceBuffer> allocated = device_->Allocate(Tier::kGpu, size);
     if (!allocated.ok()) {
-      {
-        std::lock_guard<std::mutex> lock(s.mu);
-        UnitCopy& copy = s.units[plan.unit].copies[0];
-        Ledger& ledger = s.ledgers[0];
-        ledger.reserved -= size;
-        ledger.weights -= size;
-        s.counters.bytes_promoted -= size;
-        if (copy.source_pinned) s.units[plan.unit].copies[1].readers--;
-        copy.source_pinned = false;
-        copy.phase = CopyPhase::kAbsent;
-        copy.pending = nullptr;
-      }
-      plan.pending->SetSubmitted(allocated.status().WithContext("allocating unit '" + u.spec.name + "'"), {});
-      s.room_cv.notify_all();
+      fail(allocated.status());
       return;
     }
     buffer = std::move(allocated).value();
@@ -166,8 +176,14 @@ void ResidencyManager::RunLoad(LoadPlan& plan) {
   tensors.reserve(u.spec.tensors.size());
   for (size_t i = 0; i < u.spec.tensors.size(); ++i) {
     const TensorSpec& t = u.spec.tensors[i];
-    tensors.push_back(
-        TensorOver(*device_, plan.tier, dst + u.tensor_offsets[i], ToScalarType(t.dtype), t.shape));
+    Result<at::Tensor> view =
+        TensorOver(*device_, plan.tier, dst + u.tensor_offsets[i], ToScalarType(t.dtype), t.shape);
+    if (!view.ok()) {
+      buffer.Reset();
+      fail(view.status());
+      return;
+    }
+    tensors.push_back(std::move(view).value());
   }
   {
     std::lock_guard<std::mutex> lock(s.mu);

@@ -118,6 +118,14 @@ void ResidencyManager::IssuePrefetches() {
   {
     std::lock_guard<std::mutex> lock(s.mu);
     if (s.schedule.empty()) return;
+    // The plain path: every scheduled unit resident and nothing arriving — nothing to reap or prefetch.
+    bool all_ready = true;
+    for (UnitId id : s.schedule) all_ready = all_ready && s.units[id].copies[0].phase == CopyPhase::kReady;
+    for (UnitId id = 0; all_ready && id < s.units.size(); ++id) {
+      all_ready = s.units[id].copies[0].phase != CopyPhase::kArriving &&
+                  s.units[id].copies[1].phase != CopyPhase::kArriving;
+    }
+    if (all_ready) return;
     for (UnitId id = 0; id < s.units.size(); ++id) {
       for (Tier t : {Tier::kGpu, Tier::kPinned}) {
         const UnitCopy& c = s.units[id].copies[t == Tier::kGpu ? 0 : 1];

@@ -73,8 +73,9 @@ Result<UnitId> ResidencyManager::RegisterUnit(UnitSpec spec) {
     const uint8_t* src = s.regions[t.region]->data() + t.offset_bytes;
     u.tensor_src.push_back(src);
     // kDisk views: the file itself, read-only by contract.
-    u.disk_tensors.push_back(
-        TensorOver(*device_, Tier::kDisk, const_cast<uint8_t*>(src), ToScalarType(t.dtype), t.shape));
+    MINERU_ASSIGN_OR_RETURN(at::Tensor view, TensorOver(*device_, Tier::kDisk, const_cast<uint8_t*>(src),
+                                                        ToScalarType(t.dtype), t.shape));
+    u.disk_tensors.push_back(std::move(view));
   }
   if (spec.kind == UnitKind::kDecoderLayer)
     s.num_decoder_layers = std::max(s.num_decoder_layers, spec.index + 1);
@@ -494,19 +495,25 @@ Result<KvPagePool*> ResidencyManager::CreateKvPool(const KvPoolOptions& options)
   }
   DrainGraveyard();
   Result<DeviceBuffer> buffer = device_->Allocate(Tier::kGpu, size);
-  std::lock_guard<std::mutex> lock(s.mu);
-  if (!buffer.ok()) {
+  Result<at::Tensor> storage = Internal("no KV pool memory");
+  if (buffer.ok()) {
+    storage = TensorOver(*device_, Tier::kGpu, buffer->data(), ToScalarType(options.dtype),
+                         {static_cast<int64_t>(num_pages), static_cast<int64_t>(options.page_size_tokens),
+                          static_cast<int64_t>(options.bytes_per_token / elem)});
+  }
+  if (!buffer.ok() || !storage.ok()) {
+    const Status error = buffer.ok() ? storage.status() : buffer.status();
+    buffer = Internal("released");  // frees the buffer, if any, before the books are corrected
+    std::lock_guard<std::mutex> lock(s.mu);
     s.ledgers[0].reserved -= size;
     s.ledgers[0].kv -= size;
-    return buffer.status().WithContext("allocating the KV pool");
+    return error.WithContext("allocating the KV pool");
   }
+  std::lock_guard<std::mutex> lock(s.mu);
   s.ledgers[0].Allocated(size);
   RecomputePlacementLocked();
-  at::Tensor storage =
-      TensorOver(*device_, Tier::kGpu, buffer->data(), ToScalarType(options.dtype),
-                 {static_cast<int64_t>(num_pages), static_cast<int64_t>(options.page_size_tokens),
-                  static_cast<int64_t>(options.bytes_per_token / elem)});
-  s.kv_pool.reset(new KvPagePool(this, options, num_pages, std::move(buffer).value(), std::move(storage)));
+  s.kv_pool.reset(
+      new KvPagePool(this, options, num_pages, std::move(buffer).value(), std::move(storage).value()));
   return s.kv_pool.get();
 }
 

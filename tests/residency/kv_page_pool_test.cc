@@ -74,7 +74,8 @@ TEST(KvPagePoolTest, AppendAllocatesPagesAndNeverTheNullPage) {
   auto more = pool.AppendTokens(1, 5);  // 25 tokens: still 2 pages, writes into the second
   ASSERT_TRUE(more.ok());
   EXPECT_EQ(*more, std::vector<PageId>{touched->back()});
-  for (PageId p : pool.PageTable(1).value()) {
+  const std::vector<PageId> table = pool.PageTable(1).value();
+  for (PageId p : table) {
     EXPECT_NE(p, kNullPage);
   }
   ASSERT_TRUE(pool.AddSequence(2).ok());

@@ -3,6 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <random>
+#include <thread>
+
 #include "residency/host_device.h"
 #include "tests/residency/test_model.h"
 
@@ -320,6 +324,52 @@ TEST(ResidencyManagerTest, RejectsBadArguments) {
   EXPECT_EQ(f->manager->RegisterUnit(outside).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(f->manager->FindUnit("unit.0").value_or(99), 0u);
   EXPECT_EQ(f->manager->FindUnit("nope").status().code(), StatusCode::kNotFound);
+}
+
+}  // namespace
+}  // namespace mineru::residency
+
+namespace mineru::residency {
+namespace {
+
+TEST(ResidencyManagerTest, BudgetChangesAndStatsFromAnotherThreadDuringPasses) {
+  ResidencyOptions o;
+  o.pinned_budget_bytes = 4 << 20;
+  auto f = Make(std::vector<uint64_t>(16, 60000), o, 9);
+  const uint64_t unit = UnitFootprintBytes(f->model->units[1]);
+  ASSERT_TRUE(f->manager->SetBudget(Tier::kGpu, 8 * unit).ok());
+  ASSERT_TRUE(f->manager->AnnounceSchedule(f->ids).ok());
+  std::atomic<bool> stop{false};
+  std::atomic<int> changes{0};
+  std::thread controller([&] {
+    std::mt19937 rng(5);
+    while (!stop.load()) {
+      ASSERT_TRUE(f->manager->SetBudget(Tier::kGpu, (3 + rng() % 14) * unit).ok());
+      const Stats s = f->manager->GetStats();
+      ASSERT_LE(s.tiers[1].allocated_bytes, o.pinned_budget_bytes);
+      changes++;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  });
+  int ok = 0;
+  for (int step = 0; step < 3000; ++step) {
+    const UnitId id = f->ids[step % f->ids.size()];
+    auto lease = f->manager->Acquire(id, Tier::kGpu);
+    if (!lease.ok()) {
+      ASSERT_EQ(lease.status().code(), StatusCode::kResourceExhausted) << lease.status().ToString();
+      continue;
+    }
+    ++ok;
+    ASSERT_TRUE(SameAsFile(*f->model, f->model->units[id], lease->tensors())) << "step " << step;
+  }
+  stop = true;
+  controller.join();
+  EXPECT_GT(ok, 2000);
+  EXPECT_GT(changes.load(), 0);
+  ASSERT_TRUE(f->manager->WaitForCopies().ok());
+  ASSERT_TRUE(f->manager->SetBudget(Tier::kGpu, 4 * unit).ok());
+  EXPECT_LE(f->manager->GetStats().tiers[0].allocated_bytes, 4 * unit);
+  EXPECT_LE(f->device->MemoryStats().live_bytes[0], 4 * unit);
 }
 
 }  // namespace

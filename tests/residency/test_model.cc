@@ -17,8 +17,8 @@ TestModel::~TestModel() {
 std::unique_ptr<TestModel> MakeTestModel(const std::vector<uint64_t>& unit_bytes, uint32_t seed) {
   auto model = std::make_unique<TestModel>();
   std::mt19937_64 rng(seed);
-  char tmpl[] = "/tmp/minerud-residency-XXXXXX";
-  int fd = mkstemp(tmpl);
+  std::string tmpl = (std::filesystem::temp_directory_path() / "minerud-residency-XXXXXX").string();
+  int fd = mkstemp(tmpl.data());
   if (fd < 0) return nullptr;
   model->path = tmpl;
   uint64_t offset = 64;  // a pretend header
