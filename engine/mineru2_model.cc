@@ -2,6 +2,7 @@
 
 #include "engine/local_weight_store.h"
 #include "engine/model_units.h"
+#include "engine/residency_weight_source.h"
 #include "engine/torch_status.h"
 
 namespace mineru::engine {
@@ -12,6 +13,14 @@ Result<std::unique_ptr<Mineru2Model>> Mineru2Model::Load(const std::filesystem::
   MINERU_ASSIGN_OR_RETURN(Checkpoint ckpt, Checkpoint::Open(dir));
   auto checkpoint = std::make_shared<const Checkpoint>(std::move(ckpt));
   MINERU_ASSIGN_OR_RETURN(std::vector<UnitInfo> units, ListModelUnits(*checkpoint, config));
+  if (options.residency) {
+    MINERU_ASSIGN_OR_RETURN(std::unique_ptr<ResidencyWeightSource> source,
+                            ResidencyWeightSource::Create(std::move(checkpoint), std::move(units),
+                                                          options.residency, options.compute_dtype));
+    ModelOptions o = options;
+    o.device = source->device();
+    return FromSource(config, std::move(source), o);
+  }
   LocalWeightStoreOptions wo;
   wo.compute_dtype = options.compute_dtype;
   wo.device = options.device;

@@ -51,6 +51,8 @@ class SafetensorsFile {
   static Result<SafetensorsFile> Open(const std::string& path);
 
   const std::string& path() const { return path_; }
+  // The whole file's mapping (for registering it with the residency manager as a kDisk region).
+  const MappedRegion& region() const { return region_; }
   const std::vector<TensorEntry>& entries() const { return entries_; }
   // nullptr when absent.
   const TensorEntry* Find(const std::string& name) const;
