@@ -5,6 +5,8 @@
 namespace mineru::engine {
 namespace {
 
+constexpr int64_t kAcquireWaitMs = 30'000;
+
 Result<residency::DType> ToResidencyDtype(StorageDtype d) {
   switch (d) {
     case StorageDtype::kF32: return residency::DType::kF32;
@@ -73,7 +75,10 @@ at::Device ResidencyWeightSource::device() const {
 Result<WeightLease> ResidencyWeightSource::Acquire(const std::string& unit_name) {
   auto it = ids_.find(unit_name);
   if (it == ids_.end()) return NotFound("no weight unit \"" + unit_name + "\"");
-  MINERU_ASSIGN_OR_RETURN(residency::Lease lease, manager_->Acquire(it->second, residency::Tier::kGpu));
+  // Room may be held for a moment by copies in flight (prefetches): wait for it rather than fail.
+  residency::AcquireOptions acquire;
+  acquire.deadline = Deadline::InMillis(kAcquireWaitMs);
+  MINERU_ASSIGN_OR_RETURN(residency::Lease lease, manager_->Acquire(it->second, residency::Tier::kGpu, acquire));
   auto held = std::make_shared<residency::Lease>(std::move(lease));
   const residency::UnitSpec& spec = manager_->unit(it->second);
   return CatchTorch("leasing " + unit_name, [&]() -> Result<WeightLease> {

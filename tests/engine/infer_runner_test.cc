@@ -76,6 +76,33 @@ TEST(InferRunnerTest, VlmFoldersRunWithPixels) {
   }
 }
 
+TEST(InferRunnerTest, PagePngGivesTheSameResultAsItsGoldenPixels) {
+  MINERU_SHARED_DIR_OR_SKIP(shared);
+  const auto golden = shared / "golden";
+  const std::string model = (golden / "vlm-untied-f32").string();
+  const std::string tokens = "40,41,42,299,60,61";
+  // 300x200 page: one tile; the golden pixel_values were computed with Pillow from the same PNG.
+  auto from_png = RunInfer(*ParseInferOptions({"--model", model, "--tokens", tokens, "--image",
+                                               (golden / "preprocess/page-300x200/input.png").string(),
+                                               "--generate", "6"}));
+  ASSERT_TRUE(from_png.ok()) << from_png.status().ToString();
+  auto from_pixels = RunInfer(*ParseInferOptions(
+      {"--model", model, "--tokens", tokens, "--pixels",
+       (golden / "preprocess/page-300x200/pixel_values.safetensors").string(), "--image-size", "300,200",
+       "--generate", "6"}));
+  ASSERT_TRUE(from_pixels.ok()) << from_pixels.status().ToString();
+  EXPECT_EQ((*from_png)["image_tokens"].get<int64_t>(), 1485);
+  EXPECT_EQ((*from_png)["generated"], (*from_pixels)["generated"]);
+  // A larger page chooses its grid from the PNG's own size: 800x600 -> 3x2 tiles.
+  auto wide = RunInfer(*ParseInferOptions({"--model", model, "--tokens", tokens, "--image",
+                                           (golden / "preprocess/page-800x600/input.png").string()}));
+  ASSERT_TRUE(wide.ok()) << wide.status().ToString();
+  EXPECT_EQ((*wide)["crops"].get<int64_t>(), 7);
+  // A prompt needs the model folder's tokenizer.json (the golden folders have none).
+  Status s = RunInfer(*ParseInferOptions({"--model", model, "--prompt", "hello"})).status();
+  EXPECT_NE(s.message().find("tokenizer.json"), std::string::npos) << s.ToString();
+}
+
 TEST(InferRunnerTest, BadCommandLinesAreClearErrors) {
   const auto err = [](std::vector<std::string> args, const std::string& needle) {
     auto o = ParseInferOptions(args);
