@@ -22,7 +22,8 @@ Result<at::Tensor> ReadPixels(const std::string& path) {
     return InvalidArgument(path + ": pixel_values must be F32, F16 or BF16");
   }
   MINERU_ASSIGN_OR_RETURN(at::Tensor view, f.View(*e));
-  return CatchTorch("reading pixel_values", [&]() -> Result<at::Tensor> { return view.to(at::kFloat, false, true); });
+  return CatchTorch("reading pixel_values",
+                    [&]() -> Result<at::Tensor> { return view.to(at::kFloat, false, true); });
 }
 
 // Compute-dtype bytes of all weights, for "--vram-budget P%".
@@ -67,7 +68,8 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
     tokens = *o.tokens;
   }
   if (o.image_path) {
-    if (!config.multimodal) return InvalidArgument(o.model_dir + " is a text-only model; --image does not apply");
+    if (!config.multimodal)
+      return InvalidArgument(o.model_dir + " is a text-only model; --image does not apply");
     MINERU_ASSIGN_OR_RETURN(ImageU8 page, ReadPngRgb(*o.image_path));
     ImagePreprocessOptions po;
     po.anyres.tile_size = static_cast<int>(config.multimodal->vision.image_size);
@@ -77,7 +79,8 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
     image_height = pre.image_height;
     MINERU_ASSIGN_OR_RETURN(pixels, CatchTorch("page pixels", [&]() -> Result<at::Tensor> {
                               return at::from_blob(pre.pixel_values.data(),
-                                                   {pre.num_crops, 3, pre.crop_size, pre.crop_size}, at::kFloat)
+                                                   {pre.num_crops, 3, pre.crop_size, pre.crop_size},
+                                                   at::kFloat)
                                   .clone();
                             }));
     const auto& mm = *config.multimodal;
@@ -85,10 +88,12 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
     image_tokens_max = MergedImageShape(grid, mm.vision.patches_per_side, mm.anyres_max_tiles).num_tokens;
   }
   if (o.pixels_path) {
-    if (!config.multimodal) return InvalidArgument(o.model_dir + " is a text-only model; --pixels does not apply");
+    if (!config.multimodal)
+      return InvalidArgument(o.model_dir + " is a text-only model; --pixels does not apply");
     MINERU_ASSIGN_OR_RETURN(pixels, ReadPixels(*o.pixels_path));
     const auto& mm = *config.multimodal;
-    const TileGrid grid = SelectTileGrid(o.image_width, o.image_height, mm.vision.image_size, mm.max_grid_side);
+    const TileGrid grid =
+        SelectTileGrid(o.image_width, o.image_height, mm.vision.image_size, mm.max_grid_side);
     image_tokens_max = MergedImageShape(grid, mm.vision.patches_per_side, mm.anyres_max_tiles).num_tokens;
     // A pool with more crops than the grid needs (as ../shared/golden/pixels): the first 1 + gw*gh.
     const int64_t need = 1 + grid.gw * grid.gh;
@@ -120,7 +125,8 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
   const GenerationResult& r = results[0];
   if (o.logits_out) {
     std::vector<std::pair<std::string, at::Tensor>> out = {{"prompt_logits", r.prompt_logits}};
-    at::Tensor steps = r.step_logits.defined() ? r.step_logits : at::zeros({0, config.text.vocab_size}, at::kFloat);
+    at::Tensor steps =
+        r.step_logits.defined() ? r.step_logits : at::zeros({0, config.text.vocab_size}, at::kFloat);
     out.emplace_back("step_logits", steps);
     MINERU_RETURN_IF_ERROR(WriteSafetensors(*o.logits_out, out));
   }
@@ -137,7 +143,8 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
     MINERU_ASSIGN_OR_RETURN(std::string text, tokenizer->Decode(ids));
     j["text"] = text;
   }
-  j["timings_ms"] = {{"load", load_ms}, {"vision", vision_ms}, {"prefill", r.prefill_ms}, {"decode", r.decode_ms}};
+  j["timings_ms"] = {
+      {"load", load_ms}, {"vision", vision_ms}, {"prefill", r.prefill_ms}, {"decode", r.decode_ms}};
   if (auto* store = dynamic_cast<LocalWeightStore*>(&model->weights())) {
     j["weights"] = {{"resident_bytes", store->stats().resident_bytes},
                     {"resident_units", store->stats().resident_units},
@@ -148,4 +155,3 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
 }
 
 }  // namespace mineru::engine
-

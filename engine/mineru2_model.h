@@ -42,7 +42,8 @@ struct ModelOptions {
 class Mineru2Model {
  public:
   // Reads and validates a model folder; weights stay on the disk tier until leased.
-  static Result<std::unique_ptr<Mineru2Model>> Load(const std::filesystem::path& dir, const ModelOptions& options);
+  static Result<std::unique_ptr<Mineru2Model>> Load(const std::filesystem::path& dir,
+                                                    const ModelOptions& options);
   // Any weight source (e.g. random weights for the benchmark).
   static Result<std::unique_ptr<Mineru2Model>> FromSource(const ModelConfig& config,
                                                           std::unique_ptr<WeightSource> weights,

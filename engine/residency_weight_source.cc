@@ -9,21 +9,31 @@ constexpr int64_t kAcquireWaitMs = 30'000;
 
 Result<residency::DType> ToResidencyDtype(StorageDtype d) {
   switch (d) {
-    case StorageDtype::kF32: return residency::DType::kF32;
-    case StorageDtype::kF16: return residency::DType::kF16;
-    case StorageDtype::kBF16: return residency::DType::kBF16;
-    default: return InvalidArgument("weights must be F32, F16 or BF16");
+    case StorageDtype::kF32:
+      return residency::DType::kF32;
+    case StorageDtype::kF16:
+      return residency::DType::kF16;
+    case StorageDtype::kBF16:
+      return residency::DType::kBF16;
+    default:
+      return InvalidArgument("weights must be F32, F16 or BF16");
   }
 }
 
 residency::UnitKind ToResidencyKind(const UnitInfo& u, bool tied) {
   switch (u.kind) {
-    case UnitKind::kEmbedding: return residency::UnitKind::kEmbedding;
-    case UnitKind::kDecoderLayer: return residency::UnitKind::kDecoderLayer;
-    case UnitKind::kHead: return tied ? residency::UnitKind::kNorm : residency::UnitKind::kLmHead;
-    case UnitKind::kVisionEmbeddings: return residency::UnitKind::kVisionEmbedding;
-    case UnitKind::kVisionLayer: return residency::UnitKind::kVisionLayer;
-    case UnitKind::kProjector: return residency::UnitKind::kProjector;
+    case UnitKind::kEmbedding:
+      return residency::UnitKind::kEmbedding;
+    case UnitKind::kDecoderLayer:
+      return residency::UnitKind::kDecoderLayer;
+    case UnitKind::kHead:
+      return tied ? residency::UnitKind::kNorm : residency::UnitKind::kLmHead;
+    case UnitKind::kVisionEmbeddings:
+      return residency::UnitKind::kVisionEmbedding;
+    case UnitKind::kVisionLayer:
+      return residency::UnitKind::kVisionLayer;
+    case UnitKind::kProjector:
+      return residency::UnitKind::kProjector;
   }
   return residency::UnitKind::kOther;
 }
@@ -31,8 +41,8 @@ residency::UnitKind ToResidencyKind(const UnitInfo& u, bool tied) {
 }  // namespace
 
 Result<std::unique_ptr<ResidencyWeightSource>> ResidencyWeightSource::Create(
-    std::shared_ptr<const Checkpoint> checkpoint, std::vector<UnitInfo> units, residency::ResidencyManager* manager,
-    at::ScalarType compute_dtype) {
+    std::shared_ptr<const Checkpoint> checkpoint, std::vector<UnitInfo> units,
+    residency::ResidencyManager* manager, at::ScalarType compute_dtype) {
   std::unique_ptr<ResidencyWeightSource> s(new ResidencyWeightSource());
   s->checkpoint_ = std::move(checkpoint);
   s->units_ = std::move(units);
@@ -78,7 +88,8 @@ Result<WeightLease> ResidencyWeightSource::Acquire(const std::string& unit_name)
   // Room may be held for a moment by copies in flight (prefetches): wait for it rather than fail.
   residency::AcquireOptions acquire;
   acquire.deadline = Deadline::InMillis(kAcquireWaitMs);
-  MINERU_ASSIGN_OR_RETURN(residency::Lease lease, manager_->Acquire(it->second, residency::Tier::kGpu, acquire));
+  MINERU_ASSIGN_OR_RETURN(residency::Lease lease,
+                          manager_->Acquire(it->second, residency::Tier::kGpu, acquire));
   auto held = std::make_shared<residency::Lease>(std::move(lease));
   const residency::UnitSpec& spec = manager_->unit(it->second);
   return CatchTorch("leasing " + unit_name, [&]() -> Result<WeightLease> {
