@@ -61,9 +61,11 @@ double MatmulGflops(const std::vector<std::array<int64_t, 3>>& shapes, at::Scala
     ws.push_back(at::randn({s[2], s[1]}).to(dtype));
     flops += 2.0 * s[0] * s[1] * s[2];
   }
-  const double t = Time([&] {
-    for (size_t i = 0; i < xs.size(); ++i) (void)at::linear(xs[i], ws[i]);
-  }, 2);
+  const double t = Time(
+      [&] {
+        for (size_t i = 0; i < xs.size(); ++i) (void)at::linear(xs[i], ws[i]);
+      },
+      2);
   return flops / t / 1e9;
 }
 
@@ -109,13 +111,12 @@ int Run(const BenchOptions& o) {
   {
     const int64_t patches = v.patches_per_side * v.patches_per_side;
     const int64_t rows = o.crops * patches;
-    const std::vector<std::array<int64_t, 3>> shapes = {{rows, v.hidden_size, v.hidden_size},
-                                                        {rows, v.hidden_size, v.hidden_size},
-                                                        {rows, v.hidden_size, v.hidden_size},
-                                                        {rows, v.hidden_size, v.hidden_size},
-                                                        {rows, v.hidden_size, v.intermediate_size},
-                                                        {rows, v.intermediate_size, v.hidden_size}};
-    const double layer_linear = 2.0 * rows * v.hidden_size * (4.0 * v.hidden_size + 2.0 * v.intermediate_size);
+    const std::vector<std::array<int64_t, 3>> shapes = {
+        {rows, v.hidden_size, v.hidden_size},       {rows, v.hidden_size, v.hidden_size},
+        {rows, v.hidden_size, v.hidden_size},       {rows, v.hidden_size, v.hidden_size},
+        {rows, v.hidden_size, v.intermediate_size}, {rows, v.intermediate_size, v.hidden_size}};
+    const double layer_linear =
+        2.0 * rows * v.hidden_size * (4.0 * v.hidden_size + 2.0 * v.intermediate_size);
     const double layer_attn = 4.0 * o.crops * patches * patches * v.hidden_size;
     const double proj = 2.0 * rows * (v.hidden_size * t.hidden_size + t.hidden_size * t.hidden_size);
     const double conv = 2.0 * rows * v.hidden_size * 3 * v.patch_size * v.patch_size;
@@ -130,10 +131,11 @@ int Run(const BenchOptions& o) {
     }
     const double gflops = MatmulGflops(shapes, dtype);
     const double achieved = flops / s / 1e9;
-    std::printf("vision   %3ld crops: %7.3f crops/s  %7.1f GFLOP/s | matmul limit %7.1f GFLOP/s = %6.3f crops/s"
-                " | %5.1f%% of limit\n",
-                static_cast<long>(o.crops), o.crops / s, achieved, gflops, gflops * 1e9 / (flops / o.crops),
-                100.0 * achieved / gflops);
+    std::printf(
+        "vision   %3ld crops: %7.3f crops/s  %7.1f GFLOP/s | matmul limit %7.1f GFLOP/s = %6.3f crops/s"
+        " | %5.1f%% of limit\n",
+        static_cast<long>(o.crops), o.crops / s, achieved, gflops, gflops * 1e9 / (flops / o.crops),
+        100.0 * achieved / gflops);
   }
   // Prefill: one page-sized prompt in chunks.
   {
@@ -163,10 +165,11 @@ int Run(const BenchOptions& o) {
     }
     const double gflops = MatmulGflops(shapes, dtype);
     const double achieved = flops / s / 1e9;
-    std::printf("prefill %5ld tokens (chunk %ld): %8.1f tokens/s  %7.1f GFLOP/s | matmul limit %7.1f GFLOP/s ="
-                " %8.1f tokens/s | %5.1f%% of limit\n",
-                static_cast<long>(n), static_cast<long>(o.prefill_chunk), n / s, achieved, gflops,
-                gflops * 1e9 / (flops / n), 100.0 * achieved / gflops);
+    std::printf(
+        "prefill %5ld tokens (chunk %ld): %8.1f tokens/s  %7.1f GFLOP/s | matmul limit %7.1f GFLOP/s ="
+        " %8.1f tokens/s | %5.1f%% of limit\n",
+        static_cast<long>(n), static_cast<long>(o.prefill_chunk), n / s, achieved, gflops,
+        gflops * 1e9 / (flops / n), 100.0 * achieved / gflops);
   }
   // Decode: batches of sequences with `decode_context` tokens of context.
   {
@@ -175,10 +178,12 @@ int Run(const BenchOptions& o) {
     for (const auto& u : m.weights().units()) {
       if (u.kind == UnitKind::kDecoderLayer || u.kind == UnitKind::kHead) step_bytes += u.size_bytes;
     }
-    if (m.weights().tied()) step_bytes += static_cast<uint64_t>(t.vocab_size) * t.hidden_size * c10::elementSize(dtype);
+    if (m.weights().tied())
+      step_bytes += static_cast<uint64_t>(t.vocab_size) * t.hidden_size * c10::elementSize(dtype);
     const double limit1 = bw * 1e9 / step_bytes;
-    std::printf("decode: %.1f MB of weights read per step, copy bandwidth %.2f GB/s -> batch-1 limit %.2f tokens/s\n",
-                step_bytes / 1e6, bw, limit1);
+    std::printf(
+        "decode: %.1f MB of weights read per step, copy bandwidth %.2f GB/s -> batch-1 limit %.2f tokens/s\n",
+        step_bytes / 1e6, bw, limit1);
     double tps1 = 0;
     for (int64_t batch : {1, 4, 16}) {
       std::vector<GenerationRequest> reqs(batch);
@@ -195,10 +200,11 @@ int Run(const BenchOptions& o) {
       const auto& res = (*r)[0];
       const double tps = batch * res.decode_steps / (res.decode_ms / 1e3);
       if (batch == 1) tps1 = tps;
-      std::printf("decode batch %2ld: %8.2f tokens/s (%ld steps) | bandwidth limit %8.2f tokens/s | %5.1f%% of limit"
-                  " | %.2fx batch 1\n",
-                  static_cast<long>(batch), tps, static_cast<long>(res.decode_steps), limit1 * batch,
-                  100.0 * tps / (limit1 * batch), tps / tps1);
+      std::printf(
+          "decode batch %2ld: %8.2f tokens/s (%ld steps) | bandwidth limit %8.2f tokens/s | %5.1f%% of limit"
+          " | %.2fx batch 1\n",
+          static_cast<long>(batch), tps, static_cast<long>(res.decode_steps), limit1 * batch,
+          100.0 * tps / (limit1 * batch), tps / tps1);
     }
   }
   std::printf("peak host memory: %.0f MiB\n", PeakRssMiB());

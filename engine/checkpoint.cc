@@ -25,10 +25,12 @@ Result<Checkpoint> Checkpoint::Open(const std::filesystem::path& dir) {
     }
     std::set<std::string> shards;
     for (auto it = j["weight_map"].begin(); it != j["weight_map"].end(); ++it) {
-      if (!it->is_string()) return InvalidArgument(index_path.string() + ": weight_map[\"" + it.key() + "\"] is not a file name");
+      if (!it->is_string())
+        return InvalidArgument(index_path.string() + ": weight_map[\"" + it.key() + "\"] is not a file name");
       const std::string f = it->get<std::string>();
       if (f.empty() || f.find('/') != std::string::npos || f == "..") {
-        return InvalidArgument(index_path.string() + ": weight_map names \"" + f + "\", not a file in the folder");
+        return InvalidArgument(index_path.string() + ": weight_map names \"" + f +
+                               "\", not a file in the folder");
       }
       shards.insert(f);
       weight_map[it.key()] = f;
@@ -42,7 +44,8 @@ Result<Checkpoint> Checkpoint::Open(const std::filesystem::path& dir) {
     }
     std::sort(names.begin(), names.end());
   }
-  if (names.empty()) return NotFound(dir.string() + ": no *.safetensors file and no model.safetensors.index.json");
+  if (names.empty())
+    return NotFound(dir.string() + ": no *.safetensors file and no model.safetensors.index.json");
   for (const auto& n : names) {
     MINERU_ASSIGN_OR_RETURN(SafetensorsFile f, SafetensorsFile::Open((dir / n).string()));
     c.files_.push_back(std::move(f));

@@ -4,8 +4,9 @@
 
 namespace mineru::engine {
 
-Result<std::unique_ptr<DummyWeightSource>> DummyWeightSource::Create(const ModelConfig& config, at::ScalarType dtype,
-                                                                     bool tied, uint64_t seed) {
+Result<std::unique_ptr<DummyWeightSource>> DummyWeightSource::Create(const ModelConfig& config,
+                                                                     at::ScalarType dtype, bool tied,
+                                                                     uint64_t seed) {
   std::unique_ptr<DummyWeightSource> s(new DummyWeightSource());
   s->dtype_ = dtype;
   s->tied_ = tied;
@@ -20,9 +21,10 @@ Result<std::unique_ptr<DummyWeightSource>> DummyWeightSource::Create(const Model
       auto t = std::make_shared<UnitTensors>();
       for (const UnitTensor& ut : u.tensors) {
         const bool is_norm = ut.name.find("norm") != std::string::npos;
-        at::Tensor w = is_norm && ut.name.find("weight") != std::string::npos
-                           ? at::ones(ut.shape, at::TensorOptions().dtype(dtype))
-                           : at::empty(ut.shape, at::TensorOptions().dtype(at::kFloat)).normal_(0.0, 0.02).to(dtype);
+        at::Tensor w =
+            is_norm && ut.name.find("weight") != std::string::npos
+                ? at::ones(ut.shape, at::TensorOptions().dtype(dtype))
+                : at::empty(ut.shape, at::TensorOptions().dtype(at::kFloat)).normal_(0.0, 0.02).to(dtype);
         (*t)[ut.name] = std::move(w);
       }
       s->tensors_[u.name] = std::move(t);

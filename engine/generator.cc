@@ -16,7 +16,8 @@ int64_t Choose(const at::Tensor& row, GreedySampler& sampler, const GenerationRe
 
 }  // namespace
 
-Result<std::vector<GenerationResult>> Generate(const Qwen2Decoder& decoder, std::span<const GenerationRequest> requests,
+Result<std::vector<GenerationResult>> Generate(const Qwen2Decoder& decoder,
+                                               std::span<const GenerationRequest> requests,
                                                const GenerateOptions& options) {
   const size_t n = requests.size();
   std::vector<KvSequence> seqs(n);
@@ -37,8 +38,9 @@ Result<std::vector<GenerationResult>> Generate(const Qwen2Decoder& decoder, std:
   for (size_t i = 0; i < n; ++i) {
     const GenerationRequest& r = requests[i];
     Stopwatch sw;
-    MINERU_ASSIGN_OR_RETURN(at::Tensor logits,
-                            decoder.Prefill(seqs[i], r.prompt_embeds, options.prefill_chunk_tokens, r.keep_prompt_logits));
+    MINERU_ASSIGN_OR_RETURN(
+        at::Tensor logits,
+        decoder.Prefill(seqs[i], r.prompt_embeds, options.prefill_chunk_tokens, r.keep_prompt_logits));
     results[i].prefill_ms = sw.ElapsedNanos() / 1e6;
     if (r.keep_prompt_logits) results[i].prompt_logits = logits;
     if (r.sampling.max_new_tokens > 0) {
@@ -79,8 +81,9 @@ Result<std::vector<GenerationResult>> Generate(const Qwen2Decoder& decoder, std:
     results[i].decode_ms = decode_ms;
     results[i].decode_steps = steps;
     if (requests[i].keep_step_logits && !kept[i].empty()) {
-      MINERU_ASSIGN_OR_RETURN(results[i].step_logits,
-                              CatchTorch("step logits", [&]() -> Result<at::Tensor> { return at::stack(kept[i]); }));
+      MINERU_ASSIGN_OR_RETURN(results[i].step_logits, CatchTorch("step logits", [&]() -> Result<at::Tensor> {
+                                return at::stack(kept[i]);
+                              }));
     }
   }
   return results;

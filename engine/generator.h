@@ -34,7 +34,8 @@ struct GenerateOptions {
   int64_t prefill_chunk_tokens = 512;
 };
 
-Result<std::vector<GenerationResult>> Generate(const Qwen2Decoder& decoder, std::span<const GenerationRequest> requests,
+Result<std::vector<GenerationResult>> Generate(const Qwen2Decoder& decoder,
+                                               std::span<const GenerationRequest> requests,
                                                const GenerateOptions& options);
 
 }  // namespace mineru::engine

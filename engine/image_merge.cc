@@ -66,25 +66,28 @@ Result<at::Tensor> MergeImageFeatures(const at::Tensor& features, TileGrid grid,
                 .squeeze(0);
     }
     at::Tensor nl = newline.to(map.scalar_type()).view({c, 1, 1}).expand({c, shape.rows, 1});
-    at::Tensor with_newline = at::cat({map, nl}, 2);                // [C, rows, cols+1]
-    at::Tensor flat = with_newline.flatten(1).transpose(0, 1);      // [rows*(cols+1), C]
+    at::Tensor with_newline = at::cat({map, nl}, 2);            // [C, rows, cols+1]
+    at::Tensor flat = with_newline.flatten(1).transpose(0, 1);  // [rows*(cols+1), C]
     return at::cat({base, flat}, 0).contiguous();
   });
 }
 
-Result<at::Tensor> SpliceImage(std::span<const int64_t> tokens, const at::Tensor& text_embeds, int64_t image_token,
-                               const at::Tensor* image) {
+Result<at::Tensor> SpliceImage(std::span<const int64_t> tokens, const at::Tensor& text_embeds,
+                               int64_t image_token, const at::Tensor* image) {
   int64_t where = -1;
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (tokens[i] != image_token) continue;
-    if (where >= 0) return InvalidArgument("the prompt holds the image token " + std::to_string(image_token) + " twice");
+    if (where >= 0)
+      return InvalidArgument("the prompt holds the image token " + std::to_string(image_token) + " twice");
     where = static_cast<int64_t>(i);
   }
   if (!image) {
     if (where >= 0) return InvalidArgument("the prompt holds the image token but no image was given");
     return text_embeds;
   }
-  if (where < 0) return InvalidArgument("an image was given but the prompt has no image token " + std::to_string(image_token));
+  if (where < 0)
+    return InvalidArgument("an image was given but the prompt has no image token " +
+                           std::to_string(image_token));
   return CatchTorch("splicing the image", [&]() -> Result<at::Tensor> {
     const int64_t n = static_cast<int64_t>(tokens.size());
     return at::cat({text_embeds.narrow(0, 0, where), image->to(text_embeds.scalar_type()),

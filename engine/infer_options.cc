@@ -7,9 +7,12 @@
 namespace mineru::engine {
 
 const char kInferUsage[] =
-    "usage: mineru-infer --model DIR (--prompt TEXT | --tokens IDS) [--image PAGE.png | --pixels P.safetensors\n"
-    "                    --image-size W,H] [--generate N] [--no-repeat-ngram N] [--logits-out F.safetensors]\n"
-    "                    [--vram-budget BYTES|P%] [--kv-page-tokens N] [--prefill-chunk N] [--dtype f32|bf16]\n"
+    "usage: mineru-infer --model DIR (--prompt TEXT | --tokens IDS) [--image PAGE.png | --pixels "
+    "P.safetensors\n"
+    "                    --image-size W,H] [--generate N] [--no-repeat-ngram N] [--logits-out "
+    "F.safetensors]\n"
+    "                    [--vram-budget BYTES|P%] [--kv-page-tokens N] [--prefill-chunk N] [--dtype "
+    "f32|bf16]\n"
     "                    [--threads N]\n"
     "Runs a MinerU 2.0 (or Qwen2) checkpoint on one prompt and prints one JSON object: prompt_tokens,\n"
     "image_tokens, generated ids, decoded text (when the model folder has a tokenizer), timings.\n"
@@ -31,9 +34,11 @@ namespace {
 Result<int64_t> ParseInt(const std::string& flag, const std::string& v, int64_t min, int64_t max) {
   int64_t x = 0;
   auto [p, ec] = std::from_chars(v.data(), v.data() + v.size(), x);
-  if (ec != std::errc() || p != v.data() + v.size()) return InvalidArgument(flag + ": \"" + v + "\" is not an integer");
+  if (ec != std::errc() || p != v.data() + v.size())
+    return InvalidArgument(flag + ": \"" + v + "\" is not an integer");
   if (x < min || x > max) {
-    return InvalidArgument(flag + ": " + v + " is outside " + std::to_string(min) + ".." + std::to_string(max));
+    return InvalidArgument(flag + ": " + v + " is outside " + std::to_string(min) + ".." +
+                           std::to_string(max));
   }
   return x;
 }
@@ -49,7 +54,8 @@ Result<std::vector<int64_t>> ParseIntList(const std::string& flag, const std::st
     while (!item.empty() && item.back() == ' ') item.pop_back();
     MINERU_ASSIGN_OR_RETURN(int64_t x, ParseInt(flag, item, 0, INT32_MAX));
     out.push_back(x);
-    if (out.size() > max_items) return InvalidArgument(flag + ": more than " + std::to_string(max_items) + " values");
+    if (out.size() > max_items)
+      return InvalidArgument(flag + ": more than " + std::to_string(max_items) + " values");
     start = comma + 1;
   }
   return out;
@@ -80,7 +86,8 @@ Result<InferOptions> ParseInferOptions(const std::vector<std::string>& args) {
       o.pixels_path = v;
     } else if (a == "--image-size") {
       MINERU_ASSIGN_OR_RETURN(std::vector<int64_t> wh, ParseIntList(a, v, 2));
-      if (wh.size() != 2 || wh[0] < 1 || wh[1] < 1) return InvalidArgument("--image-size: expected W,H (positive)");
+      if (wh.size() != 2 || wh[0] < 1 || wh[1] < 1)
+        return InvalidArgument("--image-size: expected W,H (positive)");
       o.image_width = wh[0];
       o.image_height = wh[1];
     } else if (a == "--generate") {
@@ -112,11 +119,13 @@ Result<InferOptions> ParseInferOptions(const std::vector<std::string>& args) {
     }
   }
   if (o.model_dir.empty()) return InvalidArgument("--model DIR is required");
-  if (o.prompt.has_value() == o.tokens.has_value()) return InvalidArgument("give exactly one of --prompt and --tokens");
+  if (o.prompt.has_value() == o.tokens.has_value())
+    return InvalidArgument("give exactly one of --prompt and --tokens");
   if (o.tokens && o.tokens->empty()) return InvalidArgument("--tokens: empty");
   if (o.image_path && o.pixels_path) return InvalidArgument("give at most one of --image and --pixels");
   if (o.pixels_path && o.image_width == 0) return InvalidArgument("--pixels needs --image-size W,H");
-  if (!o.pixels_path && !o.image_path && o.image_width != 0) return InvalidArgument("--image-size without --pixels");
+  if (!o.pixels_path && !o.image_path && o.image_width != 0)
+    return InvalidArgument("--image-size without --pixels");
   return o;
 }
 

@@ -4,8 +4,11 @@
 
 #include "common/clock.h"
 #include "engine/generator.h"
+#include "engine/image_preprocess.h"
+#include "engine/image_preprocess_png.h"
 #include "engine/local_weight_store.h"
 #include "engine/mineru2_model.h"
+#include "engine/tokenizer.h"
 #include "engine/torch_status.h"
 
 namespace mineru::engine {
@@ -19,7 +22,8 @@ Result<at::Tensor> ReadPixels(const std::string& path) {
     return InvalidArgument(path + ": pixel_values must be F32, F16 or BF16");
   }
   MINERU_ASSIGN_OR_RETURN(at::Tensor view, f.View(*e));
-  return CatchTorch("reading pixel_values", [&]() -> Result<at::Tensor> { return view.to(at::kFloat, false, true); });
+  return CatchTorch("reading pixel_values",
+                    [&]() -> Result<at::Tensor> { return view.to(at::kFloat, false, true); });
 }
 
 // Compute-dtype bytes of all weights, for "--vram-budget P%".
@@ -35,13 +39,6 @@ Result<uint64_t> WeightBytes(const std::string& dir, at::ScalarType dtype) {
 }  // namespace
 
 Result<nlohmann::json> RunInfer(const InferOptions& o) {
-  if (o.prompt) {
-    return Unimplemented("--prompt needs the tokenizer, which this build of mineru-infer does not include yet; "
-                         "use --tokens");
-  }
-  if (o.image_path) {
-    return Unimplemented("--image needs the page preprocessing, which this build does not include yet; use --pixels");
-  }
   if (o.threads > 0) at::set_num_threads(static_cast<int>(o.threads));
   Stopwatch load_clock;
   ModelOptions mo;
@@ -54,28 +51,65 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
   }
   std::optional<at::Tensor> pixels;
   int64_t image_tokens_max = 0;
+  int64_t image_width = o.image_width, image_height = o.image_height;
   MINERU_ASSIGN_OR_RETURN(ModelConfig config, ModelConfig::Load(o.model_dir));
+  // The checkpoint's own tokenizer (its added tokens include <image> and MinerU's markers).
+  std::unique_ptr<Tokenizer> tokenizer;
+  const std::filesystem::path tokenizer_path = std::filesystem::path(o.model_dir) / "tokenizer.json";
+  if (o.prompt || std::filesystem::exists(tokenizer_path)) {
+    MINERU_ASSIGN_OR_RETURN(tokenizer, Tokenizer::FromFile(tokenizer_path));
+  }
+  std::vector<int64_t> tokens;
+  if (o.prompt) {
+    MINERU_ASSIGN_OR_RETURN(std::vector<int32_t> ids, tokenizer->Encode(*o.prompt));
+    tokens.assign(ids.begin(), ids.end());
+    if (tokens.empty()) return InvalidArgument("--prompt encodes to no tokens");
+  } else {
+    tokens = *o.tokens;
+  }
+  if (o.image_path) {
+    if (!config.multimodal)
+      return InvalidArgument(o.model_dir + " is a text-only model; --image does not apply");
+    MINERU_ASSIGN_OR_RETURN(ImageU8 page, ReadPngRgb(*o.image_path));
+    ImagePreprocessOptions po;
+    po.anyres.tile_size = static_cast<int>(config.multimodal->vision.image_size);
+    po.anyres.max_tiles_per_side = static_cast<int>(config.multimodal->max_grid_side);
+    MINERU_ASSIGN_OR_RETURN(PreprocessedImage pre, PreprocessImage(page.View(), po));
+    image_width = pre.image_width;
+    image_height = pre.image_height;
+    MINERU_ASSIGN_OR_RETURN(pixels, CatchTorch("page pixels", [&]() -> Result<at::Tensor> {
+                              return at::from_blob(pre.pixel_values.data(),
+                                                   {pre.num_crops, 3, pre.crop_size, pre.crop_size},
+                                                   at::kFloat)
+                                  .clone();
+                            }));
+    const auto& mm = *config.multimodal;
+    const TileGrid grid = SelectTileGrid(image_width, image_height, mm.vision.image_size, mm.max_grid_side);
+    image_tokens_max = MergedImageShape(grid, mm.vision.patches_per_side, mm.anyres_max_tiles).num_tokens;
+  }
   if (o.pixels_path) {
-    if (!config.multimodal) return InvalidArgument(o.model_dir + " is a text-only model; --pixels does not apply");
+    if (!config.multimodal)
+      return InvalidArgument(o.model_dir + " is a text-only model; --pixels does not apply");
     MINERU_ASSIGN_OR_RETURN(pixels, ReadPixels(*o.pixels_path));
     const auto& mm = *config.multimodal;
-    const TileGrid grid = SelectTileGrid(o.image_width, o.image_height, mm.vision.image_size, mm.max_grid_side);
+    const TileGrid grid =
+        SelectTileGrid(o.image_width, o.image_height, mm.vision.image_size, mm.max_grid_side);
     image_tokens_max = MergedImageShape(grid, mm.vision.patches_per_side, mm.anyres_max_tiles).num_tokens;
     // A pool with more crops than the grid needs (as ../shared/golden/pixels): the first 1 + gw*gh.
     const int64_t need = 1 + grid.gw * grid.gh;
     if (pixels->dim() == 4 && pixels->size(0) > need) pixels = pixels->narrow(0, 0, need).contiguous();
   }
-  mo.kv_capacity_tokens = static_cast<int64_t>(o.tokens->size()) + image_tokens_max + o.generate + 1;
+  mo.kv_capacity_tokens = static_cast<int64_t>(tokens.size()) + image_tokens_max + o.generate + 1;
   MINERU_ASSIGN_OR_RETURN(std::unique_ptr<Mineru2Model> model, Mineru2Model::Load(o.model_dir, mo));
   const double load_ms = load_clock.ElapsedMillis();
 
   Stopwatch vision_clock;
   std::optional<at::Tensor> image;
   if (pixels) {
-    MINERU_ASSIGN_OR_RETURN(image, model->EncodeImage(*pixels, o.image_width, o.image_height));
+    MINERU_ASSIGN_OR_RETURN(image, model->EncodeImage(*pixels, image_width, image_height));
   }
   const double vision_ms = vision_clock.ElapsedMillis();
-  MINERU_ASSIGN_OR_RETURN(at::Tensor embeds, model->EmbedPrompt(*o.tokens, image ? &*image : nullptr));
+  MINERU_ASSIGN_OR_RETURN(at::Tensor embeds, model->EmbedPrompt(tokens, image ? &*image : nullptr));
 
   GenerationRequest req;
   req.prompt_embeds = embeds;
@@ -91,19 +125,26 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
   const GenerationResult& r = results[0];
   if (o.logits_out) {
     std::vector<std::pair<std::string, at::Tensor>> out = {{"prompt_logits", r.prompt_logits}};
-    at::Tensor steps = r.step_logits.defined() ? r.step_logits : at::zeros({0, config.text.vocab_size}, at::kFloat);
+    at::Tensor steps =
+        r.step_logits.defined() ? r.step_logits : at::zeros({0, config.text.vocab_size}, at::kFloat);
     out.emplace_back("step_logits", steps);
     MINERU_RETURN_IF_ERROR(WriteSafetensors(*o.logits_out, out));
   }
   nlohmann::json j;
-  j["prompt_tokens"] = o.tokens->size();
+  j["prompt_tokens"] = tokens.size();
   j["image_tokens"] = image ? image->size(0) : 0;
   j["crops"] = pixels ? pixels->size(0) : 0;
   j["spliced_tokens"] = embeds.size(0);
   j["generated"] = r.generated;
   j["stopped_at_eos"] = r.stopped_at_eos;
-  j["text"] = nullptr;  // no tokenizer in this build
-  j["timings_ms"] = {{"load", load_ms}, {"vision", vision_ms}, {"prefill", r.prefill_ms}, {"decode", r.decode_ms}};
+  j["text"] = nullptr;  // without a tokenizer.json in the model folder
+  if (tokenizer) {
+    const std::vector<int32_t> ids(r.generated.begin(), r.generated.end());
+    MINERU_ASSIGN_OR_RETURN(std::string text, tokenizer->Decode(ids));
+    j["text"] = text;
+  }
+  j["timings_ms"] = {
+      {"load", load_ms}, {"vision", vision_ms}, {"prefill", r.prefill_ms}, {"decode", r.decode_ms}};
   if (auto* store = dynamic_cast<LocalWeightStore*>(&model->weights())) {
     j["weights"] = {{"resident_bytes", store->stats().resident_bytes},
                     {"resident_units", store->stats().resident_units},
@@ -114,4 +155,3 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
 }
 
 }  // namespace mineru::engine
-

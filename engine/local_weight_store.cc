@@ -23,9 +23,9 @@ uint64_t LocalWeightStore::ComputeBytes(const UnitInfo& unit, at::ScalarType dty
   return n;
 }
 
-Result<std::unique_ptr<LocalWeightStore>> LocalWeightStore::Create(std::shared_ptr<const Checkpoint> checkpoint,
-                                                                   std::vector<UnitInfo> units,
-                                                                   const LocalWeightStoreOptions& options) {
+Result<std::unique_ptr<LocalWeightStore>> LocalWeightStore::Create(
+    std::shared_ptr<const Checkpoint> checkpoint, std::vector<UnitInfo> units,
+    const LocalWeightStoreOptions& options) {
   std::unique_ptr<LocalWeightStore> s(new LocalWeightStore());
   s->checkpoint_ = std::move(checkpoint);
   s->units_ = std::move(units);

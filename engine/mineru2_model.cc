@@ -2,6 +2,7 @@
 
 #include "engine/local_weight_store.h"
 #include "engine/model_units.h"
+#include "engine/residency_weight_source.h"
 #include "engine/torch_status.h"
 
 namespace mineru::engine {
@@ -12,6 +13,14 @@ Result<std::unique_ptr<Mineru2Model>> Mineru2Model::Load(const std::filesystem::
   MINERU_ASSIGN_OR_RETURN(Checkpoint ckpt, Checkpoint::Open(dir));
   auto checkpoint = std::make_shared<const Checkpoint>(std::move(ckpt));
   MINERU_ASSIGN_OR_RETURN(std::vector<UnitInfo> units, ListModelUnits(*checkpoint, config));
+  if (options.residency) {
+    MINERU_ASSIGN_OR_RETURN(std::unique_ptr<ResidencyWeightSource> source,
+                            ResidencyWeightSource::Create(std::move(checkpoint), std::move(units),
+                                                          options.residency, options.compute_dtype));
+    ModelOptions o = options;
+    o.device = source->device();
+    return FromSource(config, std::move(source), o);
+  }
   LocalWeightStoreOptions wo;
   wo.compute_dtype = options.compute_dtype;
   wo.device = options.device;
@@ -36,26 +45,30 @@ Result<std::unique_ptr<Mineru2Model>> Mineru2Model::FromSource(const ModelConfig
   kv.num_kv_heads = config.text.num_kv_heads;
   kv.head_dim = config.text.head_dim;
   kv.page_size_tokens = options.kv_page_tokens;
-  kv.num_pages = PagedKvCache::PagesFor(std::max<int64_t>(options.kv_capacity_tokens, 1), options.kv_page_tokens);
+  kv.num_pages =
+      PagedKvCache::PagesFor(std::max<int64_t>(options.kv_capacity_tokens, 1), options.kv_page_tokens);
   kv.dtype = options.compute_dtype;
   kv.device = options.device;
   MINERU_ASSIGN_OR_RETURN(m->cache_, PagedKvCache::Create(kv));
   m->decoder_ = std::make_unique<Qwen2Decoder>(config.text, m->weights_.get(), m->cache_.get(),
                                                options.attention_key_block_tokens);
   if (config.multimodal) {
-    m->vision_ = std::make_unique<VisionTower>(*config.multimodal, m->weights_.get(), options.vision_crops_per_attention);
+    m->vision_ = std::make_unique<VisionTower>(*config.multimodal, m->weights_.get(),
+                                               options.vision_crops_per_attention);
   }
   return m;
 }
 
 Result<VisionOutput> Mineru2Model::EncodeCrops(const at::Tensor& pixels, bool keep_siglip) const {
-  if (!vision_) return FailedPrecondition("this model has no vision tower (model_type " + config_.model_type + ")");
+  if (!vision_)
+    return FailedPrecondition("this model has no vision tower (model_type " + config_.model_type + ")");
   return vision_->Encode(pixels, keep_siglip);
 }
 
 Result<at::Tensor> Mineru2Model::EncodeImage(const at::Tensor& pixels, int64_t image_width,
                                              int64_t image_height) const {
-  if (!vision_) return FailedPrecondition("this model has no vision tower (model_type " + config_.model_type + ")");
+  if (!vision_)
+    return FailedPrecondition("this model has no vision tower (model_type " + config_.model_type + ")");
   if (image_width < 1 || image_height < 1 || image_width > (1 << 20) || image_height > (1 << 20)) {
     return InvalidArgument("image size " + std::to_string(image_width) + "x" + std::to_string(image_height) +
                            " is out of range");
@@ -63,10 +76,11 @@ Result<at::Tensor> Mineru2Model::EncodeImage(const at::Tensor& pixels, int64_t i
   const MultimodalConfig& mm = *config_.multimodal;
   const TileGrid grid = SelectTileGrid(image_width, image_height, mm.vision.image_size, mm.max_grid_side);
   if (pixels.dim() != 4 || pixels.size(0) != 1 + grid.gw * grid.gh) {
-    return InvalidArgument("pixel_values: a " + std::to_string(image_width) + "x" + std::to_string(image_height) +
-                           " page uses a " + std::to_string(grid.gw) + "x" + std::to_string(grid.gh) + " grid, so " +
-                           std::to_string(1 + grid.gw * grid.gh) + " crops, got " +
-                           (pixels.dim() == 4 ? std::to_string(pixels.size(0)) : std::string("a non-4-D tensor")));
+    return InvalidArgument(
+        "pixel_values: a " + std::to_string(image_width) + "x" + std::to_string(image_height) +
+        " page uses a " + std::to_string(grid.gw) + "x" + std::to_string(grid.gh) + " grid, so " +
+        std::to_string(1 + grid.gw * grid.gh) + " crops, got " +
+        (pixels.dim() == 4 ? std::to_string(pixels.size(0)) : std::string("a non-4-D tensor")));
   }
   MINERU_ASSIGN_OR_RETURN(VisionOutput v, vision_->Encode(pixels, false));
   MINERU_ASSIGN_OR_RETURN(WeightLease proj, weights_->Acquire("projector"));

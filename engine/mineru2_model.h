@@ -20,6 +20,10 @@
 #include "engine/vision_tower.h"
 #include "engine/weight_source.h"
 
+namespace mineru::residency {
+class ResidencyManager;
+}
+
 namespace mineru::engine {
 
 struct ModelOptions {
@@ -30,12 +34,16 @@ struct ModelOptions {
   int64_t kv_capacity_tokens = 32768;  // pages for this many tokens across all sequences
   int64_t attention_key_block_tokens = 512;
   int64_t vision_crops_per_attention = 1;
+  // When set, weights are leased from this manager (on its kGpu tier, under its budget) instead of a
+  // LocalWeightStore; weight_budget_bytes is then unused. Must outlive the model.
+  residency::ResidencyManager* residency = nullptr;
 };
 
 class Mineru2Model {
  public:
   // Reads and validates a model folder; weights stay on the disk tier until leased.
-  static Result<std::unique_ptr<Mineru2Model>> Load(const std::filesystem::path& dir, const ModelOptions& options);
+  static Result<std::unique_ptr<Mineru2Model>> Load(const std::filesystem::path& dir,
+                                                    const ModelOptions& options);
   // Any weight source (e.g. random weights for the benchmark).
   static Result<std::unique_ptr<Mineru2Model>> FromSource(const ModelConfig& config,
                                                           std::unique_ptr<WeightSource> weights,

@@ -42,7 +42,8 @@ class JsonReader {
     if (!(x > 0)) return Error(key, "must be positive");
     return x;
   }
-  Result<std::string> String(const std::string& key, std::optional<std::string> fallback = std::nullopt) const {
+  Result<std::string> String(const std::string& key,
+                             std::optional<std::string> fallback = std::nullopt) const {
     if (!Has(key)) {
       if (fallback) return *fallback;
       return Error(key, "is missing");
@@ -104,7 +105,8 @@ Result<TextConfig> ParseText(const JsonReader& r) {
     return r.Error("num_attention_heads", "does not divide hidden_size " + std::to_string(t.hidden_size));
   }
   if (t.num_heads % t.num_kv_heads != 0) {
-    return r.Error("num_key_value_heads", "does not divide num_attention_heads " + std::to_string(t.num_heads));
+    return r.Error("num_key_value_heads",
+                   "does not divide num_attention_heads " + std::to_string(t.num_heads));
   }
   t.head_dim = t.hidden_size / t.num_heads;
   if (t.head_dim % 2 != 0) return r.Error("num_attention_heads", "gives an odd head_dim (rotary needs even)");
@@ -126,7 +128,8 @@ Result<VisionConfig> ParseVision(const JsonReader& r, int64_t select_layer) {
   MINERU_ASSIGN_OR_RETURN(v.patch_size, r.Int("patch_size"));
   MINERU_ASSIGN_OR_RETURN(v.layer_norm_eps, r.Double("layer_norm_eps", 1e-6));
   MINERU_ASSIGN_OR_RETURN(std::string act, r.String("hidden_act", std::string("gelu_pytorch_tanh")));
-  if (act != "gelu_pytorch_tanh") return r.Error("hidden_act", "is \"" + act + "\"; only gelu_pytorch_tanh runs");
+  if (act != "gelu_pytorch_tanh")
+    return r.Error("hidden_act", "is \"" + act + "\"; only gelu_pytorch_tanh runs");
   if (v.hidden_size % v.num_heads != 0) return r.Error("num_attention_heads", "does not divide hidden_size");
   v.head_dim = v.hidden_size / v.num_heads;
   if (v.patch_size > v.image_size) return r.Error("patch_size", "is larger than image_size");
@@ -134,8 +137,8 @@ Result<VisionConfig> ParseVision(const JsonReader& r, int64_t select_layer) {
   // hidden_states[k] is the output of layer k (0 = the embeddings), N + 1 entries in all.
   v.num_used_layers = v.num_layers + 1 + select_layer;
   if (v.num_used_layers < 1 || v.num_used_layers > v.num_layers) {
-    return r.Error("num_hidden_layers", "and mm_vision_select_layer " + std::to_string(select_layer) +
-                                            " select no encoder layer");
+    return r.Error("num_hidden_layers",
+                   "and mm_vision_select_layer " + std::to_string(select_layer) + " select no encoder layer");
   }
   return v;
 }
@@ -146,11 +149,13 @@ Result<MultimodalConfig> ParseMultimodal(const JsonReader& r, const std::string&
   MINERU_ASSIGN_OR_RETURN(m.mm_hidden_size, r.Int("mm_hidden_size", 1152));
   MINERU_ASSIGN_OR_RETURN(m.vision_tower, r.String("mm_vision_tower"));
   MINERU_ASSIGN_OR_RETURN(std::string projector, r.String("mm_projector_type", std::string("mlp2x_gelu")));
-  if (projector != "mlp2x_gelu") return r.Error("mm_projector_type", "is \"" + projector + "\"; only mlp2x_gelu");
+  if (projector != "mlp2x_gelu")
+    return r.Error("mm_projector_type", "is \"" + projector + "\"; only mlp2x_gelu");
   MINERU_ASSIGN_OR_RETURN(std::string feature, r.String("mm_vision_select_feature", std::string("full")));
   if (feature != "full") return r.Error("mm_vision_select_feature", "is \"" + feature + "\"; only full");
   MINERU_ASSIGN_OR_RETURN(std::string merge, r.String("mm_patch_merge_type", std::string("spatial_unpad")));
-  if (merge != "spatial_unpad") return r.Error("mm_patch_merge_type", "is \"" + merge + "\"; only spatial_unpad");
+  if (merge != "spatial_unpad")
+    return r.Error("mm_patch_merge_type", "is \"" + merge + "\"; only spatial_unpad");
   MINERU_ASSIGN_OR_RETURN(std::string aspect,
                           r.String("image_aspect_ratio", std::string("square_anyres_max_9")));
   const std::string prefix = "square_anyres_max_";
@@ -160,11 +165,12 @@ Result<MultimodalConfig> ParseMultimodal(const JsonReader& r, const std::string&
   }
   m.anyres_max_tiles = std::stoll(aspect.substr(prefix.size()));
   if (m.anyres_max_tiles < 1) return r.Error("image_aspect_ratio", "has N < 1");
-  MINERU_ASSIGN_OR_RETURN(std::string pinpoints, r.String("image_grid_pinpoints", std::string("(1x1),...,(4x4)")));
+  MINERU_ASSIGN_OR_RETURN(std::string pinpoints,
+                          r.String("image_grid_pinpoints", std::string("(1x1),...,(4x4)")));
   int a = 0, b = 0, c = 0, d = 0;
   char tail = 0;
-  if (std::sscanf(pinpoints.c_str(), "(%dx%d),...,(%dx%d)%c", &a, &b, &c, &d, &tail) != 4 || a != 1 || b != 1 ||
-      c != d || c < 1 || c > 16) {
+  if (std::sscanf(pinpoints.c_str(), "(%dx%d),...,(%dx%d)%c", &a, &b, &c, &d, &tail) != 4 || a != 1 ||
+      b != 1 || c != d || c < 1 || c > 16) {
     return r.Error("image_grid_pinpoints", "is \"" + pinpoints + "\"; expected (1x1),...,(NxN)");
   }
   m.max_grid_side = c;
@@ -202,7 +208,8 @@ Result<ModelConfig> ModelConfig::Parse(const std::string& config_json, const std
   if (c.model_type == "mineru2_qwen") {
     MINERU_ASSIGN_OR_RETURN(MultimodalConfig m, ParseMultimodal(r, config_name));
     if (m.image_token_index >= c.text.vocab_size) {
-      return r.Error("image_token_index", "is outside the vocabulary (" + std::to_string(c.text.vocab_size) + ")");
+      return r.Error("image_token_index",
+                     "is outside the vocabulary (" + std::to_string(c.text.vocab_size) + ")");
     }
     if (!vision_json) return NotFound(vision_name + ": missing (the vision config named by mm_vision_tower)");
     MINERU_ASSIGN_OR_RETURN(json vj, ParseJson(*vision_json, vision_name));
@@ -220,7 +227,8 @@ Result<ModelConfig> ModelConfig::Parse(const std::string& config_json, const std
     JsonReader gr(gj, gname);
     MINERU_ASSIGN_OR_RETURN(std::vector<int64_t> eos, gr.IntList("eos_token_id"));
     if (!eos.empty()) c.generation.eos_token_ids = eos;
-    MINERU_ASSIGN_OR_RETURN(c.generation.max_new_tokens, gr.Int("max_new_tokens", c.generation.max_new_tokens));
+    MINERU_ASSIGN_OR_RETURN(c.generation.max_new_tokens,
+                            gr.Int("max_new_tokens", c.generation.max_new_tokens));
     MINERU_ASSIGN_OR_RETURN(c.generation.no_repeat_ngram_size,
                             gr.Int("no_repeat_ngram_size", c.generation.no_repeat_ngram_size, 0));
   }
@@ -239,7 +247,8 @@ Result<ModelConfig> ModelConfig::Load(const std::filesystem::path& dir) {
   std::optional<std::string> vision;
   std::filesystem::path vision_path;
   json j = json::parse(text, nullptr, false);
-  if (!j.is_discarded() && j.is_object() && j.contains("mm_vision_tower") && j["mm_vision_tower"].is_string()) {
+  if (!j.is_discarded() && j.is_object() && j.contains("mm_vision_tower") &&
+      j["mm_vision_tower"].is_string()) {
     const std::string sub = j["mm_vision_tower"].get<std::string>();
     if (sub.empty() || sub.find("..") != std::string::npos || sub[0] == '/') {
       return InvalidArgument(config_path.string() + ": key \"mm_vision_tower\" is not a sub-folder name");

@@ -48,9 +48,9 @@ struct VisionConfig {
 struct MultimodalConfig {
   int64_t image_token_index = 151646;
   int64_t mm_hidden_size = 1152;
-  std::string vision_tower;  // sub-folder name holding the vision config
-  int64_t max_grid_side = 4;      // from image_grid_pinpoints "(1x1),...,(NxN)"
-  int64_t anyres_max_tiles = 9;   // from image_aspect_ratio "square_anyres_max_N"
+  std::string vision_tower;      // sub-folder name holding the vision config
+  int64_t max_grid_side = 4;     // from image_grid_pinpoints "(1x1),...,(NxN)"
+  int64_t anyres_max_tiles = 9;  // from image_aspect_ratio "square_anyres_max_N"
   VisionConfig vision;
 };
 
@@ -70,7 +70,8 @@ struct ModelConfig {
   static Result<ModelConfig> Load(const std::filesystem::path& dir);
   // Parses config.json text and, for a multimodal model, the vision config text. Used by Load and tests.
   static Result<ModelConfig> Parse(const std::string& config_json, const std::string& config_name,
-                                   const std::optional<std::string>& vision_json, const std::string& vision_name,
+                                   const std::optional<std::string>& vision_json,
+                                   const std::string& vision_name,
                                    const std::optional<std::string>& generation_json);
 };
 

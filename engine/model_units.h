@@ -33,7 +33,8 @@ struct UnitInfo {
 };
 
 std::string DecoderLayerPrefix(int64_t i);  // "model.layers.{i}."
-std::string VisionLayerPrefix(int64_t j);   // "model.vision_tower.vision_tower.vision_model.encoder.layers.{j}."
+std::string VisionLayerPrefix(
+    int64_t j);  // "model.vision_tower.vision_tower.vision_model.encoder.layers.{j}."
 extern const char kVisionEmbeddingsPrefix[];
 
 // The units a config implies, in execution order (vision first), with `dtype` for every tensor.

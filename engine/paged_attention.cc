@@ -17,19 +17,21 @@ at::Tensor PagedAttention(const at::Tensor& q, int64_t start, const PagedKvCache
                       .permute({1, 2, 0, 3})
                       .reshape({s.num_kv_heads, rows, s.head_dim});
   const auto fopts = at::TensorOptions().dtype(at::kFloat).device(q.device());
-  at::Tensor running_max = at::full({s.num_kv_heads, rows, 1}, -std::numeric_limits<float>::infinity(), fopts);
+  at::Tensor running_max =
+      at::full({s.num_kv_heads, rows, 1}, -std::numeric_limits<float>::infinity(), fopts);
   at::Tensor running_sum = at::zeros({s.num_kv_heads, rows, 1}, fopts);
   at::Tensor acc = at::zeros({s.num_kv_heads, rows, s.head_dim}, fopts);
   // Absolute position of each score row, for the causal mask.
-  at::Tensor row_pos = (at::arange(n, at::TensorOptions().dtype(at::kLong).device(q.device())) + start).repeat({group});
+  at::Tensor row_pos =
+      (at::arange(n, at::TensorOptions().dtype(at::kLong).device(q.device())) + start).repeat({group});
   const int64_t last = start + n;  // keys [0, last)
   for (int64_t kb = 0; kb < last; kb += s.key_block_tokens) {
     const int64_t ke = std::min(kb + s.key_block_tokens, last);
     auto [k, v] = cache.Read(layer, seq, kb, ke);
     at::Tensor kt = k.to(at::kFloat).permute({1, 2, 0});  // [kvh, d, b]
     at::Tensor vv = v.to(at::kFloat).permute({1, 0, 2});  // [kvh, b, d]
-    at::Tensor scores = at::bmm(qg, kt);                   // [kvh, rows, b]
-    if (ke - 1 > start) {  // some key in this block lies after some query
+    at::Tensor scores = at::bmm(qg, kt);                  // [kvh, rows, b]
+    if (ke - 1 > start) {                                 // some key in this block lies after some query
       at::Tensor key_pos = at::arange(kb, ke, at::TensorOptions().dtype(at::kLong).device(q.device()));
       at::Tensor masked = key_pos.unsqueeze(0) > row_pos.unsqueeze(1);  // [rows, b]
       scores.masked_fill_(masked.unsqueeze(0), -std::numeric_limits<float>::infinity());

@@ -9,7 +9,8 @@ Result<std::unique_ptr<PagedKvCache>> PagedKvCache::Create(const PagedKvCacheOpt
     return InvalidArgument("kv cache: layers, kv heads and head_dim must be positive");
   }
   if (o.page_size_tokens <= 0 || o.page_size_tokens > (1 << 24)) {
-    return InvalidArgument("kv cache: page size " + std::to_string(o.page_size_tokens) + " tokens is out of range");
+    return InvalidArgument("kv cache: page size " + std::to_string(o.page_size_tokens) +
+                           " tokens is out of range");
   }
   if (o.num_pages <= 0) return InvalidArgument("kv cache: the pool needs at least one page");
   std::unique_ptr<PagedKvCache> c(new PagedKvCache());
@@ -32,11 +33,12 @@ uint64_t PagedKvCache::BytesPerToken() const {
 }
 
 Status PagedKvCache::Reserve(KvSequence& seq, int64_t total_tokens) {
-  const int64_t need = PagesFor(total_tokens, options_.page_size_tokens) - static_cast<int64_t>(seq.pages_.size());
+  const int64_t need =
+      PagesFor(total_tokens, options_.page_size_tokens) - static_cast<int64_t>(seq.pages_.size());
   if (need <= 0) return Status::Ok();
   if (need > free_pages()) {
-    return ResourceExhausted("kv cache: " + std::to_string(total_tokens) + " tokens need " + std::to_string(need) +
-                             " more pages, " + std::to_string(free_pages()) + " free");
+    return ResourceExhausted("kv cache: " + std::to_string(total_tokens) + " tokens need " +
+                             std::to_string(need) + " more pages, " + std::to_string(free_pages()) + " free");
   }
   for (int64_t i = 0; i < need; ++i) {
     seq.pages_.push_back(free_.back());

@@ -54,7 +54,8 @@ class PagedKvCache {
   // Writes k, v [n, kv_heads, head_dim] for positions start .. start+n-1 (reserved before).
   void Write(int64_t layer, const KvSequence& seq, int64_t start, const at::Tensor& k, const at::Tensor& v);
   // Keys and values of positions [begin, end) as contiguous [end-begin, kv_heads, head_dim].
-  std::pair<at::Tensor, at::Tensor> Read(int64_t layer, const KvSequence& seq, int64_t begin, int64_t end) const;
+  std::pair<at::Tensor, at::Tensor> Read(int64_t layer, const KvSequence& seq, int64_t begin,
+                                         int64_t end) const;
   // Marks positions [0, length) as written (after every layer wrote them).
   void SetLength(KvSequence& seq, int64_t length) const { seq.length_ = length; }
 

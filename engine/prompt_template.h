@@ -8,7 +8,8 @@
 namespace mineru::engine {
 
 inline constexpr std::string_view kMineruSystemPrompt =
-    "A conversation between a user and an LLM-based AI assistant. The assistant gives helpful and honest answers.";
+    "A conversation between a user and an LLM-based AI assistant. The assistant gives helpful and honest "
+    "answers.";
 inline constexpr std::string_view kDocumentParsingInstruction = "Document Parsing:";
 inline constexpr std::string_view kImagePlaceholder = "<image>";
 

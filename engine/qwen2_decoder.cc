@@ -23,7 +23,8 @@ Result<at::Tensor> Qwen2Decoder::Embed(std::span<const int64_t> tokens) const {
   }
   return CatchTorch("token embedding", [&]() -> Result<at::Tensor> {
     MINERU_ASSIGN_OR_RETURN(WeightLease lease, weights_->Acquire("embed_tokens"));
-    at::Tensor ids = at::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), at::kLong).to(weights_->device());
+    at::Tensor ids =
+        at::tensor(std::vector<int64_t>(tokens.begin(), tokens.end()), at::kLong).to(weights_->device());
     return lease.Get("model.embed_tokens.weight").index_select(0, ids);
   });
 }
@@ -37,12 +38,14 @@ Result<at::Tensor> Qwen2Decoder::Forward(std::span<const DecoderInput> inputs) c
   for (const DecoderInput& in : inputs) {
     if (!in.seq || !in.embeds.defined() || in.embeds.dim() != 2 || in.embeds.size(0) < 1 ||
         in.embeds.size(1) != config_.hidden_size) {
-      return InvalidArgument("decoder input: expected embeddings [n >= 1, " + std::to_string(config_.hidden_size) + "]");
+      return InvalidArgument("decoder input: expected embeddings [n >= 1, " +
+                             std::to_string(config_.hidden_size) + "]");
     }
     const int64_t n = in.embeds.size(0);
     const int64_t start = in.seq->length();
     if (start + n > config_.max_position_embeddings) {
-      return OutOfRange("sequence of " + std::to_string(start + n) + " tokens exceeds max_position_embeddings " +
+      return OutOfRange("sequence of " + std::to_string(start + n) +
+                        " tokens exceeds max_position_embeddings " +
                         std::to_string(config_.max_position_embeddings));
     }
     MINERU_RETURN_IF_ERROR(cache_->Reserve(*in.seq, start + n));
@@ -65,7 +68,8 @@ Result<at::Tensor> Qwen2Decoder::Forward(std::span<const DecoderInput> inputs) c
       MINERU_ASSIGN_OR_RETURN(WeightLease lease, weights_->Acquire("decoder." + std::to_string(l)));
       x = Qwen2DecoderLayer(x, lease, l, ctx);
     }
-    for (const DecoderSlice& s : slices) cache_->SetLength(const_cast<KvSequence&>(*s.seq), s.start + s.count);
+    for (const DecoderSlice& s : slices)
+      cache_->SetLength(const_cast<KvSequence&>(*s.seq), s.start + s.count);
     // Rows that need logits.
     std::vector<int64_t> keep;
     for (size_t i = 0; i < inputs.size(); ++i) {

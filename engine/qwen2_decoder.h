@@ -25,14 +25,16 @@ struct DecoderInput {
 
 class Qwen2Decoder {
  public:
-  Qwen2Decoder(const TextConfig& config, WeightSource* weights, PagedKvCache* cache, int64_t key_block_tokens);
+  Qwen2Decoder(const TextConfig& config, WeightSource* weights, PagedKvCache* cache,
+               int64_t key_block_tokens);
 
   // Embeddings [n, hidden] of token ids (validated against the vocabulary).
   Result<at::Tensor> Embed(std::span<const int64_t> tokens) const;
   // Logits [rows, vocab] in float32 (CPU): for each input, all its rows or its last one, in input order.
   Result<at::Tensor> Forward(std::span<const DecoderInput> inputs) const;
   // A prompt in chunks of `chunk_tokens` (the last chunk may be shorter). Logits of every row or the last.
-  Result<at::Tensor> Prefill(KvSequence& seq, const at::Tensor& embeds, int64_t chunk_tokens, bool all_logits) const;
+  Result<at::Tensor> Prefill(KvSequence& seq, const at::Tensor& embeds, int64_t chunk_tokens,
+                             bool all_logits) const;
 
   const TextConfig& config() const { return config_; }
   PagedKvCache& cache() const { return *cache_; }

@@ -14,7 +14,8 @@ void BanRepeatedNgrams(std::span<const int64_t> h, int64_t n, std::span<float> s
   for (int64_t i = 0; i + n <= len; ++i) {
     if (std::equal(tail, tail + prefix, h.data() + i)) {
       const int64_t t = h[i + prefix];
-      if (t >= 0 && t < static_cast<int64_t>(scores.size())) scores[t] = -std::numeric_limits<float>::infinity();
+      if (t >= 0 && t < static_cast<int64_t>(scores.size()))
+        scores[t] = -std::numeric_limits<float>::infinity();
     }
   }
 }
@@ -32,7 +33,8 @@ int64_t GreedySampler::Next(std::span<float> logits) {
   const int64_t token = Argmax(logits);
   generated_.push_back(token);
   history_.push_back(token);
-  if (std::find(options_.eos_token_ids.begin(), options_.eos_token_ids.end(), token) != options_.eos_token_ids.end()) {
+  if (std::find(options_.eos_token_ids.begin(), options_.eos_token_ids.end(), token) !=
+      options_.eos_token_ids.end()) {
     stopped_at_eos_ = true;
   }
   return token;

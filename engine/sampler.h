@@ -32,7 +32,9 @@ class GreedySampler {
 
   // Picks the next token from raw logits (modified in place by the ban) and records it.
   int64_t Next(std::span<float> logits);
-  bool done() const { return stopped_at_eos_ || static_cast<int64_t>(generated_.size()) >= options_.max_new_tokens; }
+  bool done() const {
+    return stopped_at_eos_ || static_cast<int64_t>(generated_.size()) >= options_.max_new_tokens;
+  }
   bool stopped_at_eos() const { return stopped_at_eos_; }
   const std::vector<int64_t>& generated() const { return generated_; }
 

@@ -6,8 +6,9 @@ namespace mineru::engine {
 
 at::Tensor SiglipEmbeddings(const at::Tensor& pixels, const WeightLease& w, const VisionConfig& c) {
   const std::string p = kVisionEmbeddingsPrefix;
-  at::Tensor patches = at::conv2d(pixels, w.Get(p + "patch_embedding.weight"), w.Get(p + "patch_embedding.bias"),
-                                  /*stride=*/{c.patch_size, c.patch_size});
+  at::Tensor patches =
+      at::conv2d(pixels, w.Get(p + "patch_embedding.weight"), w.Get(p + "patch_embedding.bias"),
+                 /*stride=*/{c.patch_size, c.patch_size});
   // [crops, hidden, side, side] -> [crops, side*side, hidden]
   at::Tensor x = patches.flatten(2).transpose(1, 2);
   return x + w.Get(p + "position_embedding.weight").unsqueeze(0);

@@ -9,8 +9,8 @@ namespace mineru::engine {
 
 Result<VisionOutput> VisionTower::Encode(const at::Tensor& pixels, bool keep_siglip) const {
   const VisionConfig& v = config_.vision;
-  if (pixels.dim() != 4 || pixels.size(0) < 1 || pixels.size(1) != v.num_channels || pixels.size(2) != v.image_size ||
-      pixels.size(3) != v.image_size) {
+  if (pixels.dim() != 4 || pixels.size(0) < 1 || pixels.size(1) != v.num_channels ||
+      pixels.size(2) != v.image_size || pixels.size(3) != v.image_size) {
     return InvalidArgument("pixel_values: expected [crops, " + std::to_string(v.num_channels) + ", " +
                            std::to_string(v.image_size) + ", " + std::to_string(v.image_size) + "]");
   }

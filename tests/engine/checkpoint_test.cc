@@ -41,7 +41,8 @@ class ModelFolderTest : public ::testing::Test {
     auto ckpt = Checkpoint::Open(dir_);
     ASSERT_TRUE(ckpt.ok());
     std::vector<std::pair<std::string, at::Tensor>> tensors;
-    for (const auto& e : ckpt->files()[0].entries()) tensors.emplace_back(e.name, ckpt->View(e.name)->clone());
+    for (const auto& e : ckpt->files()[0].entries())
+      tensors.emplace_back(e.name, ckpt->View(e.name)->clone());
     edit(tensors);
     ASSERT_TRUE(WriteSafetensors((dir_ / "model.safetensors").string(), tensors).ok());
   }
@@ -72,8 +73,8 @@ TEST_F(ModelFolderTest, GoldenFoldersListTheirUnits) {
   // vision.embeddings, 2 used vision layers (of 3 in the config), projector, embed, 2 layers, head.
   std::vector<std::string> names;
   for (const auto& u : *units) names.push_back(u.name);
-  EXPECT_EQ(names, (std::vector<std::string>{"vision.embeddings", "vision.0", "vision.1", "projector", "embed_tokens",
-                                             "decoder.0", "decoder.1", "head"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"vision.embeddings", "vision.0", "vision.1", "projector",
+                                             "embed_tokens", "decoder.0", "decoder.1", "head"}));
   EXPECT_FALSE(CheckpointIsTied(*ckpt));
   // Every listed byte is a real range of the file, and the config-only sizes agree for F32 storage.
   const auto from_config = UnitsFromConfig(*config, StorageDtype::kF32, false);
@@ -96,7 +97,8 @@ TEST_F(ModelFolderTest, ShardedCheckpointGivesTheSameLogits) {
   for (const auto& e : ckpt->files()[0].entries()) {
     auto& part = (i++ % 2) ? a : b;
     part.emplace_back(e.name, ckpt->View(e.name)->clone());
-    index["weight_map"][e.name] = (&part == &a) ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
+    index["weight_map"][e.name] =
+        (&part == &a) ? "model-00001-of-00002.safetensors" : "model-00002-of-00002.safetensors";
   }
   ASSERT_TRUE(WriteSafetensors((dir_ / "model-00001-of-00002.safetensors").string(), a).ok());
   ASSERT_TRUE(WriteSafetensors((dir_ / "model-00002-of-00002.safetensors").string(), b).ok());

@@ -17,7 +17,8 @@ nlohmann::json LoadGoldenJson(const std::filesystem::path& golden, const std::st
   return nlohmann::json::parse(in);
 }
 
-at::Tensor LoadGoldenTensor(const std::filesystem::path& golden, const std::string& file, const std::string& name) {
+at::Tensor LoadGoldenTensor(const std::filesystem::path& golden, const std::string& file,
+                            const std::string& name) {
   auto f = SafetensorsFile::Open((golden / file).string());
   if (!f.ok()) {
     ADD_FAILURE() << f.status().ToString();
@@ -29,7 +30,8 @@ at::Tensor LoadGoldenTensor(const std::filesystem::path& golden, const std::stri
     return at::Tensor();
   }
   at::Tensor view = *f->View(*e);
-  return view.is_floating_point() ? view.to(at::kFloat, false, /*copy=*/true) : view.to(at::kLong, false, true);
+  return view.is_floating_point() ? view.to(at::kFloat, false, /*copy=*/true)
+                                  : view.to(at::kLong, false, true);
 }
 
 at::Tensor LoadGoldenTensor(const std::filesystem::path& golden, const nlohmann::json& ref) {

@@ -14,7 +14,8 @@ namespace mineru::engine::testing {
 // The parsed JSON file at golden/<relative> (ADD_FAILURE and an empty object when unreadable).
 nlohmann::json LoadGoldenJson(const std::filesystem::path& golden, const std::string& relative);
 // A tensor from a golden safetensors file, converted exactly to float32 (int tensors stay int64).
-at::Tensor LoadGoldenTensor(const std::filesystem::path& golden, const std::string& file, const std::string& name);
+at::Tensor LoadGoldenTensor(const std::filesystem::path& golden, const std::string& file,
+                            const std::string& name);
 // Convenience for {"file": ..., "tensor": ...} objects.
 at::Tensor LoadGoldenTensor(const std::filesystem::path& golden, const nlohmann::json& ref);
 std::vector<int64_t> IntList(const nlohmann::json& j);

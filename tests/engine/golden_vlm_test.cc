@@ -117,15 +117,13 @@ TEST_P(GoldenVlmTest, MergedLogitsAndGenerationMatchReference) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Cases, GoldenVlmTest,
-                         ::testing::Values(VlmCase{"vlm-untied-f32", "g1x1-300x200"},
-                                           VlmCase{"vlm-untied-f32", "g1x4-700x3000"},
-                                           VlmCase{"vlm-untied-f32", "g2x2-640x480"},
-                                           VlmCase{"vlm-untied-f32", "g3x4-1654x2339"},
-                                           VlmCase{"vlm-untied-f32", "g4x1-3000x700"},
-                                           VlmCase{"vlm-untied-f32", "g4x4-1700x2200"},
-                                           VlmCase{"vlm-tied-bf16", "g2x2-640x480"}),
-                         CaseName);
+INSTANTIATE_TEST_SUITE_P(
+    Cases, GoldenVlmTest,
+    ::testing::Values(VlmCase{"vlm-untied-f32", "g1x1-300x200"}, VlmCase{"vlm-untied-f32", "g1x4-700x3000"},
+                      VlmCase{"vlm-untied-f32", "g2x2-640x480"}, VlmCase{"vlm-untied-f32", "g3x4-1654x2339"},
+                      VlmCase{"vlm-untied-f32", "g4x1-3000x700"}, VlmCase{"vlm-untied-f32", "g4x4-1700x2200"},
+                      VlmCase{"vlm-tied-bf16", "g2x2-640x480"}),
+    CaseName);
 
 }  // namespace
 }  // namespace mineru::engine

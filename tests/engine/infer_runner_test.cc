@@ -28,15 +28,17 @@ TEST(InferRunnerTest, TextFoldersReproduceTheGoldenGeneration) {
   for (const char* dir : {"text-tied-f32", "text-untied-bf16"}) {
     SCOPED_TRACE(dir);
     const auto c = LoadGoldenJson(golden, std::string(dir) + "/cases/generate-32-ngram3-genhist.json");
-    const std::string out = (std::filesystem::temp_directory_path() /
-                             ("infer_" + std::to_string(getpid()) + ".safetensors")).string();
+    const std::string out =
+        (std::filesystem::temp_directory_path() / ("infer_" + std::to_string(getpid()) + ".safetensors"))
+            .string();
     auto o = ParseInferOptions({"--model", (golden / dir).string(), "--tokens",
-                                Join(c["inputs"]["prompt_tokens"].get<std::vector<int64_t>>()), "--generate", "32",
-                                "--no-repeat-ngram", "3", "--logits-out", out, "--vram-budget", "50%"});
+                                Join(c["inputs"]["prompt_tokens"].get<std::vector<int64_t>>()), "--generate",
+                                "32", "--no-repeat-ngram", "3", "--logits-out", out, "--vram-budget", "50%"});
     ASSERT_TRUE(o.ok()) << o.status().ToString();
     auto j = RunInfer(*o);
     ASSERT_TRUE(j.ok()) << j.status().ToString();
-    EXPECT_EQ((*j)["generated"].get<std::vector<int64_t>>(), c["expected"]["generated"].get<std::vector<int64_t>>());
+    EXPECT_EQ((*j)["generated"].get<std::vector<int64_t>>(),
+              c["expected"]["generated"].get<std::vector<int64_t>>());
     EXPECT_EQ((*j)["prompt_tokens"].get<int64_t>(), 20);
     EXPECT_LT((*j)["weights"]["resident_units"].get<int64_t>(), (*j)["weights"]["units"].get<int64_t>());
     const at::Tensor steps = LoadGoldenTensor(std::filesystem::path("/"), out, "step_logits");
@@ -55,8 +57,9 @@ TEST(InferRunnerTest, VlmFoldersRunWithPixels) {
     const std::string base = std::string(dir) + "/cases/g2x2-640x480/";
     const auto logits_case = LoadGoldenJson(golden, base + "logits.json");
     const auto gen = LoadGoldenJson(golden, base + "generate-ngram100.json");
-    const std::string out = (std::filesystem::temp_directory_path() /
-                             ("infer_vlm_" + std::to_string(getpid()) + ".safetensors")).string();
+    const std::string out =
+        (std::filesystem::temp_directory_path() / ("infer_vlm_" + std::to_string(getpid()) + ".safetensors"))
+            .string();
     auto o = ParseInferOptions({"--model", (golden / dir).string(), "--tokens",
                                 Join(logits_case["inputs"]["tokens"].get<std::vector<int64_t>>()), "--pixels",
                                 (golden / "pixels/pool.safetensors").string(), "--image-size", "640,480",
@@ -67,13 +70,41 @@ TEST(InferRunnerTest, VlmFoldersRunWithPixels) {
     ASSERT_TRUE(j.ok()) << j.status().ToString();
     EXPECT_EQ((*j)["image_tokens"].get<int64_t>(), 3699);
     EXPECT_EQ((*j)["crops"].get<int64_t>(), 5);
-    EXPECT_EQ((*j)["generated"].get<std::vector<int64_t>>(), gen["expected"]["generated"].get<std::vector<int64_t>>());
+    EXPECT_EQ((*j)["generated"].get<std::vector<int64_t>>(),
+              gen["expected"]["generated"].get<std::vector<int64_t>>());
     const at::Tensor prompt = LoadGoldenTensor(std::filesystem::path("/"), out, "prompt_logits");
     const auto& rows_ref = logits_case["expected"]["logits_rows"];
     const at::Tensor rows = LoadGoldenTensor(golden, rows_ref["file"].get<std::string>(), "logits_row_index");
     EXPECT_LE(MaxAbsDiff(prompt.index_select(0, rows), LoadGoldenTensor(golden, rows_ref)), 1e-4);
     std::filesystem::remove(out);
   }
+}
+
+TEST(InferRunnerTest, PagePngGivesTheSameResultAsItsGoldenPixels) {
+  MINERU_SHARED_DIR_OR_SKIP(shared);
+  const auto golden = shared / "golden";
+  const std::string model = (golden / "vlm-untied-f32").string();
+  const std::string tokens = "40,41,42,299,60,61";
+  // 300x200 page: one tile; the golden pixel_values were computed with Pillow from the same PNG.
+  auto from_png = RunInfer(
+      *ParseInferOptions({"--model", model, "--tokens", tokens, "--image",
+                          (golden / "preprocess/page-300x200/input.png").string(), "--generate", "6"}));
+  ASSERT_TRUE(from_png.ok()) << from_png.status().ToString();
+  auto from_pixels =
+      RunInfer(*ParseInferOptions({"--model", model, "--tokens", tokens, "--pixels",
+                                   (golden / "preprocess/page-300x200/pixel_values.safetensors").string(),
+                                   "--image-size", "300,200", "--generate", "6"}));
+  ASSERT_TRUE(from_pixels.ok()) << from_pixels.status().ToString();
+  EXPECT_EQ((*from_png)["image_tokens"].get<int64_t>(), 1485);
+  EXPECT_EQ((*from_png)["generated"], (*from_pixels)["generated"]);
+  // A larger page chooses its grid from the PNG's own size: 800x600 -> 3x2 tiles.
+  auto wide = RunInfer(*ParseInferOptions({"--model", model, "--tokens", tokens, "--image",
+                                           (golden / "preprocess/page-800x600/input.png").string()}));
+  ASSERT_TRUE(wide.ok()) << wide.status().ToString();
+  EXPECT_EQ((*wide)["crops"].get<int64_t>(), 7);
+  // A prompt needs the model folder's tokenizer.json (the golden folders have none).
+  Status s = RunInfer(*ParseInferOptions({"--model", model, "--prompt", "hello"})).status();
+  EXPECT_NE(s.message().find("tokenizer.json"), std::string::npos) << s.ToString();
 }
 
 TEST(InferRunnerTest, BadCommandLinesAreClearErrors) {

@@ -12,7 +12,7 @@ at::Tensor Reference(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   const int64_t n = q.size(0), heads = q.size(1), d = q.size(2), kvh = k.size(1);
   at::Tensor kr = k.to(at::kDouble).repeat_interleave(heads / kvh, 1);  // [L, heads, d]
   at::Tensor vr = v.to(at::kDouble).repeat_interleave(heads / kvh, 1);
-  at::Tensor qd = q.to(at::kDouble).transpose(0, 1);                    // [heads, n, d]
+  at::Tensor qd = q.to(at::kDouble).transpose(0, 1);  // [heads, n, d]
   at::Tensor scores = at::matmul(qd, kr.permute({1, 2, 0})) / std::sqrt(static_cast<double>(d));
   const int64_t total = k.size(0);
   at::Tensor qpos = at::arange(start, start + n, at::kLong).unsqueeze(1);

@@ -27,9 +27,10 @@ Status ParseStatus(const std::string& header, size_t data_bytes) {
 }
 
 TEST(SafetensorsHeaderTest, ValidHeaderGivesSortedEntries) {
-  auto f = MakeFile(R"({"b":{"dtype":"BF16","shape":[2,3],"data_offsets":[16,28]},)"
-                    R"("a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"__metadata__":{"format":"pt"}})",
-                    28);
+  auto f =
+      MakeFile(R"({"b":{"dtype":"BF16","shape":[2,3],"data_offsets":[16,28]},)"
+               R"("a":{"dtype":"F32","shape":[4],"data_offsets":[0,16]},"__metadata__":{"format":"pt"}})",
+               28);
   auto entries = ParseSafetensorsHeader(f, f.size());
   ASSERT_TRUE(entries.ok()) << entries.status().ToString();
   ASSERT_EQ(entries->size(), 2u);
@@ -73,7 +74,8 @@ TEST(SafetensorsHeaderTest, TruncatedFilesAreDataLoss) {
 }
 
 TEST(SafetensorsFileTest, WriteThenOpenRoundTrips) {
-  const auto path = std::filesystem::temp_directory_path() / ("st_rt_" + std::to_string(getpid()) + ".safetensors");
+  const auto path =
+      std::filesystem::temp_directory_path() / ("st_rt_" + std::to_string(getpid()) + ".safetensors");
   at::Tensor a = at::arange(12, at::kFloat).view({3, 4});
   at::Tensor b = at::arange(5, at::kLong);
   at::Tensor c = at::randn({2, 2}).to(at::kBFloat16);

@@ -18,8 +18,8 @@ using testing::LoadGoldenJson;
 using testing::LoadGoldenTensor;
 using testing::MaxAbsDiff;
 
-#define SKIP_WITHOUT_CUDA()                                                    \
-  do {                                                                         \
+#define SKIP_WITHOUT_CUDA()                                                      \
+  do {                                                                           \
     if (!at::hasCUDA()) GTEST_SKIP() << "no CUDA device in this libtorch build"; \
   } while (0)
 
@@ -71,8 +71,8 @@ at::Tensor VlmLogitsRows(const std::filesystem::path& golden, const char* dir, c
   EXPECT_TRUE(r.ok()) << r.status().ToString();
   if (!r.ok()) return at::Tensor();
   if (generated) *generated = (*r)[0].generated;
-  const at::Tensor rows = LoadGoldenTensor(golden, lc["expected"]["logits_rows"]["file"].get<std::string>(),
-                                           "logits_row_index");
+  const at::Tensor rows =
+      LoadGoldenTensor(golden, lc["expected"]["logits_rows"]["file"].get<std::string>(), "logits_row_index");
   return (*r)[0].prompt_logits.index_select(0, rows);
 }
 
@@ -95,10 +95,11 @@ TEST(EngineGpuTest, VlmGoldenCaseOnCudaAndBf16Drift) {
     ASSERT_TRUE(bf16.defined());
     const double drift = MaxAbsDiff(bf16, f32);
     size_t same = 0;
-    for (size_t i = 0; i < std::min(generated.size(), generated_bf16.size()); ++i) same += generated[i] == generated_bf16[i];
+    for (size_t i = 0; i < std::min(generated.size(), generated_bf16.size()); ++i)
+      same += generated[i] == generated_bf16[i];
     ::testing::Test::RecordProperty(std::string(dir) + "_bf16_logits_max_abs_drift", std::to_string(drift));
-    std::printf("[ drift    ] %s: bf16 vs f32 logits max |diff| %.4g, %zu/%zu greedy tokens equal\n", dir, drift, same,
-                generated.size());
+    std::printf("[ drift    ] %s: bf16 vs f32 logits max |diff| %.4g, %zu/%zu greedy tokens equal\n", dir,
+                drift, same, generated.size());
     EXPECT_TRUE(std::isfinite(drift));
   }
 }
