@@ -68,7 +68,7 @@ std::string_view PageStatusName(PageStatus status);
 
 struct PageResult {
   int page_idx = 0;
-  double width_pt = 0;   // as displayed (after /Rotate)
+  double width_pt = 0;  // as displayed (after /Rotate)
   double height_pt = 0;
   PageStatus status = PageStatus::kOk;
   std::string error;

@@ -99,11 +99,12 @@ std::string WriteMiddleJson(const ParsedDocument& doc) {
       if (BlockTypeHasCrop(b.type) && !b.image_path.empty()) span["image_path"] = b.image_path;
       if (b.type == BlockType::kTable) span["html"] = b.content;
       if (b.type != BlockType::kImage && b.type != BlockType::kTable) span["content"] = b.content;
-      json block = {{"type", std::string(BlockTypeName(b.type))},
-                    {"bbox", PointsJson(b.bbox, page)},
-                    {"bbox_1000", BBoxJson(b.bbox)},
-                    {"index", i},
-                    {"lines", json::array({{{"bbox", PointsJson(b.bbox, page)}, {"spans", json::array({span})}}})}};
+      json block = {
+          {"type", std::string(BlockTypeName(b.type))},
+          {"bbox", PointsJson(b.bbox, page)},
+          {"bbox_1000", BBoxJson(b.bbox)},
+          {"index", i},
+          {"lines", json::array({{{"bbox", PointsJson(b.bbox, page)}, {"spans", json::array({span})}}})}};
       if (b.type == BlockType::kTitle) block["level"] = b.title_level;
       if (b.parent >= 0) block["parent_index"] = b.parent;
       blocks.push_back(std::move(block));

@@ -1,7 +1,11 @@
-// NAME_layout.pdf: each parsed page of the source redrawn (as vectors, through MuPDF's PDF writer) with
-// every block's box stroked in its type's colour and numbered in reading order, so people can check a
-// parse at a glance. Runs on the document's own context, so the memory cap and time budget apply.
+// NAME_layout.pdf: each parsed page of the source as a 96-DPI JPEG image with every block's box stroked
+// in its type's colour and numbered in reading order, so people can check a parse at a glance. Pages are
+// raster images on purpose: nothing of a hostile source (fonts, Type 3 glyphs, broken images) is copied
+// into the new PDF. Runs on the document's own context, so the memory cap and time budget apply; a page
+// that cannot be rendered gets its boxes on a blank page.
 #include <array>
+
+#include "document/pdf_document.h"
 
 #include "document/output_writer.h"
 #include "document/page_geometry.h"
@@ -61,9 +65,10 @@ void DrawBoxes(fz_context* ctx, fz_device* dev, fz_font* font, const PageResult&
       text = fz_new_text(ctx);
       fz_matrix trm = fz_scale(7, -7);
       trm.e = static_cast<float>(r.x0 + 1);
-      trm.f = static_cast<float>(r.y0 + 7);
+      trm.f = static_cast<float>(r.y0 > 8 ? r.y0 - 1.5 : r.y0 + 7);
       fz_show_string(ctx, text, font, trm, label.c_str(), 0, 0, FZ_BIDI_LTR, FZ_LANG_UNSET);
-      fz_fill_text(ctx, dev, text, fz_identity, fz_device_rgb(ctx), color.data(), 1.0f, fz_default_color_params);
+      fz_fill_text(ctx, dev, text, fz_identity, fz_device_rgb(ctx), color.data(), 1.0f,
+                   fz_default_color_params);
       fz_drop_text(ctx, text);
       text = nullptr;
     }
@@ -73,6 +78,38 @@ void DrawBoxes(fz_context* ctx, fz_device* dev, fz_font* font, const PageResult&
     fz_drop_text(ctx, text);
   }
   fz_catch(ctx) { fz_rethrow(ctx); }
+}
+
+constexpr double kLayoutDpi = 96;
+
+// One layout page: the JPEG (when there is one) scaled to the page, then the boxes.
+Status WritePage(fz_context* ctx, fz_document_writer* writer, fz_font* font, const PageResult& page,
+                 const Rect& pr, const std::vector<uint8_t>& jpeg) {
+  fz_buffer* buf = nullptr;
+  fz_image* image = nullptr;
+  fz_var(buf);
+  fz_var(image);
+  fz_try(ctx) {
+    fz_rect mediabox = {0, 0, static_cast<float>(pr.width()), static_cast<float>(pr.height())};
+    fz_device* dev = fz_begin_page(ctx, writer, mediabox);
+    if (!jpeg.empty()) {
+      buf = fz_new_buffer_from_copied_data(ctx, jpeg.data(), jpeg.size());
+      image = fz_new_image_from_buffer(ctx, buf);
+      fz_matrix ctm = fz_scale(mediabox.x1, mediabox.y1);
+      fz_fill_image(ctx, dev, image, ctm, 1.0f, fz_default_color_params);
+    }
+    DrawBoxes(ctx, dev, font, page, pr);
+    fz_end_page(ctx, writer);
+  }
+  fz_always(ctx) {
+    fz_drop_image(ctx, image);
+    fz_drop_buffer(ctx, buf);
+  }
+  fz_catch(ctx) {
+    return DataLoss("cannot write page " + std::to_string(page.page_idx + 1) +
+                    " of the layout PDF: " + fz_caught_message(ctx));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -98,29 +135,23 @@ Result<std::vector<uint8_t>> WriteLayoutPdf(const ParsedDocument& doc, PdfDocume
   }
   Status status;
   for (const PageResult& page : doc.pages) {
-    auto loaded = impl.LoadPage(page.page_idx);
-    if (!loaded.ok()) {
-      status = loaded.status();
+    Rect pr{0, 0, page.width_pt, page.height_pt};
+    std::vector<uint8_t> jpeg;
+    if (auto render = source.RenderPage(page.page_idx, kLayoutDpi); render.ok()) {
+      auto encoded = EncodeJpeg(*render, 75);
+      if (encoded.ok()) jpeg = std::move(*encoded);
+    } else if (Status s = impl.mctx().AbortStatus(); !s.ok()) {
+      status = s;
       break;
     }
-    auto bounds = impl.PageBounds(loaded->get());
-    if (!bounds.ok()) {
-      status = bounds.status();
+    source.TakeWarnings();  // already reported by the parse
+    if (pr.empty()) pr = {0, 0, 612, 792};
+    status = WritePage(ctx, writer, font, page, pr, jpeg);
+    if (!status.ok()) {
+      Status abort = impl.mctx().AbortStatus();
+      if (!abort.ok()) status = abort;
       break;
     }
-    Rect pr{bounds->x0, bounds->y0, bounds->x1, bounds->y1};
-    ScopedCookie cookie(impl.mctx());
-    fz_try(ctx) {
-      fz_device* dev = fz_begin_page(ctx, writer, *bounds);
-      fz_run_page(ctx, loaded->get(), dev, fz_identity, cookie.get());
-      DrawBoxes(ctx, dev, font, page, pr);
-      fz_end_page(ctx, writer);
-    }
-    fz_catch(ctx) {
-      status = impl.mctx().FailureStatus(ctx, "cannot draw page " + std::to_string(page.page_idx + 1) +
-                                                  " of the layout PDF");
-    }
-    if (!status.ok()) break;
   }
   std::vector<uint8_t> bytes;
   fz_try(ctx) {

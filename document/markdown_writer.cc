@@ -48,7 +48,8 @@ std::string WriteMarkdown(const ParsedDocument& doc) {
       if (IsPairedCaption(page, b)) continue;
       switch (b.type) {
         case BlockType::kTitle:
-          if (!b.content.empty()) AddPart(md, std::string(static_cast<size_t>(std::max(1, b.title_level)), '#') + " " + b.content);
+          if (!b.content.empty())
+            AddPart(md, std::string(static_cast<size_t>(std::max(1, b.title_level)), '#') + " " + b.content);
           break;
         case BlockType::kEquation:
           if (!b.content.empty()) AddPart(md, "$$\n" + b.content + "\n$$");

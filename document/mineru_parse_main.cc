@@ -136,9 +136,11 @@ int main(int argc, char** argv) {
       needs_ocr += p.status == PageStatus::kNeedsOcr;
       failed += p.status == PageStatus::kFailed;
     }
-    std::fprintf(stderr, "%s: %d pages in %.2f s (%d need OCR or a model, %d failed), peak MuPDF memory %.1f MiB -> %s\n",
-                 input.c_str(), parsed->num_pages, watch.ElapsedSeconds(), needs_ocr, failed,
-                 static_cast<double>((*doc)->peak_memory_bytes()) / (1 << 20), out_dir.c_str());
+    std::fprintf(
+        stderr,
+        "%s: %d pages in %.2f s (%d need OCR or a model, %d failed), peak MuPDF memory %.1f MiB -> %s\n",
+        input.c_str(), parsed->num_pages, watch.ElapsedSeconds(), needs_ocr, failed,
+        static_cast<double>((*doc)->peak_memory_bytes()) / (1 << 20), out_dir.c_str());
   }
   return 0;
 }

@@ -118,7 +118,9 @@ RawBlock ParseSegment(std::string_view seg, size_t index, Warnings& warnings) {
   size_t md_start = seg.find(kMdStart);
   size_t coords_end = std::min({box_end, ref_start, md_start, seg.size()});
   raw.box_ok = ParseBox(TrimView(seg.substr(0, coords_end)), &raw.bbox);
-  if (!raw.box_ok) warnings.Add(where + ": broken box \"" + std::string(seg.substr(0, std::min<size_t>(coords_end, 40))) + "\"");
+  if (!raw.box_ok)
+    warnings.Add(where + ": broken box \"" + std::string(seg.substr(0, std::min<size_t>(coords_end, 40))) +
+                 "\"");
   if (ref_start != std::string_view::npos) {
     size_t type_begin = ref_start + kRefStart.size();
     size_t ref_end = seg.find(kRefEnd, type_begin);
@@ -210,8 +212,9 @@ ParsedModelOutput ParseModelOutput(std::string_view text) {
   size_t pos = first;
   while (pos < text.size()) {
     size_t next = text.find(kBoxStart, pos + kBoxStart.size());
-    std::string_view seg = text.substr(pos + kBoxStart.size(),
-                                       (next == std::string_view::npos ? text.size() : next) - pos - kBoxStart.size());
+    std::string_view seg =
+        text.substr(pos + kBoxStart.size(),
+                    (next == std::string_view::npos ? text.size() : next) - pos - kBoxStart.size());
     RawBlock raw = ParseSegment(seg, index, warnings);
     bool last = next == std::string_view::npos;
     if (!raw.closed && last) out.truncated = true;
@@ -227,7 +230,8 @@ ParsedModelOutput ParseModelOutput(std::string_view text) {
     }
     std::string_view content = TrimView(raw.content);
     bool contd = false;
-    if (content.size() >= kTxtContd.size() && content.substr(content.size() - kTxtContd.size()) == kTxtContd) {
+    if (content.size() >= kTxtContd.size() &&
+        content.substr(content.size() - kTxtContd.size()) == kTxtContd) {
       contd = true;
       content = TrimView(content.substr(0, content.size() - kTxtContd.size()));
     }
@@ -284,6 +288,24 @@ ParsedModelOutput ParseModelOutput(std::string_view text) {
   }
   PairCaptions(out.blocks);
   return out;
+}
+
+PageResult BuildVlmPage(int page_idx, double width_pt, double height_pt, std::string model_text,
+                        const RgbImage& page_render, ParsedDocument& doc, int jpeg_quality) {
+  PageResult page;
+  page.page_idx = page_idx;
+  page.width_pt = width_pt;
+  page.height_pt = height_pt;
+  ParsedModelOutput parsed = ParseModelOutput(model_text);
+  page.blocks = std::move(parsed.blocks);
+  page.warnings = std::move(parsed.warnings);
+  if (parsed.truncated) page.warnings.push_back("model output truncated: the last block may be incomplete");
+  page.model_output = std::move(model_text);
+  if (!page_render.empty()) {
+    Status s = CropBlockImages(page_render, page, doc, jpeg_quality);
+    if (!s.ok()) page.warnings.push_back("no image crops: " + s.message());
+  }
+  return page;
 }
 
 }  // namespace mineru::document

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "document/block.h"
+#include "document/rgb_image.h"
 
 namespace mineru::document {
 
@@ -23,6 +24,12 @@ struct ParsedModelOutput {
 };
 
 ParsedModelOutput ParseModelOutput(std::string_view text);
+
+// The VLM backend's page: parses `model_text`, keeps it as the page's raw model output, turns parser
+// warnings into page warnings, and crops image / table / equation blocks from `page_render` (the 200-DPI
+// render the model saw) into `doc.images`. `width_pt` / `height_pt` are the page size in points.
+PageResult BuildVlmPage(int page_idx, double width_pt, double height_pt, std::string model_text,
+                        const RgbImage& page_render, ParsedDocument& doc, int jpeg_quality = 90);
 
 // OTSL (<fcel> <ecel> <lcel> <ucel> <xcel> <nl>) -> <table>...</table> with colspan / rowspan. Text with no
 // <fcel> or <ecel> is returned unchanged.

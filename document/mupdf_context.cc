@@ -100,8 +100,13 @@ Result<std::unique_ptr<MupdfContext>> MupdfContext::Create(const DocumentLimits&
   fz_locks_context locks = {m->locks_.data(), LockMutex, UnlockMutex};
   // The resource store (fonts, decoded images) gets a quarter of the cap; it evicts under pressure.
   size_t store = static_cast<size_t>(std::min<uint64_t>(limits.max_memory_bytes / 4, uint64_t{256} << 20));
+  if (cancel != nullptr && cancel->load(std::memory_order_relaxed))
+    return Cancelled("document parsing was cancelled");
   m->ctx_ = fz_new_context(&alloc, &locks, store);
-  if (m->ctx_ == nullptr) return ResourceExhausted("MuPDF could not create a context within the memory cap");
+  if (m->ctx_ == nullptr) {
+    Status abort = m->AbortStatus();
+    return abort.ok() ? ResourceExhausted("MuPDF could not create a context within the memory cap") : abort;
+  }
   m->InstallCallbacks(m->ctx_);
   m->watchdog_ = std::thread([raw = m.get()] { raw->WatchdogLoop(); });
   return m;

@@ -42,7 +42,8 @@ Status ValidateOutputName(std::string_view name) {
     if (c == '/' || c == '\\' || c == '\0') {
       return InvalidArgument("output name may not contain '/', '\\' or NUL: \"" + std::string(name) + "\"");
     }
-    if (static_cast<unsigned char>(c) < 0x20) return InvalidArgument("output name contains a control character");
+    if (static_cast<unsigned char>(c) < 0x20)
+      return InvalidArgument("output name contains a control character");
   }
   return Status::Ok();
 }
@@ -54,7 +55,8 @@ Result<OutputFiles> WriteOutputs(const ParsedDocument& doc, std::string_view nam
   OutputFiles out;
   if (options.markdown) out.files.push_back({OutputRole::kMarkdown, stem + ".md", Bytes(WriteMarkdown(doc))});
   if (options.content_list) {
-    out.files.push_back({OutputRole::kContentList, stem + "_content_list.json", Bytes(WriteContentList(doc))});
+    out.files.push_back(
+        {OutputRole::kContentList, stem + "_content_list.json", Bytes(WriteContentList(doc))});
   }
   if (options.middle_json) {
     out.files.push_back({OutputRole::kMiddleJson, stem + "_middle.json", Bytes(WriteMiddleJson(doc))});

@@ -125,7 +125,8 @@ Result<fz_rect> PdfDocument::Impl::PageBounds(fz_page* page) {
 }
 
 Result<std::unique_ptr<PdfDocument>> PdfDocument::Open(std::span<const uint8_t> bytes,
-                                                       const DocumentLimits& limits, const CancelFlag* cancel) {
+                                                       const DocumentLimits& limits,
+                                                       const CancelFlag* cancel) {
   if (bytes.empty()) return InvalidArgument("the document is empty (0 bytes)");
   MINERU_ASSIGN_OR_RETURN(auto mctx, MupdfContext::Create(limits, cancel));
   fz_context* ctx = mctx->ctx();
@@ -200,11 +201,40 @@ Result<PageSize> PdfDocument::GetPageSize(int page_index) {
 Result<RgbImage> PdfDocument::RenderPage(int page_index, double dpi) {
   MINERU_ASSIGN_OR_RETURN(PageHandle page, impl_->LoadPage(page_index));
   MINERU_ASSIGN_OR_RETURN(fz_rect bounds, impl_->PageBounds(page.get()));
-  MINERU_ASSIGN_OR_RETURN(PixmapSize size, CheckedPixmapSize(bounds, dpi, impl_->limits().max_pixels_per_page));
+  MINERU_ASSIGN_OR_RETURN(PixmapSize size,
+                          CheckedPixmapSize(bounds, dpi, impl_->limits().max_pixels_per_page));
+  // Through a display list, as RenderPages does, so both give the same pixels.
+  ScopedCookie cookie(impl_->mctx());
+  fz_context* ctx = impl_->ctx();
+  fz_display_list* list = RecordPage(ctx, page.get(), bounds, cookie.get());
+  if (list == nullptr)
+    return impl_->mctx().FailureStatus(ctx, "cannot record page " + std::to_string(page_index + 1));
+  fz_pixmap* pix = Rasterise(ctx, nullptr, list, size, dpi, cookie.get());
+  fz_drop_display_list(ctx, list);
+  if (pix == nullptr)
+    return impl_->mctx().FailureStatus(ctx, "cannot render page " + std::to_string(page_index + 1));
+  MINERU_RETURN_IF_ERROR(impl_->mctx().AbortStatus().WithContext("page " + std::to_string(page_index + 1)));
+  RgbImage image = CopyPixmap(ctx, pix);
+  fz_drop_pixmap(ctx, pix);
+  return image;
+}
+
+Result<RgbImage> PdfDocument::RenderRegion(int page_index, double dpi, BBox region) {
+  region = NormalizeBBox(region);
+  if (region.empty()) return InvalidArgument("render region is empty");
+  MINERU_ASSIGN_OR_RETURN(PageHandle page, impl_->LoadPage(page_index));
+  MINERU_ASSIGN_OR_RETURN(fz_rect bounds, impl_->PageBounds(page.get()));
+  float w = bounds.x1 - bounds.x0, h = bounds.y1 - bounds.y0;
+  fz_rect r = {bounds.x0 + w * static_cast<float>(region.x0) / 1000,
+               bounds.y0 + h * static_cast<float>(region.y0) / 1000,
+               bounds.x0 + w * static_cast<float>(region.x1) / 1000,
+               bounds.y0 + h * static_cast<float>(region.y1) / 1000};
+  MINERU_ASSIGN_OR_RETURN(PixmapSize size, CheckedPixmapSize(r, dpi, impl_->limits().max_pixels_per_page));
   ScopedCookie cookie(impl_->mctx());
   fz_context* ctx = impl_->ctx();
   fz_pixmap* pix = Rasterise(ctx, page.get(), nullptr, size, dpi, cookie.get());
-  if (pix == nullptr) return impl_->mctx().FailureStatus(ctx, "cannot render page " + std::to_string(page_index + 1));
+  if (pix == nullptr)
+    return impl_->mctx().FailureStatus(ctx, "cannot render page " + std::to_string(page_index + 1));
   MINERU_RETURN_IF_ERROR(impl_->mctx().AbortStatus().WithContext("page " + std::to_string(page_index + 1)));
   RgbImage image = CopyPixmap(ctx, pix);
   fz_drop_pixmap(ctx, pix);
@@ -250,7 +280,8 @@ std::vector<Result<RgbImage>> PdfDocument::RenderPages(std::span<const int> page
       job.size = *size;
       ScopedCookie cookie(mctx);
       job.list = RecordPage(ctx, page->get(), *bounds, cookie.get());
-      if (job.list == nullptr) job.status = mctx.FailureStatus(ctx, "cannot record page " + std::to_string(index + 1));
+      if (job.list == nullptr)
+        job.status = mctx.FailureStatus(ctx, "cannot record page " + std::to_string(index + 1));
     }
     std::atomic<size_t> next{0};
     auto worker = [&]() {

@@ -31,7 +31,8 @@ class PdfDocument {
   // Fails with kInvalidArgument (not a PDF, empty), kPermissionDenied (password needed or wrong),
   // kResourceExhausted (over the memory or page cap), kDeadlineExceeded, kCancelled or kDataLoss (broken
   // beyond repair). `cancel` (optional) must outlive the document.
-  static Result<std::unique_ptr<PdfDocument>> Open(std::span<const uint8_t> bytes, const DocumentLimits& limits,
+  static Result<std::unique_ptr<PdfDocument>> Open(std::span<const uint8_t> bytes,
+                                                   const DocumentLimits& limits,
                                                    const CancelFlag* cancel = nullptr);
   ~PdfDocument();
   PdfDocument(const PdfDocument&) = delete;
@@ -42,6 +43,9 @@ class PdfDocument {
 
   // Renders one page to RGB at `dpi` (72..600), honouring the pixel cap and the time budget.
   Result<RgbImage> RenderPage(int page_index, double dpi);
+  // Renders only `region` (0-1000 frame of the page) at `dpi`: a crop that costs the region's pixels, not
+  // the page's. The pixel cap applies to the region.
+  Result<RgbImage> RenderRegion(int page_index, double dpi, BBox region);
   // Renders several pages in parallel: display lists are recorded on the calling thread (MuPDF documents
   // are single-threaded), then rasterised by `num_threads` workers, each with a cloned context.
   // Results come back in the order of `page_indices`; a failed page has its Status in place.

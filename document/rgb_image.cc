@@ -118,7 +118,8 @@ std::string ImagePathForBytes(std::span<const uint8_t> bytes) {
 Status CropBlockImages(const RgbImage& page_render, PageResult& page, ParsedDocument& doc, int jpeg_quality) {
   for (Block& block : page.blocks) {
     if (!BlockTypeHasCrop(block.type) || block.bbox.empty()) continue;
-    MINERU_ASSIGN_OR_RETURN(std::vector<uint8_t> jpeg, EncodeJpeg(page_render.Crop(block.bbox), jpeg_quality));
+    MINERU_ASSIGN_OR_RETURN(std::vector<uint8_t> jpeg,
+                            EncodeJpeg(page_render.Crop(block.bbox), jpeg_quality));
     block.image_path = ImagePathForBytes(jpeg);
     doc.images.emplace(block.image_path, std::move(jpeg));
   }

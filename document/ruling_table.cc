@@ -93,7 +93,8 @@ std::string CellText(std::vector<std::string>& parts) {
 
 }  // namespace
 
-std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules, const std::vector<TextLine>& lines) {
+std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
+                                        const std::vector<TextLine>& lines) {
   std::vector<Seg> hs, vs;
   for (size_t i = 0; i < rules.size() && i < kMaxRules; ++i) {
     const Rect& r = rules[i].box;

@@ -18,6 +18,7 @@ struct RuledTable {
   std::vector<size_t> line_indices;  // lines of the page whose text went into the table
 };
 
-std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules, const std::vector<TextLine>& lines);
+std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
+                                        const std::vector<TextLine>& lines);
 
 }  // namespace mineru::document

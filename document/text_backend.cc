@@ -66,26 +66,37 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
       page.error = kNeedsOcr;
     } else if (content) {
       page.blocks = LayoutPage(*content, style);
-      bool wants_crop = false;
-      for (const Block& b : page.blocks) wants_crop = wants_crop || BlockTypeHasCrop(b.type);
-      if (options.crop_images && wants_crop) {
-        auto render = doc.RenderPage(i, options.crop_dpi);
+      // Each crop renders only its own region.
+      for (Block& b : page.blocks) {
+        if (!options.crop_images || !BlockTypeHasCrop(b.type) || b.bbox.empty()) continue;
+        auto render = doc.RenderRegion(i, options.crop_dpi, b.bbox);
         AppendWarnings(page.warnings, doc.TakeWarnings());
         if (!render.ok()) {
           Status s = render.status();
-          if (s.code() == StatusCode::kDeadlineExceeded || s.code() == StatusCode::kCancelled) return s;
-          page.warnings.push_back("no image crops: " + s.message());
-        } else {
-          Status crop = CropBlockImages(*render, page, out, options.jpeg_quality);
-          if (!crop.ok()) page.warnings.push_back("no image crops: " + crop.message());
+          // A limit of the document ends it; a crop over the pixel cap only loses that crop.
+          bool pixel_cap = s.message().starts_with("page render of");
+          if (s.code() == StatusCode::kDeadlineExceeded || s.code() == StatusCode::kCancelled ||
+              (s.code() == StatusCode::kResourceExhausted && !pixel_cap)) {
+            return s;
+          }
+          page.warnings.push_back("no crop for a " + std::string(BlockTypeName(b.type)) + ": " + s.message());
+          continue;
         }
+        auto jpeg = EncodeJpeg(*render, options.jpeg_quality);
+        if (!jpeg.ok()) {
+          page.warnings.push_back("no crop: " + jpeg.status().message());
+          continue;
+        }
+        b.image_path = ImagePathForBytes(*jpeg);
+        out.images.emplace(b.image_path, std::move(*jpeg));
       }
     }
     content.reset();
     out.pages.push_back(std::move(page));
     if (options.on_page) {
       PageProgress progress{i, out.num_pages, &out.pages.back()};
-      if (!options.on_page(progress)) return Status(StatusCode::kCancelled, "stopped by the progress callback");
+      if (!options.on_page(progress))
+        return Status(StatusCode::kCancelled, "stopped by the progress callback");
     }
   }
   return out;

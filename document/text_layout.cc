@@ -4,6 +4,7 @@
 #include <cmath>
 #include <map>
 
+#include "document/aligned_table.h"
 #include "document/model_output_parser.h"
 #include "document/ruling_table.h"
 
@@ -12,6 +13,7 @@ namespace {
 
 constexpr double kMarginBand = 0.14;  // top / bottom fraction of the page that may hold running text
 constexpr int kMaxDepth = 12;
+constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 
 // Decodes the first UTF-8 code point of `s` at `i` (advances i); U+FFFD on bad bytes.
 char32_t DecodeUtf8(const std::string& s, size_t& i) {
@@ -123,7 +125,8 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
   }
   std::sort(spanning.begin(), spanning.end(), by_y);
   size_t next_side = 0;
-  std::sort(sides.begin(), sides.end(), [&](size_t a, size_t b) { return items[a].box.cy() < items[b].box.cy(); });
+  std::sort(sides.begin(), sides.end(),
+            [&](size_t a, size_t b) { return items[a].box.cy() < items[b].box.cy(); });
   auto emit_band = [&](double y_limit) {
     std::vector<size_t> left, right;
     while (next_side < sides.size() && items[sides[next_side]].box.cy() < y_limit) {
@@ -187,7 +190,8 @@ bool StartsCaption(const std::string& text, BlockType* body) {
 
 bool IsPageNumberText(const std::string& text) {
   std::string t = MaskDigits(text);
-  static const char* kForms[] = {"#", "-#-", "–#–", "—#—", "page#", "#of#", "#/#", "page#of#", "page#/#", "[#]", "(#)"};
+  static const char* kForms[] = {"#",   "-#-",      "–#–",     "—#—", "page#", "#of#",
+                                 "#/#", "page#of#", "page#/#", "[#]", "(#)"};
   for (const char* f : kForms) {
     if (t == f) return true;
   }
@@ -208,12 +212,33 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
   DocumentStyle style;
   std::map<int, size_t> sizes;  // half points -> characters
   std::map<std::string, int> keys;
+  std::map<std::string, size_t> fonts;  // family -> characters
   for (const PageContent& page : pages) {
     std::set<std::string> seen;
     for (const TextLine& line : page.lines) {
-      sizes[static_cast<int>(std::lround(line.font_size * 2))] += line.text.size();
       std::string key = RunningKey(line, page.page);
       if (!key.empty() && seen.insert(key).second) ++keys[key];
+    }
+  }
+  int num_pages = static_cast<int>(pages.size());
+  int needed = std::max(2, (num_pages + 2) / 3);
+  for (const auto& [key, count] : keys) {
+    if (num_pages >= 2 && count >= needed && key.size() > 2) style.running_keys.insert(key);
+  }
+  // Font sizes of the text that stays (running headers and page numbers do not set the body size).
+  for (const PageContent& page : pages) {
+    for (const TextLine& line : page.lines) {
+      std::string key = RunningKey(line, page.page);
+      if (!key.empty() && (style.running_keys.count(key) > 0 || IsPageNumberText(line.text))) continue;
+      sizes[static_cast<int>(std::lround(line.font_size * 2))] += line.text.size();
+      fonts[line.font] += line.text.size();
+    }
+  }
+  size_t most = 0;
+  for (const auto& [name, n] : fonts) {
+    if (n > most) {
+      most = n;
+      style.body_font = name;
     }
   }
   size_t best = 0;
@@ -225,14 +250,9 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
   }
   for (auto it = sizes.rbegin(); it != sizes.rend(); ++it) {
     double s = it->first / 2.0;
-    if (s < style.body_size * 1.12 || style.heading_sizes.size() >= 3) continue;
+    if (s < style.body_size * kHeadingRatio || style.heading_sizes.size() >= 3) continue;
     if (!style.heading_sizes.empty() && style.heading_sizes.back() - s < 0.9) continue;
     style.heading_sizes.push_back(s);
-  }
-  int num_pages = static_cast<int>(pages.size());
-  int needed = std::max(2, (num_pages + 2) / 3);
-  for (const auto& [key, count] : keys) {
-    if (num_pages >= 2 && count >= needed && key.size() > 2) style.running_keys.insert(key);
   }
   return style;
 }
@@ -262,7 +282,8 @@ void JoinLine(std::string& paragraph, const std::string& next_line) {
 }
 
 size_t ListMarkerLength(const std::string& text, bool* numbered) {
-  static const char* kBullets[] = {"•", "●", "▪", "◦", "○", "■", "□", "➢", "►", "▶", "✓", "", "-", "–", "*", "·"};
+  static const char* kBullets[] = {"•", "●", "▪", "◦", "○", "■", "□", "➢",
+                                   "►", "▶", "✓", "",  "-", "–", "*", "·"};
   for (const char* b : kBullets) {
     size_t n = std::string_view(b).size();
     if (text.compare(0, n, b) == 0 && text.size() > n + 1 && text[n] == ' ') {
@@ -309,6 +330,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   for (const RuledTable& t : tables) {
     for (size_t li : t.line_indices) consumed[li] = true;
   }
+  for (RuledTable& t : FindAlignedTables(lines, consumed, pr)) {
+    for (size_t li : t.line_indices) consumed[li] = true;
+    tables.push_back(std::move(t));
+  }
   std::vector<Rect> images;
   for (const Rect& raw : page.images) {
     Rect r = raw.Intersect(pr);
@@ -327,7 +352,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   for (size_t li = 0; li < lines.size(); ++li) {
     for (const Rect& im : images) {
       Rect in = lines[li].box.Intersect(im);
-      if (!in.empty() && in.area() >= 0.9 * lines[li].box.area()) consumed[li] = true;  // labels in figures
+      // Small text inside a figure is its labels; text of body size or larger over an image (a banner
+      // behind a heading, a background) is kept.
+      bool label = lines[li].font_size < 0.95 * style.body_size && im.area() >= 0.03 * pr.area();
+      if (label && !in.empty() && in.area() >= 0.9 * lines[li].box.area()) consumed[li] = true;
     }
   }
   std::vector<Item> items;
@@ -370,16 +398,31 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     block.bbox = ToPageFrame(p.box, pr);
     double size = first.font_size;
     int level = 0;
-    if (marker == 0 && p.lines.size() <= 3 && text.size() <= 200 && !all_mono) {
+    bool leaders = text.find(". . .") != std::string::npos || text.find("....") != std::string::npos;
+    bool larger = size >= style.body_size * kHeadingRatio;
+    // "(1) Scope" set larger than body text is a numbered heading, not a list.
+    if ((marker == 0 || (larger && p.lines.size() == 1)) && p.lines.size() <= 3 && text.size() <= 200 &&
+        !all_mono && !leaders) {
       for (size_t k = 0; k < style.heading_sizes.size(); ++k) {
         if (size >= style.heading_sizes[k] - 0.45) {
           level = static_cast<int>(k) + 1;
           break;
         }
       }
-      if (level == 0 && size >= style.body_size * 1.12) level = static_cast<int>(style.heading_sizes.size());
-      if (level == 0 && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 && !EndsSentence(text) &&
-          text.size() >= 3) {
+      if (level == 0 && larger) level = std::max(1, static_cast<int>(style.heading_sizes.size()));
+      // A single short line at body size in another font family than the body (sans headings over serif
+      // text) and not ending like a sentence.
+      bool other_family = !first.font.empty() && !style.body_font.empty() && first.font != style.body_font;
+      // A standalone italic line at body size starting with a capital is a run-in subheading.
+      bool italic_head =
+          first.italic && !text.empty() && text[0] >= 'A' && text[0] <= 'Z' && text.size() <= 60;
+      if (level == 0 && (other_family || italic_head) && p.lines.size() == 1 && text.size() >= 3 &&
+          text.size() <= 80 && std::fabs(size - style.body_size) <= 0.6 && !EndsSentence(text) &&
+          !first.monospace) {
+        level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
+      }
+      if (level == 0 && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 &&
+          !EndsSentence(text) && text.size() >= 3) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
     }
@@ -388,8 +431,11 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       block.title_level = std::clamp(level, 1, 4);
       block.content = text;
     } else if (marker > 0) {
-      std::string item = (numbered ? text.substr(0, marker - 1) + " " : std::string("- ")) + text.substr(marker);
-      if (!blocks.empty() && blocks.back().type == BlockType::kList) {
+      std::string item =
+          (numbered ? text.substr(0, marker - 1) + " " : std::string("- ")) + text.substr(marker);
+      bool same_kind = !blocks.empty() && blocks.back().type == BlockType::kList &&
+                       blocks.back().content.starts_with("- ") == !numbered;
+      if (same_kind) {
         blocks.back().content += "\n" + item;
         Rect merged = FromPageFrame(blocks.back().bbox, pr).Union(p.box);
         blocks.back().bbox = ToPageFrame(merged, pr);
@@ -432,10 +478,13 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         double size = std::max(1.0, std::max(prev.font_size, line.font_size));
         double gap = line.box.y0 - prev.box.y1;
         bool same_style = std::fabs(prev.font_size - line.font_size) < 0.8 && prev.bold == line.bold &&
-                          prev.monospace == line.monospace;
+                          prev.monospace == line.monospace && prev.font == line.font &&
+                          prev.italic == line.italic;
         bool overlaps_x = line.box.x0 < para.box.x1 && line.box.x1 > para.box.x0;
         bool prev_short = prev.box.x1 < para.box.x1 - 0.2 * para.box.width() && EndsSentence(prev.text);
-        join = !starts_item && gap < 0.75 * size && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
+        // Headings (larger than body text) have more leading than paragraphs.
+        double max_gap = (line.font_size >= kHeadingRatio * style.body_size ? 1.1 : 0.75) * size;
+        join = !starts_item && gap < max_gap && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
         if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
       }
       if (!join) {
@@ -456,6 +505,41 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       para.box = para.box.Union(line.box);
     }
     emit_paragraph(para);
+  }
+
+  // A run of three or more same-level titles with nothing but images between them is a cover, a code
+  // listing or a list set in a large font, not a stack of headings.
+  for (size_t i = 0; i < blocks.size();) {
+    if (blocks[i].type != BlockType::kTitle) {
+      ++i;
+      continue;
+    }
+    std::vector<size_t> run = {i};
+    size_t j = i + 1;
+    for (; j < blocks.size(); ++j) {
+      if (blocks[j].type == BlockType::kImage) continue;
+      if (blocks[j].type != BlockType::kTitle || blocks[j].title_level != blocks[i].title_level) break;
+      run.push_back(j);
+    }
+    if (run.size() >= 3) {
+      for (size_t k : run) {
+        blocks[k].type = BlockType::kText;
+        blocks[k].title_level = 0;
+      }
+    }
+    i = j;
+  }
+
+  // Seven or more titles of one level on a page are a listing or a diagram set in a larger font.
+  std::map<int, int> per_level;
+  for (const Block& b : blocks) {
+    if (b.type == BlockType::kTitle) ++per_level[b.title_level];
+  }
+  for (Block& b : blocks) {
+    if (b.type == BlockType::kTitle && per_level[b.title_level] >= 7) {
+      b.type = BlockType::kText;
+      b.title_level = 0;
+    }
   }
 
   // 5. Captions.

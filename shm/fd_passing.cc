@@ -17,7 +17,8 @@ namespace {
 constexpr uint32_t kScmMaxFd = 253;
 
 Status SocketError(int err, const char* what) {
-  if (err == EPIPE || err == ECONNRESET) return Status(StatusCode::kUnavailable, std::string(what) + ": peer closed the connection", err);
+  if (err == EPIPE || err == ECONNRESET)
+    return Status(StatusCode::kUnavailable, std::string(what) + ": peer closed the connection", err);
   return ErrnoStatus(err, what);
 }
 

@@ -22,10 +22,10 @@ Status SendWithFds(int socket_fd, std::span<const uint8_t> bytes, std::span<cons
                    int timeout_ms = -1);
 
 struct Received {
-  uint64_t bytes = 0;          // bytes written into the buffer; 0 with eof = peer closed
+  uint64_t bytes = 0;  // bytes written into the buffer; 0 with eof = peer closed
   bool eof = false;
-  bool would_block = false;    // non-blocking socket with nothing to read
-  std::vector<UniqueFd> fds;   // fds that came with these bytes
+  bool would_block = false;   // non-blocking socket with nothing to read
+  std::vector<UniqueFd> fds;  // fds that came with these bytes
 };
 
 // One recvmsg into `buffer`, accepting up to `max_fds` fds (at most 253).

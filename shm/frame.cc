@@ -48,8 +48,8 @@ Result<Message> DecodeAs(MessageType type, std::span<const uint8_t> payload) {
                     std::string("cannot decode ") + MessageTypeName(type) + " payload: " + e.what());
     }
     if (archive.remaining() != 0) {
-      return DataLoss(std::to_string(archive.remaining()) + " trailing bytes after a " + MessageTypeName(type) +
-                      " payload");
+      return DataLoss(std::to_string(archive.remaining()) + " trailing bytes after a " +
+                      MessageTypeName(type) + " payload");
     }
     return Message(std::move(value));
   }
@@ -112,10 +112,11 @@ struct Validator {
     MINERU_RETURN_IF_ERROR(CheckString(m.media_type, "media_type"));
     if (m.backend.empty() || m.backend.size() > 64) return InvalidArgument("backend name must be 1-64 bytes");
     if (m.document_bytes == 0) return InvalidArgument("document_bytes is 0");
-    if (m.document_bytes > kMaxDocumentBytes) return InvalidArgument("document_bytes exceeds the protocol cap");
+    if (m.document_bytes > kMaxDocumentBytes)
+      return InvalidArgument("document_bytes exceeds the protocol cap");
     if (m.first_page > m.last_page) {
-      return InvalidArgument("page range " + std::to_string(m.first_page) + ".." + std::to_string(m.last_page) +
-                             " is empty");
+      return InvalidArgument("page range " + std::to_string(m.first_page) + ".." +
+                             std::to_string(m.last_page) + " is empty");
     }
     return CheckOutputs(m.outputs);
   }
@@ -263,7 +264,8 @@ Result<Message> DecodeFrameBytes(std::span<const uint8_t> bytes, uint32_t num_fd
   uint64_t capabilities = 0;
   if (const auto* reply = std::get_if<HelloReply>(&message)) capabilities = reply->capabilities;
   if (header.num_fds != ExpectedFdCount(header.type, capabilities)) {
-    return InvalidArgument(std::string("a ") + MessageTypeName(header.type) + " frame carries the wrong number of fds");
+    return InvalidArgument(std::string("a ") + MessageTypeName(header.type) +
+                           " frame carries the wrong number of fds");
   }
   return message;
 }

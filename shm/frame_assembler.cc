@@ -63,11 +63,14 @@ Result<std::optional<Frame>> FrameAssembler::Pop() {
       return Fail(InvalidArgument("file descriptors arrived with no frame starting beside them"));
     }
     if (buffered_bytes() < kFrameHeaderBytes) return std::optional<Frame>();
-    auto header = ParseFrameHeader(std::span<const uint8_t>(buffer_).subspan(consumed_, kFrameHeaderBytes),
-                                   limits_);
+    auto header =
+        ParseFrameHeader(std::span<const uint8_t>(buffer_).subspan(consumed_, kFrameHeaderBytes), limits_);
     if (!header.ok()) return Fail(header.status());
     header_ = *header;
-    if (!fd_batches_.empty() && fd_batches_.front().begin_offset <= frame_start) {
+    // The kernel ends a read right after the bytes of the sendmsg that carried fds, so a chunk's fds
+    // belong to the last frame starting in it: this one, unless the chunk holds bytes past its end.
+    if (!fd_batches_.empty() && fd_batches_.front().begin_offset <= frame_start &&
+        frame_start + kFrameHeaderBytes + header_->payload_bytes >= fd_batches_.front().end_offset) {
       frame_fds_ = std::move(fd_batches_.front().fds);
       fd_batches_.pop_front();
     }

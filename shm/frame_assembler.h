@@ -5,10 +5,11 @@
 // frame. The header of each frame is checked as soon as its 24 bytes are in, before any payload is
 // buffered, so a hostile length never allocates.
 //
-// fd rule: the kernel hands over SCM_RIGHTS fds with the chunk that holds the first byte of the
-// sendmsg they were attached to. So fds fed with a chunk belong to the first frame that starts inside
-// that chunk, and that frame's header must announce exactly that many. Fds with no frame starting in
-// their chunk, or a count mismatch, are a protocol error.
+// fd rule: send each frame with one sendmsg, fds attached (SendWithFds does). The kernel hands the
+// fds over with the read that reaches the first bytes of that sendmsg, and ends that read there (it
+// may have glued earlier fd-less bytes in front). So fds fed with a chunk belong to the last frame
+// that starts inside that chunk, and that frame's header must announce exactly that many. Fds with no
+// frame starting in their chunk, or a count mismatch, are a protocol error.
 //
 // After any error the assembler is broken (every later call returns the same error) and has closed
 // every fd it held: the caller closes the connection. Not thread-safe; one per connection.

@@ -6,37 +6,62 @@ namespace mineru::shm {
 
 const char* MessageTypeName(MessageType type) {
   switch (type) {
-    case MessageType::kHello: return "hello";
-    case MessageType::kHelloReply: return "hello-reply";
-    case MessageType::kSubmit: return "submit";
-    case MessageType::kJobAccepted: return "job-accepted";
-    case MessageType::kPageProgress: return "page-progress";
-    case MessageType::kPageResultNotice: return "page-result";
-    case MessageType::kJobDone: return "job-done";
-    case MessageType::kJobFailed: return "job-failed";
-    case MessageType::kStatusRequest: return "status";
-    case MessageType::kStatusReply: return "status-reply";
-    case MessageType::kListRequest: return "list";
-    case MessageType::kListReply: return "list-reply";
-    case MessageType::kCancelRequest: return "cancel";
-    case MessageType::kCancelReply: return "cancel-reply";
-    case MessageType::kFetchRequest: return "fetch";
-    case MessageType::kFetchReply: return "fetch-reply";
-    case MessageType::kStatsRequest: return "stats";
-    case MessageType::kStatsReply: return "stats-reply";
-    case MessageType::kErrorReply: return "error";
-    case MessageType::kPing: return "ping";
-    case MessageType::kPong: return "pong";
-    case MessageType::kGoodbye: return "goodbye";
+    case MessageType::kHello:
+      return "hello";
+    case MessageType::kHelloReply:
+      return "hello-reply";
+    case MessageType::kSubmit:
+      return "submit";
+    case MessageType::kJobAccepted:
+      return "job-accepted";
+    case MessageType::kPageProgress:
+      return "page-progress";
+    case MessageType::kPageResultNotice:
+      return "page-result";
+    case MessageType::kJobDone:
+      return "job-done";
+    case MessageType::kJobFailed:
+      return "job-failed";
+    case MessageType::kStatusRequest:
+      return "status";
+    case MessageType::kStatusReply:
+      return "status-reply";
+    case MessageType::kListRequest:
+      return "list";
+    case MessageType::kListReply:
+      return "list-reply";
+    case MessageType::kCancelRequest:
+      return "cancel";
+    case MessageType::kCancelReply:
+      return "cancel-reply";
+    case MessageType::kFetchRequest:
+      return "fetch";
+    case MessageType::kFetchReply:
+      return "fetch-reply";
+    case MessageType::kStatsRequest:
+      return "stats";
+    case MessageType::kStatsReply:
+      return "stats-reply";
+    case MessageType::kErrorReply:
+      return "error";
+    case MessageType::kPing:
+      return "ping";
+    case MessageType::kPong:
+      return "pong";
+    case MessageType::kGoodbye:
+      return "goodbye";
   }
   return "unknown";
 }
 
 uint32_t ExpectedFdCount(MessageType type, uint64_t capabilities) {
   switch (type) {
-    case MessageType::kSubmit: return 1;
-    case MessageType::kHelloReply: return (capabilities & kCapResultRing) != 0 ? kRingFdCount : 0;
-    default: return 0;
+    case MessageType::kSubmit:
+      return 1;
+    case MessageType::kHelloReply:
+      return (capabilities & kCapResultRing) != 0 ? kRingFdCount : 0;
+    default:
+      return 0;
   }
 }
 

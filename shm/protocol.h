@@ -110,6 +110,7 @@ struct Hello {
   void serialize(A& ar) {
     ar(min_version, max_version, client_name, capabilities, ring_bytes_wanted);
   }
+  bool operator==(const Hello&) const = default;
 };
 
 // daemon -> client. Carries kRingFdCount fds (the session's result ring, shm/ring_layout.h RingFds
@@ -128,6 +129,7 @@ struct HelloReply {
   void serialize(A& ar) {
     ar(version, daemon_version, capabilities, session_id, peer_uid, ring_capacity_bytes, max_document_bytes);
   }
+  bool operator==(const HelloReply&) const = default;
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -139,17 +141,19 @@ struct SubmitRequest {
   uint64_t request_id = 0;
   std::string document_name;  // base name for outputs, e.g. "paper" (no '/'); checked by the daemon
   std::string media_type = "application/pdf";
-  uint64_t document_bytes = 0;  // must equal the memfd's size
+  uint64_t document_bytes = 0;                              // must equal the memfd's size
   uint32_t outputs = kOutputMarkdown | kOutputContentList;  // OutputKind bits, not 0
-  uint32_t first_page = 0;  // 0-based, inclusive
-  uint32_t last_page = UINT32_MAX;  // inclusive; UINT32_MAX = to the end
-  std::string backend = "auto";     // "auto", "vlm" or "text"
+  uint32_t first_page = 0;                                  // 0-based, inclusive
+  uint32_t last_page = UINT32_MAX;                          // inclusive; UINT32_MAX = to the end
+  std::string backend = "auto";                             // "auto", "vlm" or "text"
   bool detach = false;  // true: the job outlives the connection; results are fetched later
 
   template <class A>
   void serialize(A& ar) {
-    ar(request_id, document_name, media_type, document_bytes, outputs, first_page, last_page, backend, detach);
+    ar(request_id, document_name, media_type, document_bytes, outputs, first_page, last_page, backend,
+       detach);
   }
+  bool operator==(const SubmitRequest&) const = default;
 };
 
 // daemon -> client: the submit with `request_id` became job `job_id`.
@@ -163,6 +167,7 @@ struct JobAccepted {
   void serialize(A& ar) {
     ar(request_id, job_id, queue_position);
   }
+  bool operator==(const JobAccepted&) const = default;
 };
 
 struct PageProgress {
@@ -175,6 +180,7 @@ struct PageProgress {
   void serialize(A& ar) {
     ar(job_id, pages_done, pages_total);
   }
+  bool operator==(const PageProgress&) const = default;
 };
 
 // daemon -> client: the records of one page are complete in the result ring, sequence numbers
@@ -191,6 +197,7 @@ struct PageResultNotice {
   void serialize(A& ar) {
     ar(job_id, page_index, first_record_sequence, record_count, result_bytes);
   }
+  bool operator==(const PageResultNotice&) const = default;
 };
 
 struct JobDone {
@@ -204,6 +211,7 @@ struct JobDone {
   void serialize(A& ar) {
     ar(job_id, pages_total, result_bytes, elapsed_ms);
   }
+  bool operator==(const JobDone&) const = default;
 };
 
 struct JobFailed {
@@ -216,6 +224,7 @@ struct JobFailed {
   void serialize(A& ar) {
     ar(job_id, code, message);
   }
+  bool operator==(const JobFailed&) const = default;
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -242,6 +251,7 @@ struct JobInfo {
     ar(job_id, owner_uid, state, document_name, backend, pages_done, pages_total, submitted_unix_ms,
        started_unix_ms, finished_unix_ms, document_bytes, result_bytes, error_code, error_message);
   }
+  bool operator==(const JobInfo&) const = default;
 };
 
 struct StatusRequest {
@@ -253,6 +263,7 @@ struct StatusRequest {
   void serialize(A& ar) {
     ar(request_id, job_id);
   }
+  bool operator==(const StatusRequest&) const = default;
 };
 
 struct StatusReply {
@@ -264,6 +275,7 @@ struct StatusReply {
   void serialize(A& ar) {
     ar(request_id, job);
   }
+  bool operator==(const StatusReply&) const = default;
 };
 
 struct ListRequest {
@@ -275,6 +287,7 @@ struct ListRequest {
   void serialize(A& ar) {
     ar(request_id, all_users);
   }
+  bool operator==(const ListRequest&) const = default;
 };
 
 struct ListReply {
@@ -286,6 +299,7 @@ struct ListReply {
   void serialize(A& ar) {
     ar(request_id, jobs);
   }
+  bool operator==(const ListReply&) const = default;
 };
 
 struct CancelRequest {
@@ -298,6 +312,7 @@ struct CancelRequest {
   void serialize(A& ar) {
     ar(request_id, job_id, all);
   }
+  bool operator==(const CancelRequest&) const = default;
 };
 
 struct CancelReply {
@@ -309,6 +324,7 @@ struct CancelReply {
   void serialize(A& ar) {
     ar(request_id, cancelled_job_ids);
   }
+  bool operator==(const CancelReply&) const = default;
 };
 
 // client -> daemon: stream the stored results of a finished job into this session's result ring.
@@ -322,6 +338,7 @@ struct FetchRequest {
   void serialize(A& ar) {
     ar(request_id, job_id, outputs);
   }
+  bool operator==(const FetchRequest&) const = default;
 };
 
 // daemon -> client, after the last record of the fetch is in the ring.
@@ -337,6 +354,7 @@ struct FetchReply {
   void serialize(A& ar) {
     ar(request_id, job_id, first_record_sequence, record_count, result_bytes);
   }
+  bool operator==(const FetchReply&) const = default;
 };
 
 struct StatsRequest {
@@ -347,6 +365,7 @@ struct StatsRequest {
   void serialize(A& ar) {
     ar(request_id);
   }
+  bool operator==(const StatsRequest&) const = default;
 };
 
 // One residency tier's row ("gpu", "pinned", "disk").
@@ -361,6 +380,7 @@ struct TierStats {
   void serialize(A& ar) {
     ar(tier, budget_bytes, used_bytes, peak_bytes, units_resident);
   }
+  bool operator==(const TierStats&) const = default;
 };
 
 struct StatsReply {
@@ -373,6 +393,7 @@ struct StatsReply {
   void serialize(A& ar) {
     ar(request_id, counters, tiers);
   }
+  bool operator==(const StatsReply&) const = default;
 };
 
 // daemon -> client: a request (or the frame itself) was refused. `code` mirrors mineru::StatusCode:
@@ -389,6 +410,7 @@ struct ErrorReply {
   void serialize(A& ar) {
     ar(request_id, code, message, retry_after_ms);
   }
+  bool operator==(const ErrorReply&) const = default;
 };
 
 // Either side: liveness and latency probe. The peer answers Pong with the same nonce.
@@ -401,6 +423,7 @@ struct Ping {
   void serialize(A& ar) {
     ar(nonce, padding);
   }
+  bool operator==(const Ping&) const = default;
 };
 
 struct Pong {
@@ -412,6 +435,7 @@ struct Pong {
   void serialize(A& ar) {
     ar(nonce, padding);
   }
+  bool operator==(const Pong&) const = default;
 };
 
 // Either side, last frame before an orderly close.
@@ -423,13 +447,14 @@ struct Goodbye {
   void serialize(A& ar) {
     ar(reason);
   }
+  bool operator==(const Goodbye&) const = default;
 };
 
 // Every message. The alternative's kType is its frame type.
-using Message = std::variant<Hello, HelloReply, SubmitRequest, JobAccepted, PageProgress, PageResultNotice,
-                             JobDone, JobFailed, StatusRequest, StatusReply, ListRequest, ListReply,
-                             CancelRequest, CancelReply, FetchRequest, FetchReply, StatsRequest, StatsReply,
-                             ErrorReply, Ping, Pong, Goodbye>;
+using Message =
+    std::variant<Hello, HelloReply, SubmitRequest, JobAccepted, PageProgress, PageResultNotice, JobDone,
+                 JobFailed, StatusRequest, StatusReply, ListRequest, ListReply, CancelRequest, CancelReply,
+                 FetchRequest, FetchReply, StatsRequest, StatsReply, ErrorReply, Ping, Pong, Goodbye>;
 
 inline MessageType TypeOf(const Message& m) {
   return std::visit([](const auto& v) { return std::decay_t<decltype(v)>::kType; }, m);

@@ -19,11 +19,13 @@ T Get(const uint8_t* in, uint64_t offset) {
 bool NeedsName(ResultKind kind) { return kind == ResultKind::kImageCrop || kind == ResultKind::kOutputFile; }
 
 Status CheckKindAndRole(uint16_t kind, uint16_t role) {
-  if (kind == 0 || kind > kMaxResultKind) return InvalidArgument("unknown result kind " + std::to_string(kind));
+  if (kind == 0 || kind > kMaxResultKind)
+    return InvalidArgument("unknown result kind " + std::to_string(kind));
   if (role > kMaxOutputRole) return InvalidArgument("unknown output role " + std::to_string(role));
   const bool is_file = static_cast<ResultKind>(kind) == ResultKind::kOutputFile;
   if (is_file != (role != 0)) {
-    return InvalidArgument(is_file ? "an output file record needs a role" : "only output file records have a role");
+    return InvalidArgument(is_file ? "an output file record needs a role"
+                                   : "only output file records have a role");
   }
   return Status::Ok();
 }
@@ -65,7 +67,8 @@ Result<std::vector<uint8_t>> EncodeResultRecord(ResultKind kind, OutputRole role
 }
 
 Result<std::vector<uint8_t>> EncodeResultRecord(const ResultRecord& record) {
-  return EncodeResultRecord(record.kind, record.role, record.job_id, record.page_index, record.name, record.data);
+  return EncodeResultRecord(record.kind, record.role, record.job_id, record.page_index, record.name,
+                            record.data);
 }
 
 Result<ResultRecordView> ParseResultRecord(std::span<const uint8_t> bytes) {
@@ -80,14 +83,16 @@ Result<ResultRecordView> ParseResultRecord(std::span<const uint8_t> bytes) {
   const uint64_t body = bytes.size() - kResultRecordHeaderBytes;
   if (name_bytes > kMaxResultNameBytes) return InvalidArgument("result record: name longer than 255 bytes");
   if (name_bytes > body || data_bytes != body - name_bytes) {
-    return DataLoss("result record: sizes do not add up to the record's " + std::to_string(bytes.size()) + " bytes");
+    return DataLoss("result record: sizes do not add up to the record's " + std::to_string(bytes.size()) +
+                    " bytes");
   }
-  ResultRecordView view{static_cast<ResultKind>(kind),
-                        static_cast<OutputRole>(role),
-                        Get<uint64_t>(p, 8),
-                        Get<uint32_t>(p, 16),
-                        std::string_view(reinterpret_cast<const char*>(p + kResultRecordHeaderBytes), name_bytes),
-                        bytes.subspan(kResultRecordHeaderBytes + name_bytes)};
+  ResultRecordView view{
+      static_cast<ResultKind>(kind),
+      static_cast<OutputRole>(role),
+      Get<uint64_t>(p, 8),
+      Get<uint32_t>(p, 16),
+      std::string_view(reinterpret_cast<const char*>(p + kResultRecordHeaderBytes), name_bytes),
+      bytes.subspan(kResultRecordHeaderBytes + name_bytes)};
   MINERU_RETURN_IF_ERROR(ValidateResultName(view.name, view.kind));
   return view;
 }

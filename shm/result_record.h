@@ -31,12 +31,12 @@ inline constexpr uint32_t kMaxResultNameBytes = 255;
 inline constexpr uint32_t kNoPage = UINT32_MAX;
 
 enum class ResultKind : uint16_t {
-  kPageMarkdown = 1,     // the Markdown of one page
-  kContentListItems = 2, // JSON array: the content-list items of one page
-  kMiddleJson = 3,       // JSON: the middle-JSON page object (or the whole document when page is kNoPage)
-  kModelOutput = 4,      // the raw model output text of one page
-  kImageCrop = 5,        // bytes of an image crop; name = the file name the Markdown links to
-  kOutputFile = 6,       // a final output file; role says which, name its file name
+  kPageMarkdown = 1,      // the Markdown of one page
+  kContentListItems = 2,  // JSON array: the content-list items of one page
+  kMiddleJson = 3,        // JSON: the middle-JSON page object (or the whole document when page is kNoPage)
+  kModelOutput = 4,       // the raw model output text of one page
+  kImageCrop = 5,         // bytes of an image crop; name = the file name the Markdown links to
+  kOutputFile = 6,        // a final output file; role says which, name its file name
 };
 inline constexpr uint16_t kMaxResultKind = 6;
 

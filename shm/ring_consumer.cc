@@ -28,7 +28,8 @@ Result<uint64_t> CheckSealedFile(int fd, uint64_t want, uint64_t min, const char
   }
   const auto size = static_cast<uint64_t>(st.st_size);
   if ((want != 0 && size != want) || size < min) {
-    return InvalidArgument(std::string(what) + " has an unexpected size of " + std::to_string(size) + " bytes");
+    return InvalidArgument(std::string(what) + " has an unexpected size of " + std::to_string(size) +
+                           " bytes");
   }
   return size;
 }
@@ -49,17 +50,20 @@ Result<RingConsumer> RingConsumer::Attach(RingFds fds) {
   if (!fds.data || !fds.control || !fds.data_event || !fds.space_event) {
     return InvalidArgument("result ring: missing file descriptors");
   }
-  MINERU_ASSIGN_OR_RETURN(uint64_t data_size,
-                          CheckSealedFile(fds.data.get(), 0, kRingHeaderBytes + kMinRingCapacity, "result ring"));
-  MINERU_RETURN_IF_ERROR(CheckSealedFile(fds.control.get(), kControlBytes, 0, "result ring control").status());
+  MINERU_ASSIGN_OR_RETURN(
+      uint64_t data_size,
+      CheckSealedFile(fds.data.get(), 0, kRingHeaderBytes + kMinRingCapacity, "result ring"));
+  MINERU_RETURN_IF_ERROR(
+      CheckSealedFile(fds.control.get(), kControlBytes, 0, "result ring control").status());
   RingConsumer c;
   MINERU_ASSIGN_OR_RETURN(c.data_map_, MappedRegion::Map(fds.data.get(), MapOptions{}));
   RingHeader header;
   std::memcpy(&header, c.data_map_.data(), sizeof(header));
   if (header.magic != kRingMagic) return InvalidArgument("result ring: bad magic");
   if (header.abi_version != kRingAbiVersion) {
-    return Status(StatusCode::kUnimplemented, "result ring ABI version " + std::to_string(header.abi_version) +
-                                                  " (this side speaks " + std::to_string(kRingAbiVersion) + ")");
+    return Status(StatusCode::kUnimplemented, "result ring ABI version " +
+                                                  std::to_string(header.abi_version) + " (this side speaks " +
+                                                  std::to_string(kRingAbiVersion) + ")");
   }
   if (header.header_bytes != kRingHeaderBytes || header.data_offset != kRingHeaderBytes ||
       !std::has_single_bit(header.capacity_bytes) || header.capacity_bytes < kMinRingCapacity ||
@@ -79,8 +83,10 @@ Result<RingConsumer> RingConsumer::Attach(RingFds fds) {
   c.ring_ = c.data_map_.data() + kRingHeaderBytes;
   c.capacity_ = header.capacity_bytes;
   // Resume where the last consumer of this ring stopped (a new attach after a crash).
-  c.read_index_ = SharedWord<uint64_t>(c.control_map_.data(), kReadIndexOffset).load(std::memory_order_acquire);
-  const uint64_t w = SharedWord<uint64_t>(c.data_map_.data(), kWriteIndexOffset).load(std::memory_order_acquire);
+  c.read_index_ =
+      SharedWord<uint64_t>(c.control_map_.data(), kReadIndexOffset).load(std::memory_order_acquire);
+  const uint64_t w =
+      SharedWord<uint64_t>(c.data_map_.data(), kWriteIndexOffset).load(std::memory_order_acquire);
   if (c.read_index_ % kFragmentAlign != 0 || c.read_index_ > w || w - c.read_index_ > c.capacity_) {
     return DataLoss("result ring: the stored read index is invalid");
   }
@@ -92,13 +98,15 @@ Result<RingConsumer> RingConsumer::Attach(RingFds fds) {
 void RingConsumer::CopyOut(uint64_t index, uint64_t size, uint8_t* out) const {
   const uint64_t at = index & (capacity_ - 1);
   const uint64_t first = std::min(size, capacity_ - at);
+  if (first == 0) return;  // (out may be null for an empty payload)
   std::memcpy(out, ring_ + at, first);
   if (size > first) std::memcpy(out + first, ring_, size - first);
 }
 
 Result<int> RingConsumer::ReadFragment(bool* record_complete) {
   *record_complete = false;
-  const uint64_t w = SharedWord<uint64_t>(data_map_.data(), kWriteIndexOffset).load(std::memory_order_acquire);
+  const uint64_t w =
+      SharedWord<uint64_t>(data_map_.data(), kWriteIndexOffset).load(std::memory_order_acquire);
   if (w == read_index_) return 0;
   if (w < read_index_ || w - read_index_ > capacity_ || w % kFragmentAlign != 0) {
     return DataLoss("result ring: the producer published an invalid write index " + std::to_string(w));
@@ -117,14 +125,18 @@ Result<int> RingConsumer::ReadFragment(bool* record_complete) {
                     std::to_string(next_sequence_) + where);
   }
   const uint64_t total = AlignFragment(kFragmentAlign + header.payload_bytes);
-  if (total > w - read_index_) return DataLoss("result ring: fragment length runs past the published bytes" + where);
+  if (total > w - read_index_)
+    return DataLoss("result ring: fragment length runs past the published bytes" + where);
   const bool begin = (header.flags & kFragmentBegin) != 0;
   const bool skip = resync_ && !begin;  // the tail of a record a previous consumer had started
   if (!skip) {
     if (begin == in_record_) {
-      return DataLoss(std::string("result ring: ") + (begin ? "record begins inside another" : "record continues without a beginning") + where);
+      return DataLoss(std::string("result ring: ") +
+                      (begin ? "record begins inside another" : "record continues without a beginning") +
+                      where);
     }
-    if (pending_.size() + header.payload_bytes > kMaxRecordBytes) return DataLoss("result ring: record too large");
+    if (pending_.size() + header.payload_bytes > kMaxRecordBytes)
+      return DataLoss("result ring: record too large");
     const size_t old = pending_.size();
     pending_.resize(old + header.payload_bytes);
     CopyOut(read_index_ + kFragmentAlign, header.payload_bytes, pending_.data() + old);
@@ -152,7 +164,8 @@ Result<bool> RingConsumer::TryRead(std::vector<uint8_t>* record) {
           SharedWord<uint32_t>(data_map_.data(), kProducerStateOffset).load(std::memory_order_acquire);
       if (state == kProducerClosed) {
         // Closed is stored after the last publish: re-check for bytes published before it.
-        const uint64_t w = SharedWord<uint64_t>(data_map_.data(), kWriteIndexOffset).load(std::memory_order_acquire);
+        const uint64_t w =
+            SharedWord<uint64_t>(data_map_.data(), kWriteIndexOffset).load(std::memory_order_acquire);
         if (w != read_index_) continue;
         return Unavailable("result ring closed by the producer");
       }
@@ -170,14 +183,17 @@ Result<bool> RingConsumer::TryRead(std::vector<uint8_t>* record) {
 Status RingConsumer::Wait(Deadline deadline, int peer_fd) {
   auto waiting = SharedWord<uint32_t>(control_map_.data(), kConsumerWaitingOffset);
   waiting.store(1, std::memory_order_seq_cst);
-  const uint64_t w = SharedWord<uint64_t>(data_map_.data(), kWriteIndexOffset).load(std::memory_order_seq_cst);
-  const uint32_t state = SharedWord<uint32_t>(data_map_.data(), kProducerStateOffset).load(std::memory_order_seq_cst);
+  const uint64_t w =
+      SharedWord<uint64_t>(data_map_.data(), kWriteIndexOffset).load(std::memory_order_seq_cst);
+  const uint32_t state =
+      SharedWord<uint32_t>(data_map_.data(), kProducerStateOffset).load(std::memory_order_seq_cst);
   if (w != read_index_ || state == kProducerClosed) {
     waiting.store(0, std::memory_order_relaxed);
     return Status::Ok();
   }
   pollfd pfds[2] = {{fds_.data_event.get(), POLLIN, 0}, {peer_fd, POLLRDHUP, 0}};
-  const int rc = RetryEintr([&] { return poll(pfds, peer_fd >= 0 ? 2 : 1, deadline.RemainingMillisForPoll()); });
+  const int rc =
+      RetryEintr([&] { return poll(pfds, peer_fd >= 0 ? 2 : 1, deadline.RemainingMillisForPoll()); });
   waiting.store(0, std::memory_order_relaxed);
   if (rc < 0) return ErrnoStatus(errno, "poll(result ring)");
   if (rc == 0) return DeadlineExceeded("timed out waiting for a result record");
@@ -186,7 +202,8 @@ Status RingConsumer::Wait(Deadline deadline, int peer_fd) {
     return Status::Ok();
   }
   // The peer hung up. Whatever it published before is still readable; report only when nothing is.
-  const uint64_t now = SharedWord<uint64_t>(data_map_.data(), kWriteIndexOffset).load(std::memory_order_acquire);
+  const uint64_t now =
+      SharedWord<uint64_t>(data_map_.data(), kWriteIndexOffset).load(std::memory_order_acquire);
   if (now != read_index_) return Status::Ok();
   return Unavailable("the result ring's producer hung up");
 }

@@ -37,8 +37,8 @@
 
 namespace mineru::shm {
 
-inline constexpr uint64_t kRingMagic = 0x31474e4952555247ull;     // "GRURING1"
-inline constexpr uint64_t kControlMagic = 0x314c5443555247ull;    // "GRUCTL1"
+inline constexpr uint64_t kRingMagic = 0x31474e4952555247ull;   // "GRURING1"
+inline constexpr uint64_t kControlMagic = 0x314c5443555247ull;  // "GRUCTL1"
 inline constexpr uint32_t kRingAbiVersion = 1;
 inline constexpr uint64_t kRingHeaderBytes = 4096;
 inline constexpr uint64_t kControlBytes = 4096;
@@ -58,7 +58,7 @@ inline constexpr uint64_t kConsumerWaitingOffset = 128;
 struct RingHeader {
   uint64_t magic;
   uint32_t abi_version;
-  uint32_t header_bytes;   // kRingHeaderBytes
+  uint32_t header_bytes;    // kRingHeaderBytes
   uint64_t capacity_bytes;  // power of two
   uint64_t data_offset;     // kRingHeaderBytes
   uint64_t total_bytes;     // data_offset + capacity_bytes = the memfd's size

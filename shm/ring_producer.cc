@@ -62,23 +62,28 @@ Result<RingProducer> RingProducer::Create(const RingOptions& options) {
   capacity = std::bit_ceil(capacity);
   RingProducer p;
   p.capacity_ = capacity;
-  p.max_fragment_bytes_ = options.max_fragment_bytes != 0 ? options.max_fragment_bytes : capacity / 4 - kFragmentAlign;
+  p.max_fragment_bytes_ =
+      options.max_fragment_bytes != 0 ? options.max_fragment_bytes : capacity / 4 - kFragmentAlign;
   p.max_fragment_bytes_ = std::clamp<uint64_t>(p.max_fragment_bytes_, 1, capacity - kFragmentAlign);
 
-  MINERU_ASSIGN_OR_RETURN(p.data_map_, CreateSharedFile(p.data_fd_, "minerud-ring", kRingHeaderBytes + capacity));
-  RingHeader header{kRingMagic, kRingAbiVersion, static_cast<uint32_t>(kRingHeaderBytes), capacity,
-                    kRingHeaderBytes, kRingHeaderBytes + capacity};
+  MINERU_ASSIGN_OR_RETURN(p.data_map_,
+                          CreateSharedFile(p.data_fd_, "minerud-ring", kRingHeaderBytes + capacity));
+  RingHeader header{kRingMagic, kRingAbiVersion,  static_cast<uint32_t>(kRingHeaderBytes),
+                    capacity,   kRingHeaderBytes, kRingHeaderBytes + capacity};
   std::memcpy(p.data_map_.data(), &header, sizeof(header));
   SharedWord<uint64_t>(p.data_map_.data(), kWriteIndexOffset).store(0, std::memory_order_relaxed);
-  SharedWord<uint32_t>(p.data_map_.data(), kProducerStateOffset).store(kProducerOpen, std::memory_order_relaxed);
+  SharedWord<uint32_t>(p.data_map_.data(), kProducerStateOffset)
+      .store(kProducerOpen, std::memory_order_relaxed);
   SharedWord<uint32_t>(p.data_map_.data(), kProducerWaitingOffset).store(0, std::memory_order_release);
   // From here on nobody can map the data memfd writable again, or resize it; our mapping stays.
-  if (fcntl(p.data_fd_.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) != 0) {
+  if (fcntl(p.data_fd_.get(), F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_FUTURE_WRITE | F_SEAL_SEAL) !=
+      0) {
     return ErrnoStatus(errno, "sealing the ring memfd");
   }
   p.ring_ = p.data_map_.data() + kRingHeaderBytes;
 
-  MINERU_ASSIGN_OR_RETURN(p.control_map_, CreateSharedFile(p.control_fd_, "minerud-ring-control", kControlBytes));
+  MINERU_ASSIGN_OR_RETURN(p.control_map_,
+                          CreateSharedFile(p.control_fd_, "minerud-ring-control", kControlBytes));
   ControlHeader control{kControlMagic, kRingAbiVersion, static_cast<uint32_t>(kControlBytes)};
   std::memcpy(p.control_map_.data(), &control, sizeof(control));
   SharedWord<uint64_t>(p.control_map_.data(), kReadIndexOffset).store(0, std::memory_order_relaxed);
@@ -102,7 +107,8 @@ Result<RingFds> RingProducer::DupFdsForConsumer() const {
 }
 
 Result<uint64_t> RingProducer::LoadReadIndex() {
-  const uint64_t r = SharedWord<uint64_t>(control_map_.data(), kReadIndexOffset).load(std::memory_order_seq_cst);
+  const uint64_t r =
+      SharedWord<uint64_t>(control_map_.data(), kReadIndexOffset).load(std::memory_order_seq_cst);
   // The consumer can write anything here. Accept only an index that moved forward, is aligned and
   // does not pass what we wrote; then w - r <= capacity holds because it held for the last one.
   if (r % kFragmentAlign != 0 || r < last_read_index_ || r > write_index_) {
@@ -123,7 +129,8 @@ void RingProducer::Publish() {
 }
 
 void RingProducer::WakeConsumerIfWaiting() {
-  if (SharedWord<uint32_t>(control_map_.data(), kConsumerWaitingOffset).load(std::memory_order_seq_cst) != 0) {
+  if (SharedWord<uint32_t>(control_map_.data(), kConsumerWaitingOffset).load(std::memory_order_seq_cst) !=
+      0) {
     Signal(data_event_.get());
   }
 }
@@ -146,7 +153,8 @@ Result<bool> RingProducer::TryWrite(std::span<const uint8_t> record, uint64_t* o
     const uint64_t chunk = std::min({remaining, free - kFragmentAlign, max_fragment_bytes_});
     FragmentHeader header;
     header.payload_bytes = static_cast<uint32_t>(chunk);
-    header.flags = static_cast<uint16_t>((in_record_ ? 0 : kFragmentBegin) | (chunk == remaining ? kFragmentEnd : 0));
+    header.flags =
+        static_cast<uint16_t>((in_record_ ? 0 : kFragmentBegin) | (chunk == remaining ? kFragmentEnd : 0));
     header.sequence = next_sequence_;
     header.check = FragmentCheck(header.payload_bytes, header.flags, header.sequence);
     const uint64_t at = write_index_ & (capacity_ - 1);
@@ -154,7 +162,7 @@ Result<bool> RingProducer::TryWrite(std::span<const uint8_t> record, uint64_t* o
     // The payload may wrap around the end of the ring.
     const uint64_t payload_at = (at + kFragmentAlign) & (capacity_ - 1);
     const uint64_t first = std::min(chunk, capacity_ - payload_at);
-    std::memcpy(ring_ + payload_at, record.data() + *offset, first);
+    if (first > 0) std::memcpy(ring_ + payload_at, record.data() + *offset, first);
     if (chunk > first) std::memcpy(ring_, record.data() + *offset + first, chunk - first);
     write_index_ += AlignFragment(kFragmentAlign + chunk);
     ++next_sequence_;
@@ -195,13 +203,15 @@ Status RingProducer::Write(std::span<const uint8_t> record, Deadline deadline, i
     if (complete) return Status::Ok();
     if (ArmSpaceWakeup()) continue;
     pollfd pfds[2] = {{space_event_.get(), POLLIN, 0}, {peer_fd, POLLRDHUP, 0}};
-    const int rc = RetryEintr([&] { return poll(pfds, peer_fd >= 0 ? 2 : 1, deadline.RemainingMillisForPoll()); });
+    const int rc =
+        RetryEintr([&] { return poll(pfds, peer_fd >= 0 ? 2 : 1, deadline.RemainingMillisForPoll()); });
     if (rc < 0) return ErrnoStatus(errno, "poll(ring space)");
     if (rc == 0) {
       ConsumeSpaceWakeup();
       return DeadlineExceeded("timed out waiting for the consumer to make room in the ring");
     }
-    if (peer_fd >= 0 && (pfds[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0 && (pfds[0].revents & POLLIN) == 0) {
+    if (peer_fd >= 0 && (pfds[1].revents & (POLLRDHUP | POLLHUP | POLLERR)) != 0 &&
+        (pfds[0].revents & POLLIN) == 0) {
       ConsumeSpaceWakeup();
       return Unavailable("the ring's consumer hung up while the ring was full");
     }
@@ -212,7 +222,8 @@ Status RingProducer::Write(std::span<const uint8_t> record, Deadline deadline, i
 void RingProducer::Close() {
   if (closed_ || !data_map_.data()) return;
   closed_ = true;
-  SharedWord<uint32_t>(data_map_.data(), kProducerStateOffset).store(kProducerClosed, std::memory_order_seq_cst);
+  SharedWord<uint32_t>(data_map_.data(), kProducerStateOffset)
+      .store(kProducerClosed, std::memory_order_seq_cst);
   Signal(data_event_.get());
 }
 

@@ -25,7 +25,8 @@
 namespace mineru::shm {
 
 struct RingOptions {
-  uint64_t capacity_bytes = 4ull << 20;  // rounded up to a power of two in [kMinRingCapacity, kMaxRingCapacity]
+  uint64_t capacity_bytes =
+      4ull << 20;  // rounded up to a power of two in [kMinRingCapacity, kMaxRingCapacity]
   // Largest fragment payload; 0 = capacity / 4 - 16, so a consumer frees space while a big record is
   // still being written.
   uint64_t max_fragment_bytes = 0;

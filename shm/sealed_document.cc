@@ -32,7 +32,8 @@ Result<SealedDocument> SealedDocument::Adopt(UniqueFd fd, uint64_t declared_byte
   }
   struct stat st {};
   if (fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, "document: fstat");
-  if (!S_ISREG(st.st_mode)) return InvalidArgument(std::string("document: the fd is ") + FileKind(st.st_mode));
+  if (!S_ISREG(st.st_mode))
+    return InvalidArgument(std::string("document: the fd is ") + FileKind(st.st_mode));
   // Only memfd/shmem files answer F_GET_SEALS; anything else (a regular file on disk) fails with EINVAL.
   const int seals = fcntl(fd.get(), F_GET_SEALS);
   if (seals < 0) {

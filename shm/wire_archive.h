@@ -68,13 +68,13 @@ class WireInputArchive : public cereal::InputArchive<WireInputArchive, cereal::A
 };
 
 template <class T>
-  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
-void CEREAL_SAVE_FUNCTION_NAME(WireOutputArchive& ar, const T& t) {
+requires(std::is_arithmetic_v<T> &&
+         !std::is_same_v<T, bool>) void CEREAL_SAVE_FUNCTION_NAME(WireOutputArchive& ar, const T& t) {
   ar.SaveBytes(&t, sizeof(t));
 }
 template <class T>
-  requires(std::is_arithmetic_v<T> && !std::is_same_v<T, bool>)
-void CEREAL_LOAD_FUNCTION_NAME(WireInputArchive& ar, T& t) {
+requires(std::is_arithmetic_v<T> &&
+         !std::is_same_v<T, bool>) void CEREAL_LOAD_FUNCTION_NAME(WireInputArchive& ar, T& t) {
   ar.LoadBytes(&t, sizeof(t));
 }
 

@@ -1,0 +1,129 @@
+// Quality of the text-layer backend on ../shared/corpus/docling against its ground-truth Markdown, side
+// by side with pdftotext (poppler-utils) and `mutool convert -F text` on the same files in the same run.
+// Per file and in total: normalised edit distance of the plain text (Markdown syntax stripped), heading
+// precision / recall (ours; the peers write no headings), and table cells (ours: cell texts recovered as
+// table cells; all three: reference cell texts found anywhere in the text).
+//
+// usage: document_quality_bench [SHARED_DIR]   (default ../shared or $MINERU_SHARED_DIR)
+#include <unistd.h>
+
+#include <cstdio>
+#include <map>
+
+#include "bench/document_corpus.h"
+#include "document/markdown_metrics.h"
+#include "document/output_writer.h"
+#include "document/text_backend.h"
+
+namespace {
+
+using namespace mineru;
+using namespace mineru::document;
+
+// Fraction of the reference's table cells whose text appears in `text` (normalised); -1 without tables.
+double CellTextFound(const std::string& text, const std::string& truth) {
+  std::vector<std::string> cells = ExtractTableCells(truth);
+  if (cells.empty()) return -1;
+  std::string hay = " " + NormalizeForMatch(StripMarkdown(text)) + " ";
+  int found = 0, counted = 0;
+  for (const std::string& c : cells) {
+    if (c.empty()) continue;
+    ++counted;
+    if (hay.find(" " + c + " ") != std::string::npos) ++found;
+  }
+  return counted == 0 ? -1 : static_cast<double>(found) / counted;
+}
+
+std::string Cell(double v) {
+  char buf[16];
+  if (v < 0) return "  -  ";
+  std::snprintf(buf, sizeof(buf), "%.3f", v);
+  return buf;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  auto shared = bench::SharedDir(argc, argv);
+  auto pairs = bench::DoclingCorpus(shared, true);
+  if (pairs.empty()) {
+    std::fprintf(stderr, "no docling corpus under %s/corpus/docling\n", shared.c_str());
+    return 1;
+  }
+  char tmpl[] = "/tmp/mineru-quality-XXXXXX";
+  const char* tmp = mkdtemp(tmpl);
+  if (tmp == nullptr) return 1;
+
+  std::printf(
+      "| file | pages | NED ours | NED pdftotext | NED mutool | headings P / R (ours) | table cells ours | "
+      "cell text ours / pdftotext / mutool |\n|---|---|---|---|---|---|---|---|\n");
+  double ned_sum[3] = {0, 0, 0};
+  double born_ned[3] = {0, 0, 0};
+  int born = 0;
+  int matched = 0, predicted = 0, reference = 0;
+  double cells_sum = 0, text_cells_sum[3] = {0, 0, 0};
+  int table_files = 0;
+  for (const auto& p : pairs) {
+    std::string truth = bench::ReadText(p.truth);
+    std::vector<uint8_t> bytes = bench::ReadBytes(p.pdf);
+    TextBackendOptions options;
+    options.crop_images = false;
+    auto parsed = ParseWithTextLayer(bytes, {}, options);
+    std::string ours = parsed.ok() ? WriteMarkdown(*parsed) : "";
+    std::string q = bench::ShellQuote(p.pdf.string());
+    std::string poppler = bench::RunCapture("pdftotext -enc UTF-8 " + q + " - 2>/dev/null");
+    std::string out_txt = std::string(tmp) + "/mutool.txt";
+    std::remove(out_txt.c_str());
+    bench::RunCapture("mutool convert -F text -o " + bench::ShellQuote(out_txt) + " " + q + " 2>/dev/null");
+    std::string mutool = bench::ReadText(out_txt);
+
+    std::string ref = StripMarkdown(truth);
+    double ned[3] = {NormalizedEditDistance(StripMarkdown(ours), ref),
+                     NormalizedEditDistance(StripMarkdown(poppler), ref),
+                     NormalizedEditDistance(StripMarkdown(mutool), ref)};
+    for (int k = 0; k < 3; ++k) ned_sum[k] += ned[k];
+    HeadingScore h = ScoreHeadings(ours, truth);
+    if (!p.scanned) {
+      matched += h.matched;
+      predicted += h.predicted;
+      reference += h.reference;
+      for (int k = 0; k < 3; ++k) born_ned[k] += ned[k];
+      ++born;
+    }
+    double cells = TableCellAccuracy(ours, truth);
+    double text_cells[3] = {CellTextFound(ours, truth), CellTextFound(poppler, truth),
+                            CellTextFound(mutool, truth)};
+    if (cells >= 0) {
+      ++table_files;
+      cells_sum += cells;
+      for (int k = 0; k < 3; ++k) text_cells_sum[k] += text_cells[k];
+    }
+    char hp[64];
+    std::snprintf(hp, sizeof(hp), "%d/%d / %d/%d", h.matched, h.predicted, h.matched, h.reference);
+    std::printf("| %s%s | %d | %s | %s | %s | %s | %s | %s / %s / %s |\n", p.pdf.filename().c_str(),
+                p.scanned ? " (scan)" : "", parsed.ok() ? parsed->num_pages : 0, Cell(ned[0]).c_str(),
+                Cell(ned[1]).c_str(), Cell(ned[2]).c_str(), hp, Cell(cells).c_str(),
+                Cell(text_cells[0]).c_str(), Cell(text_cells[1]).c_str(), Cell(text_cells[2]).c_str());
+  }
+  std::remove((std::string(tmp) + "/mutool.txt").c_str());
+  rmdir(tmp);
+  double n = static_cast<double>(pairs.size());
+  HeadingScore total{matched, predicted, reference};
+  std::printf("\n| total (%zu files) | ours | pdftotext | mutool |\n|---|---|---|---|\n", pairs.size());
+  std::printf("| mean NED, all files | %.3f | %.3f | %.3f |\n", ned_sum[0] / n, ned_sum[1] / n,
+              ned_sum[2] / n);
+  std::printf("| mean NED, born-digital (%d) | %.3f | %.3f | %.3f |\n", born, born_ned[0] / born,
+              born_ned[1] / born, born_ned[2] / born);
+  std::printf("| ratio of mean NED to ours | 1.00 | %.2f | %.2f |\n", ned_sum[1] / ned_sum[0],
+              ned_sum[2] / ned_sum[0]);
+  std::printf("| headings on born-digital: P / R / F1 | %.3f / %.3f / %.3f | - | - |\n", total.precision(),
+              total.recall(), total.f1());
+  if (table_files > 0) {
+    std::printf("| table cells as cells (%d files with tables) | %.3f | - | - |\n", table_files,
+                cells_sum / table_files);
+    std::printf("| table cell texts found in the text | %.3f | %.3f | %.3f |\n",
+                text_cells_sum[0] / table_files, text_cells_sum[1] / table_files,
+                text_cells_sum[2] / table_files);
+  }
+  return 0;
+}

@@ -1,0 +1,43 @@
+#include "document/markdown_metrics.h"
+
+#include <gtest/gtest.h>
+
+namespace mineru::document {
+namespace {
+
+TEST(MarkdownMetricsTest, StripMarkdown) {
+  EXPECT_EQ(StripMarkdown("## Title\n\n- item **bold**\n\n| a | b |\n|---|---|\n| 1 | 2 |\n"),
+            "Title item bold a b 1 2");
+  EXPECT_EQ(StripMarkdown("![](images/x.jpg)\n<table><tr><td>x</td></tr></table>"), "x");
+  EXPECT_EQ(StripMarkdown("see [the docs](http://x) and $x^2$ <!-- page 2 -->"), "see the docs and x^2");
+}
+
+TEST(MarkdownMetricsTest, EditDistance) {
+  EXPECT_DOUBLE_EQ(NormalizedEditDistance("", ""), 0);
+  EXPECT_DOUBLE_EQ(NormalizedEditDistance("abc", ""), 1);
+  EXPECT_DOUBLE_EQ(NormalizedEditDistance("kitten", "sitting"), 3.0 / 7.0);
+  EXPECT_DOUBLE_EQ(NormalizedEditDistance("\xC3\xA9t\xC3\xA9", "ete"), 2.0 / 3.0);  // code points, not bytes
+}
+
+TEST(MarkdownMetricsTest, Headings) {
+  HeadingScore s =
+      ScoreHeadings("# Intro\n\n## Methods!\n\n## Extra\n", "## Intro\n\n## Methods\n\n## Results\n");
+  EXPECT_EQ(s.matched, 2);
+  EXPECT_EQ(s.predicted, 3);
+  EXPECT_EQ(s.reference, 3);
+  EXPECT_NEAR(s.f1(), 2.0 / 3.0, 1e-9);
+  EXPECT_EQ(ExtractHeadings("#hashtag\n####### seven\n# Ok"), (std::vector<std::string>{"ok"}));
+}
+
+TEST(MarkdownMetricsTest, TableCells) {
+  std::string ref = "| Name | Value |\n|---|---|\n| a | 1 |\n";
+  EXPECT_DOUBLE_EQ(
+      TableCellAccuracy("<table><tr><td>Name</td><td>Value</td></tr><tr><td>a</td><td>2</td></tr></table>",
+                        ref),
+      0.75);
+  EXPECT_DOUBLE_EQ(TableCellAccuracy("no table", ref), 0);
+  EXPECT_DOUBLE_EQ(TableCellAccuracy("x", "no table here"), -1);
+}
+
+}  // namespace
+}  // namespace mineru::document

@@ -1,0 +1,79 @@
+#include "tests/document/test_pdf.h"
+
+#include <mupdf/fitz.h>
+#include <mupdf/pdf.h>
+
+#include <fstream>
+#include <iterator>
+#include <stdexcept>
+
+namespace mineru::document::testing {
+
+std::vector<uint8_t> MakePdf(const std::vector<TestPage>& pages) {
+  fz_context* ctx = fz_new_context(nullptr, nullptr, FZ_STORE_DEFAULT);
+  std::vector<uint8_t> out;
+  pdf_document* doc = nullptr;
+  fz_buffer* out_buf = nullptr;
+  fz_output* out_stream = nullptr;
+  fz_var(doc);
+  fz_var(out_buf);
+  fz_var(out_stream);
+  fz_try(ctx) {
+    doc = pdf_create_document(ctx);
+    fz_font* helv = fz_new_base14_font(ctx, "Helvetica");
+    fz_font* bold = fz_new_base14_font(ctx, "Helvetica-Bold");
+    pdf_obj* f1 = pdf_add_simple_font(ctx, doc, helv, PDF_SIMPLE_ENCODING_LATIN);
+    pdf_obj* f2 = pdf_add_simple_font(ctx, doc, bold, PDF_SIMPLE_ENCODING_LATIN);
+    fz_drop_font(ctx, helv);
+    fz_drop_font(ctx, bold);
+    for (const TestPage& p : pages) {
+      pdf_obj* resources = pdf_new_dict(ctx, doc, 1);
+      pdf_obj* fonts = pdf_dict_put_dict(ctx, resources, PDF_NAME(Font), 2);
+      pdf_dict_puts(ctx, fonts, "F1", f1);
+      pdf_dict_puts(ctx, fonts, "F2", f2);
+      fz_buffer* contents = fz_new_buffer_from_copied_data(
+          ctx, reinterpret_cast<const unsigned char*>(p.content.data()), p.content.size());
+      fz_rect box = {0, 0, static_cast<float>(p.width_pt), static_cast<float>(p.height_pt)};
+      pdf_obj* page = pdf_add_page(ctx, doc, box, 0, resources, contents);
+      pdf_insert_page(ctx, doc, -1, page);
+      pdf_drop_obj(ctx, page);
+      pdf_drop_obj(ctx, resources);
+      fz_drop_buffer(ctx, contents);
+    }
+    pdf_drop_obj(ctx, f1);
+    pdf_drop_obj(ctx, f2);
+    out_buf = fz_new_buffer(ctx, 4096);
+    out_stream = fz_new_output_with_buffer(ctx, out_buf);
+    pdf_write_options opts = pdf_default_write_options;
+    pdf_write_document(ctx, doc, out_stream, &opts);
+    fz_close_output(ctx, out_stream);
+    unsigned char* data = nullptr;
+    size_t size = fz_buffer_storage(ctx, out_buf, &data);
+    out.assign(data, data + size);
+  }
+  fz_always(ctx) {
+    fz_drop_output(ctx, out_stream);
+    fz_drop_buffer(ctx, out_buf);
+    pdf_drop_document(ctx, doc);
+  }
+  fz_catch(ctx) { out.clear(); }
+  fz_drop_context(ctx);
+  return out;
+}
+
+std::string TextAt(double x, double y, double size, const std::string& text, bool bold) {
+  return "BT /" + std::string(bold ? "F2" : "F1") + " " + std::to_string(size) + " Tf " + std::to_string(x) +
+         " " + std::to_string(y) + " Td (" + text + ") Tj ET\n";
+}
+
+std::vector<uint8_t> ReadFileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string ReadFileText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+}  // namespace mineru::document::testing

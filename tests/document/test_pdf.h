@@ -1,0 +1,24 @@
+// Builds small PDFs in memory for tests with MuPDF's own PDF writer: each page is a content stream that
+// may use /F1 (Helvetica) and /F2 (Helvetica-Bold).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mineru::document::testing {
+
+struct TestPage {
+  std::string content;  // PDF content stream
+  double width_pt = 612;
+  double height_pt = 792;
+};
+
+std::vector<uint8_t> MakePdf(const std::vector<TestPage>& pages);
+// One line of Helvetica text at (x, y) in PDF coordinates (origin bottom-left).
+std::string TextAt(double x, double y, double size, const std::string& text, bool bold = false);
+// Reads a whole file (empty on error).
+std::vector<uint8_t> ReadFileBytes(const std::string& path);
+std::string ReadFileText(const std::string& path);
+
+}  // namespace mineru::document::testing

@@ -1,0 +1,161 @@
+#include "document/text_backend.h"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+#include "document/output_writer.h"
+#include "tests/document/test_pdf.h"
+
+namespace mineru::document {
+namespace {
+
+using testing::MakePdf;
+using testing::ReadFileBytes;
+using testing::ReadFileText;
+using testing::TextAt;
+
+// The bytes must outlive every PdfDocument opened on them (documents read them in place).
+const std::vector<uint8_t>& Sample() {
+  static const std::vector<uint8_t> bytes = ReadFileBytes(MINERU_EXAMPLES_DIR "/sample.pdf");
+  return bytes;
+}
+
+// examples/sample.pdf (made by examples/make-sample.sh) against its hand-written expected Markdown.
+TEST(TextBackendTest, SampleMatchesItsExpectedMarkdown) {
+  auto parsed = ParseWithTextLayer(Sample(), {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  std::string md = WriteMarkdown(*parsed);
+  // The image name is the SHA-256 of our JPEG bytes: check its form, then compare the rest exactly.
+  std::regex hash("images/[0-9a-f]{64}\\.jpg");
+  EXPECT_TRUE(std::regex_search(md, hash));
+  md = std::regex_replace(md, hash, "images/HASH.jpg");
+  EXPECT_EQ(md, ReadFileText(MINERU_FIXTURES_DIR "/sample.expected.md"));
+}
+
+TEST(TextBackendTest, SampleBlocksAndImages) {
+  auto parsed = ParseWithTextLayer(Sample(), {}, {});
+  ASSERT_TRUE(parsed.ok());
+  ASSERT_EQ(parsed->pages.size(), 2u);
+  EXPECT_EQ(parsed->backend, "text");
+  const PageResult& p2 = parsed->pages[1];
+  EXPECT_DOUBLE_EQ(p2.width_pt, 612);
+  const Block* table = nullptr;
+  const Block* image = nullptr;
+  for (const Block& b : p2.blocks) {
+    if (b.type == BlockType::kTable) table = &b;
+    if (b.type == BlockType::kImage) image = &b;
+  }
+  ASSERT_NE(table, nullptr);
+  ASSERT_NE(image, nullptr);
+  // The image is drawn at x 72..232, y 420..540 (PDF, bottom-up) on a 612 x 792 page.
+  EXPECT_NEAR(image->bbox.x0, 72 * 1000 / 612, 2);
+  EXPECT_NEAR(image->bbox.x1, 232 * 1000 / 612, 2);
+  EXPECT_NEAR(image->bbox.y0, (792 - 540) * 1000 / 792, 2);
+  EXPECT_NEAR(image->bbox.y1, (792 - 420) * 1000 / 792, 2);
+  // Table rules: x 72..432, y 580..640.
+  EXPECT_NEAR(table->bbox.x0, 72 * 1000 / 612, 2);
+  EXPECT_NEAR(table->bbox.x1, 432 * 1000 / 612, 2);
+  EXPECT_NEAR(table->bbox.y0, (792 - 640) * 1000 / 792, 2);
+  EXPECT_EQ(parsed->images.size(), 2u);  // the image and the table crop
+  ASSERT_EQ(parsed->images.count(image->image_path), 1u);
+  EXPECT_EQ(parsed->images.at(image->image_path)[0], 0xFF);
+  // The caption belongs to the image.
+  bool caption_paired = false;
+  for (const Block& b : p2.blocks) {
+    if (b.type == BlockType::kImageCaption)
+      caption_paired = &p2.blocks[static_cast<size_t>(b.parent)] == image;
+  }
+  EXPECT_TRUE(caption_paired);
+  nlohmann::json items = nlohmann::json::parse(WriteContentList(*parsed));
+  int tables = 0;
+  for (const auto& item : items) {
+    if (item["type"] == "table") {
+      ++tables;
+      EXPECT_EQ(item["page_idx"], 1);
+      EXPECT_EQ(item["table_caption"], nlohmann::json::parse(R"(["Table 1 compares the two backends."])"));
+    }
+  }
+  EXPECT_EQ(tables, 1);
+}
+
+// The daemon parses documents on several worker threads at once, one document per thread.
+TEST(TextBackendTest, DocumentsParseInParallelOnWorkerThreads) {
+  auto reference = ParseWithTextLayer(Sample(), {}, {});
+  ASSERT_TRUE(reference.ok());
+  std::string expected = WriteMarkdown(*reference);
+  std::vector<std::string> results(3);
+  std::vector<std::thread> threads;
+  for (size_t t = 0; t < results.size(); ++t) {
+    threads.emplace_back([&, t] {
+      auto parsed = ParseWithTextLayer(Sample(), {}, {});
+      results[t] = parsed.ok() ? WriteMarkdown(*parsed) : parsed.status().ToString();
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (const std::string& r : results) EXPECT_EQ(r, expected);
+}
+
+TEST(TextBackendTest, PageWithoutTextNeedsOcr) {
+  std::vector<uint8_t> pdf =
+      MakePdf({{TextAt(72, 700, 12, "Only the first page has text.")}, {"0 0 1 rg 100 100 300 300 re f\n"}});
+  ASSERT_FALSE(pdf.empty());
+  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_EQ(parsed->pages.size(), 2u);
+  EXPECT_EQ(parsed->pages[0].status, PageStatus::kOk);
+  EXPECT_EQ(parsed->pages[1].status, PageStatus::kNeedsOcr);
+  EXPECT_TRUE(parsed->pages[1].blocks.empty());
+  std::string md = WriteMarkdown(*parsed);
+  EXPECT_NE(md.find("<!-- page 2: needs OCR or a model"), std::string::npos) << md;
+  nlohmann::json mid = nlohmann::json::parse(WriteMiddleJson(*parsed));
+  EXPECT_EQ(mid["pdf_info"][1]["status"], "needs_ocr");
+}
+
+TEST(TextBackendTest, ProgressCallbackSeesEveryPageAndCanStop) {
+  std::vector<uint8_t> pdf =
+      MakePdf({{TextAt(72, 700, 12, "one")}, {TextAt(72, 700, 12, "two")}, {TextAt(72, 700, 12, "three")}});
+  std::vector<int> seen;
+  TextBackendOptions options;
+  options.on_page = [&](const PageProgress& p) {
+    seen.push_back(p.page_index);
+    EXPECT_EQ(p.num_pages, 3);
+    EXPECT_NE(p.page, nullptr);
+    return true;
+  };
+  ASSERT_TRUE(ParseWithTextLayer(pdf, {}, options).ok());
+  EXPECT_EQ(seen, (std::vector<int>{0, 1, 2}));
+  seen.clear();
+  options.on_page = [&](const PageProgress& p) {
+    seen.push_back(p.page_index);
+    return p.page_index < 1;
+  };
+  auto stopped = ParseWithTextLayer(pdf, {}, options);
+  EXPECT_EQ(stopped.status().code(), StatusCode::kCancelled);
+  EXPECT_EQ(seen, (std::vector<int>{0, 1}));
+}
+
+TEST(TextBackendTest, CancelFlagStopsParsing) {
+  CancelFlag cancel{true};
+  TextBackendOptions options;
+  options.cancel = &cancel;
+  auto parsed = ParseWithTextLayer(Sample(), {}, options);
+  EXPECT_EQ(parsed.status().code(), StatusCode::kCancelled);
+}
+
+TEST(TextBackendTest, RunningFooterAndPageNumbersLeftOut) {
+  std::vector<testing::TestPage> pages;
+  for (int i = 1; i <= 3; ++i) {
+    pages.push_back({TextAt(72, 770, 8, "ACME Quarterly Report") +
+                     TextAt(72, 600, 11, "Body of page " + std::to_string(i) + ".") +
+                     TextAt(300, 30, 8, std::to_string(i))});
+  }
+  auto parsed = ParseWithTextLayer(MakePdf(pages), {}, {});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(WriteMarkdown(*parsed), "Body of page 1.\n\nBody of page 2.\n\nBody of page 3.\n");
+}
+
+}  // namespace
+}  // namespace mineru::document

@@ -1,0 +1,72 @@
+#include "document/text_lines.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/document/line_builder.h"
+
+namespace mineru::document {
+namespace {
+
+// A fragment from code points laid out left to right (visual order), 5 pt per character.
+TextLine Visual(const std::u32string& runes, double x, bool rtl) {
+  TextLine f;
+  for (size_t i = 0; i < runes.size(); ++i) {
+    double x0 = x + 5.0 * static_cast<double>(i);
+    f.chars.push_back({runes[i], {x0, 100, x0 + 5, 110}});
+  }
+  f.box = {x, 100, x + 5.0 * static_cast<double>(runes.size()), 110};
+  f.font_size = 10;
+  f.rtl = rtl;
+  return f;
+}
+
+TEST(TextLinesTest, RtlDetection) {
+  EXPECT_TRUE(IsRtlChar(U'\u05D0'));  // Hebrew alef
+  EXPECT_TRUE(IsRtlChar(U'\u0627'));  // Arabic alef
+  EXPECT_TRUE(IsRtlChar(U'\uFEFB'));  // Arabic presentation form
+  EXPECT_FALSE(IsRtlChar(U'a'));
+  EXPECT_FALSE(IsRtlChar(U'1'));
+}
+
+TEST(TextLinesTest, LeftToRightFragmentsJoinInXOrderWithSpaces) {
+  std::vector<TextLine> frags = {Visual(U"world", 200, false), Visual(U"Hello", 100, false)};
+  TextLine line = MergeFragments(frags);
+  EXPECT_FALSE(line.rtl);
+  EXPECT_EQ(line.text, "Hello world");
+  EXPECT_DOUBLE_EQ(line.box.x0, 100);
+  EXPECT_DOUBLE_EQ(line.box.x1, 225);
+}
+
+TEST(TextLinesTest, VisualRightToLeftBecomesLogical) {
+  // Logical Hebrew "אבג 12 דה": shown visually (left to right) as "הד 12 גבא".
+  std::u32string visual = U"\u05D4\u05D3 12 \u05D2\u05D1\u05D0";
+  TextLine line = MergeFragments({Visual(visual, 100, true)});
+  EXPECT_TRUE(line.rtl);
+  std::string expected;
+  for (char32_t c : std::u32string(U"\u05D0\u05D1\u05D2 12 \u05D3\u05D4")) AppendUtf8(expected, c);
+  EXPECT_EQ(line.text, expected);
+}
+
+TEST(TextLinesTest, RightToLeftLineWithLatinFragment) {
+  // Arabic words on both sides of a separate Latin fragment "R": read right to left.
+  TextLine right = Visual(U"\u0628\u0627", 300, true);  // visual "ba" -> logical "اب"
+  TextLine latin = Visual(U"R", 250, false);
+  TextLine left = Visual(U"\u062C\u062F", 200, true);
+  TextLine line = MergeFragments({left, latin, right});
+  EXPECT_TRUE(line.rtl);
+  std::string expected;
+  for (char32_t c : std::u32string(U"\u0627\u0628 R \u062F\u062C")) AppendUtf8(expected, c);
+  EXPECT_EQ(line.text, expected);
+}
+
+TEST(TextLinesTest, Utf8Encoding) {
+  std::string s;
+  AppendUtf8(s, U'A');
+  AppendUtf8(s, U'\u00E9');
+  AppendUtf8(s, U'\u20AC');
+  AppendUtf8(s, U'\U0001F600');
+  EXPECT_EQ(s, "A\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
+}
+
+}  // namespace
+}  // namespace mineru::document
