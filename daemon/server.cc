@@ -264,8 +264,11 @@ void Server::PublishStatus() {
   SchedulerStats st = scheduler_->Stats();
   std::ostringstream o;
   o << st.running << " running, " << st.queued << " queued, " << sessions_.size() << " clients, RSS "
-    << FormatByteSize(ResidentBytes());
-  notifier_.Status(o.str());
+    << FormatByteSize(ResidentBytes() >> 20 << 20);
+  // sd_notify blocks when the manager's queue is full; send only what changed.
+  if (o.str() == last_status_) return;
+  last_status_ = o.str();
+  notifier_.Status(last_status_);
 }
 
 void Server::Reload() {

@@ -80,6 +80,7 @@ class Server {
   uint64_t next_session_id_ = 1;
   uint64_t sessions_total_ = 0;
   MonoTime started_at_ = MonoNow();
+  std::string last_status_;  // the last STATUS= sent; sent again only when it changes
 
   bool shutting_down_ = false;
   bool interrupted_ = false;

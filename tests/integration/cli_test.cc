@@ -172,6 +172,37 @@ TEST_F(CliTest, CancelQueuedJobsAndCancelAll) {
   EXPECT_NE(daemon_->Ctl({"cancel", ids[3]}).exit_code, 0);
 }
 
+// Disabled: cancelling a running job can deadlock a worker inside MuPDF (document/). The document
+// layer cancels by failing MuPDF allocations; a failed allocation inside FreeType makes MuPDF scavenge
+// its store, which drops a font and takes FZ_LOCK_FREETYPE again on the same thread (fz_drop_font <-
+// evict <- scavenge <- do_scavenging_malloc <- libfreetype). Enable once document/ handles that;
+// the scheduler's part (cancel within a page) is covered by SchedulerTest.CancelRunningJobStopsWithinAPage.
+TEST_F(CliTest, DISABLED_CancelRunningJobStopsItBeforeTheLastPage) {
+  MINERU_SHARED_DIR_OR_SKIP(shared);
+  std::string big = (shared / "corpus/docling/pdf/redp5110_sampled.pdf").string();  // 18 pages
+  if (!fs::exists(big)) GTEST_SKIP() << big << " missing";
+  RunResult sub = daemon_->Ctl({"submit", "--detach", big});
+  ASSERT_EQ(sub.exit_code, 0) << sub.err;
+  std::string id = sub.out.substr(0, sub.out.find('\n'));
+  // Wait until a page is done (it is running), then cancel.
+  json st;
+  for (int i = 0; i < 400; ++i) {
+    st = JsonLines(daemon_->Ctl({"--json", "status", id}).out).at(0);
+    if (st["pages_done"].get<int>() >= 1 || st["state"] != "queued") break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  ASSERT_EQ(st["state"], "running") << st.dump();
+  RunResult cancel = daemon_->Ctl({"cancel", id});
+  ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
+  RunResult wait = daemon_->Ctl({"--json", "wait", id, "--timeout", "60s"});
+  EXPECT_EQ(wait.exit_code, 1);
+  json last = JsonLines(wait.out).back();
+  EXPECT_EQ(last["state"], "cancelled");
+  EXPECT_LT(last["pages_done"].get<int>(), 18) << "the job stopped before its last page";
+  EXPECT_EQ(daemon_->Ctl({"fetch", id, "-o", tmp_.path() + "/c"}).exit_code, 130)
+      << "a cancelled job has no results";
+}
+
 TEST_F(CliTest, JsonEverywhereAndErrorsAsJson) {
   RunResult sub = daemon_->Ctl({"--json", "submit", sample_, "-o", tmp_.path() + "/j"});
   ASSERT_EQ(sub.exit_code, 0) << sub.err;

@@ -31,10 +31,31 @@ DaemonHarness::DaemonHarness(std::string dir)
   addr.sun_family = AF_UNIX;
   std::strncpy(addr.sun_path, notify_path_.c_str(), sizeof addr.sun_path - 1);
   ::bind(notify_fd_.get(), reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+  notify_reader_ = std::thread([this] {
+    for (;;) {
+      {
+        std::lock_guard lock(notify_mu_);
+        if (stop_reader_) return;
+      }
+      pollfd p{notify_fd_.get(), POLLIN, 0};
+      if (::poll(&p, 1, 100) <= 0) continue;
+      char buf[4096];
+      ssize_t n = ::recv(notify_fd_.get(), buf, sizeof buf, MSG_DONTWAIT);
+      if (n <= 0) continue;
+      std::lock_guard lock(notify_mu_);
+      notifications_.emplace_back(buf, static_cast<size_t>(n));
+      notify_cv_.notify_all();
+    }
+  });
 }
 
 DaemonHarness::~DaemonHarness() {
   if (pid_ > 0) Kill9();
+  {
+    std::lock_guard lock(notify_mu_);
+    stop_reader_ = true;
+  }
+  notify_reader_.join();
 }
 
 ::testing::AssertionResult DaemonHarness::Start(const std::vector<std::string>& extra, SpawnOptions spawn) {
@@ -48,7 +69,10 @@ DaemonHarness::~DaemonHarness() {
   if (!has_workers) argv.insert(argv.end(), {"--workers", "2"});
   argv.insert(argv.end(), extra.begin(), extra.end());
   spawn.env["NOTIFY_SOCKET"] = notify_path_;
-  notifications_.clear();
+  {
+    std::lock_guard lock(notify_mu_);
+    notifications_.clear();
+  }
   pid_ = Spawn(argv, spawn, "", log_path_);
   if (!WaitNotify("READY=1", 20'000)) {
     return ::testing::AssertionFailure() << "minerud did not send READY=1; log:\n" << Log();
@@ -58,6 +82,7 @@ DaemonHarness::~DaemonHarness() {
 
 bool DaemonHarness::WaitNotify(const std::string& text, int timeout_ms) {
   Deadline deadline = Deadline::InMillis(timeout_ms);
+  std::unique_lock lock(notify_mu_);
   for (;;) {
     for (auto it = notifications_.begin(); it != notifications_.end(); ++it) {
       if (it->find(text) != std::string::npos) {
@@ -65,14 +90,8 @@ bool DaemonHarness::WaitNotify(const std::string& text, int timeout_ms) {
         return true;
       }
     }
-    pollfd p{notify_fd_.get(), POLLIN, 0};
-    int left = deadline.RemainingMillisForPoll();
-    if (left == 0) return false;
-    if (::poll(&p, 1, std::min(left, 200)) > 0) {
-      char buf[4096];
-      ssize_t n = ::recv(notify_fd_.get(), buf, sizeof buf, 0);
-      if (n > 0) notifications_.emplace_back(buf, static_cast<size_t>(n));
-    }
+    if (deadline.Expired()) return false;
+    notify_cv_.wait_for(lock, std::chrono::milliseconds(100));
     // The daemon died: no point waiting.
     if (pid_ > 0 && ::waitpid(pid_, nullptr, WNOHANG) == pid_) {
       pid_ = -1;

@@ -7,7 +7,10 @@
 
 #include <filesystem>
 
+#include <condition_variable>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/unique_fd.h"
@@ -54,7 +57,13 @@ class DaemonHarness {
   std::string log_path_;
   std::string notify_path_;
   UniqueFd notify_fd_;
-  std::vector<std::string> notifications_;
+  // A thread drains the notify socket all the time, as systemd does: a full datagram queue would
+  // block the daemon's sd_notify calls.
+  std::thread notify_reader_;
+  bool stop_reader_ = false;  // Guarded by notify_mu_.
+  std::mutex notify_mu_;
+  std::condition_variable notify_cv_;
+  std::vector<std::string> notifications_;  // Guarded by notify_mu_.
   pid_t pid_ = -1;
 };
 
