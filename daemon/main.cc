@@ -6,6 +6,9 @@
 #include "common/version.h"
 #include "daemon/daemon_options.h"
 #include "daemon/listener.h"
+#if defined(MINERU_DAEMON_PLAN)
+#include "daemon/plan_command.h"
+#endif
 #include "daemon/server.h"
 #include "daemon/text_layer_backend.h"
 
@@ -16,11 +19,15 @@ constexpr int kExitUnavailable = 69;
 constexpr int kExitSoftware = 70;
 constexpr int kExitConfig = 78;
 
-// `minerud plan --model DIR --vram-budget SIZE`: the residency planner's report. Wired by the
-// residency area; until then it says so.
-int RunPlan(const std::vector<std::string>& /*args*/) {
-  std::fputs("minerud plan: the residency planner is not built into this minerud yet\n", stderr);
+// `minerud plan --model DIR --vram-budget SIZE`: the residency planner's report.
+int RunPlan(const std::vector<std::string>& args) {
+#if defined(MINERU_DAEMON_PLAN)
+  return mineru::daemon::RunPlanCommand(args);
+#else
+  (void)args;
+  std::fputs("minerud plan: not built into this minerud (configured with MINERU_DAEMON_PLAN=OFF)\n", stderr);
   return kExitSoftware;
+#endif
 }
 
 }  // namespace

@@ -62,12 +62,18 @@ Result<PlanArgs> ParsePlanArgs(const std::vector<std::string>& args) {
 
 residency::UnitKind ToResidencyKind(engine::UnitKind kind) {
   switch (kind) {
-    case engine::UnitKind::kEmbedding: return residency::UnitKind::kEmbedding;
-    case engine::UnitKind::kHead: return residency::UnitKind::kLmHead;
-    case engine::UnitKind::kDecoderLayer: return residency::UnitKind::kDecoderLayer;
-    case engine::UnitKind::kVisionEmbeddings: return residency::UnitKind::kVisionEmbedding;
-    case engine::UnitKind::kVisionLayer: return residency::UnitKind::kVisionLayer;
-    case engine::UnitKind::kProjector: return residency::UnitKind::kProjector;
+    case engine::UnitKind::kEmbedding:
+      return residency::UnitKind::kEmbedding;
+    case engine::UnitKind::kHead:
+      return residency::UnitKind::kLmHead;
+    case engine::UnitKind::kDecoderLayer:
+      return residency::UnitKind::kDecoderLayer;
+    case engine::UnitKind::kVisionEmbeddings:
+      return residency::UnitKind::kVisionEmbedding;
+    case engine::UnitKind::kVisionLayer:
+      return residency::UnitKind::kVisionLayer;
+    case engine::UnitKind::kProjector:
+      return residency::UnitKind::kProjector;
   }
   return residency::UnitKind::kOther;
 }
@@ -111,7 +117,8 @@ Result<std::string> Plan(const PlanArgs& args) {
   request.max_batch = static_cast<int>(args.max_batch);
   const auto& t = config.text;
   const uint64_t dtype_bytes = engine::StorageDtypeSize(DtypeFromConfig(config));
-  const uint64_t kv_per_token = static_cast<uint64_t>(t.num_layers * 2 * t.num_kv_heads * t.head_dim) * dtype_bytes;
+  const uint64_t kv_per_token =
+      static_cast<uint64_t>(t.num_layers * 2 * t.num_kv_heads * t.head_dim) * dtype_bytes;
   request.kv_bytes_per_seq = kv_per_token * static_cast<uint64_t>(args.context_tokens);
   // One prefill chunk's activations (float32): hidden states, q/k/v and the MLP's two branches.
   request.workspace_bytes_fixed = static_cast<uint64_t>(args.prefill_chunk_tokens) *
@@ -138,7 +145,8 @@ Result<std::string> Plan(const PlanArgs& args) {
                 "weight reads %.1f GB/s\n"
                 "compute figures are this machine's CPU; on a GPU host they come from the GPU.\n\n",
                 args.model_dir.c_str(), config.model_type.c_str(), units.size(), source.c_str(),
-                FormatByteSize(args.vram_budget_bytes).c_str(), FormatByteSize(args.pinned_budget_bytes).c_str(),
+                FormatByteSize(args.vram_budget_bytes).c_str(),
+                FormatByteSize(args.pinned_budget_bytes).c_str(),
                 static_cast<long long>(args.context_tokens),  // NOLINT(google-runtime-int)
                 FormatByteSize(request.kv_bytes_per_seq).c_str(), link.h2d_gbps, link.h2d_pageable_gbps,
                 compute.matmul_gflops, compute.weight_read_gbps);

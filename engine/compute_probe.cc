@@ -52,7 +52,8 @@ UnitComputeEstimate EstimateDecodeCompute(const UnitInfo& unit, const ComputePro
     params += n;
   }
   UnitComputeEstimate e;
-  if (probe.weight_read_gbps > 0) e.ms_fixed = static_cast<double>(unit.size_bytes) / (probe.weight_read_gbps * 1e6);
+  if (probe.weight_read_gbps > 0)
+    e.ms_fixed = static_cast<double>(unit.size_bytes) / (probe.weight_read_gbps * 1e6);
   if (probe.matmul_gflops > 0) e.ms_per_seq = 2.0 * static_cast<double>(params) / (probe.matmul_gflops * 1e6);
   return e;
 }

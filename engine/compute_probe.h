@@ -11,7 +11,7 @@
 namespace mineru::engine {
 
 struct ComputeProbe {
-  double matmul_gflops = 0;   // dense matmul of model-like shapes, in the compute dtype
+  double matmul_gflops = 0;     // dense matmul of model-like shapes, in the compute dtype
   double weight_read_gbps = 0;  // matrix-vector product over a large weight: bytes of weight read per s
 };
 
