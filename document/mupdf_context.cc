@@ -83,8 +83,8 @@ void* CountingRealloc(void* user, void* old, size_t size) {
   return raw + kHeaderBytes;
 }
 
-void LockMutex(void* user, int lock) { static_cast<std::mutex*>(user)[lock].lock(); }
-void UnlockMutex(void* user, int lock) { static_cast<std::mutex*>(user)[lock].unlock(); }
+void LockMutex(void* user, int lock) { static_cast<std::recursive_mutex*>(user)[lock].lock(); }
+void UnlockMutex(void* user, int lock) { static_cast<std::recursive_mutex*>(user)[lock].unlock(); }
 
 }  // namespace
 

@@ -75,7 +75,10 @@ class MupdfContext {
   static void OnError(void* user, const char* message);
 
   AllocatorState alloc_;
-  std::array<std::mutex, FZ_LOCK_MAX> locks_;
+  // Recursive: when an allocation fails while MuPDF holds its FreeType lock (a cap, a deadline or a
+  // cancellation makes every allocation fail), MuPDF's store scavenger may drop a font and take the
+  // FreeType lock again on the same thread; a plain mutex deadlocks the worker there.
+  std::array<std::recursive_mutex, FZ_LOCK_MAX> locks_;
   fz_context* ctx_ = nullptr;
 
   std::mutex mu_;  // guards everything below
