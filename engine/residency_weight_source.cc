@@ -102,4 +102,8 @@ Result<WeightLease> ResidencyWeightSource::Acquire(const std::string& unit_name)
   });
 }
 
+ResidencyWeightSource::~ResidencyWeightSource() {
+  if (manager_ != nullptr) manager_->WaitForCopies().IgnoreError();
+}
+
 }  // namespace mineru::engine

@@ -32,6 +32,10 @@ class ResidencyWeightSource final : public WeightSource {
 
   residency::ResidencyManager& manager() const { return *manager_; }
 
+  // Waits for the manager's copies in flight: a prefetch may still be reading the checkpoint's
+  // mapping, which goes away with this source.
+  ~ResidencyWeightSource() override;
+
  private:
   ResidencyWeightSource() = default;
 
