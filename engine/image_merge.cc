@@ -2,29 +2,18 @@
 
 #include <cmath>
 
+#include "engine/anyres_grid.h"
 #include "engine/torch_status.h"
 
 namespace mineru::engine {
 
 TileGrid SelectTileGrid(int64_t width, int64_t height, int64_t tile_px, int64_t max_side) {
-  TileGrid best;
-  int64_t best_eff = -1;
-  int64_t best_waste = 0;
-  for (int64_t i = 1; i <= max_side; ++i) {
-    for (int64_t j = 1; j <= max_side; ++j) {
-      const int64_t W = tile_px * i, H = tile_px * j;
-      const double s = std::min(static_cast<double>(W) / width, static_cast<double>(H) / height);
-      const int64_t dw = static_cast<int64_t>(width * s), dh = static_cast<int64_t>(height * s);
-      const int64_t eff = std::min(dw * dh, width * height);
-      const int64_t waste = W * H - eff;
-      if (eff > best_eff || (eff == best_eff && waste < best_waste)) {
-        best_eff = eff;
-        best_waste = waste;
-        best = {i, j};
-      }
-    }
-  }
-  return best;
+  // One grid rule for the engine: the preprocessing's (anyres_grid.h). Sizes it refuses (zero or
+  // negative) fall back to a single tile; callers validate image sizes before this.
+  auto grid = SelectAnyresGrid(width, height,
+                               AnyresOptions{static_cast<int>(tile_px), static_cast<int>(max_side)});
+  if (!grid.ok()) return TileGrid{};
+  return TileGrid{grid->columns, grid->rows};
 }
 
 MergedShape MergedImageShape(TileGrid grid, int64_t side, int64_t max_tiles) {
