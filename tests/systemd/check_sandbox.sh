@@ -22,7 +22,7 @@
 # may connect and one outside it is refused (mineructl exits 77).
 #
 # Needs root (mount and network namespaces); skipped (77) otherwise, or when the build folder lies
-# under /home or /root (ProtectHome= would hide the daemon itself).
+# where the sandbox hides it (/home, /root, /tmp, /run, /var/lib).
 set -u -o pipefail
 mode=$1 unit=$2 minerud=$3 mineructl=$4
 [[ $mode == bound || $mode == activated ]] || { echo "FAIL: unknown mode $mode" >&2; exit 1; }
@@ -34,8 +34,11 @@ for tool in unshare setpriv prlimit mount mutool systemd-socket-activate; do
   command -v $tool >/dev/null || fail "$tool is missing (scripts/install-deps installs it)"
 done
 [[ -x $minerud && -x $mineructl ]] || fail "build minerud and mineructl first"
-case $PWD/ in /home/* | /root/*) skip "the build folder $PWD is under /home or /root" ;; esac
-case $(readlink -f "$minerud") in /home/* | /root/*) skip "minerud is under /home or /root" ;; esac
+# The sandbox hides /home, /root and /tmp (ProtectHome=, PrivateTmp=) and replaces /run and /var/lib.
+case $PWD/ in /home/* | /root/* | /tmp/* | /run/* | /var/lib/*)
+  skip "the build folder $PWD is in a place the service sandbox hides" ;; esac
+case $(readlink -f "$minerud") in /home/* | /root/* | /tmp/* | /run/* | /var/lib/*)
+  skip "minerud is in a place the service sandbox hides" ;; esac
 unshare --mount --net true 2>/dev/null || skip "cannot create mount and network namespaces here"
 
 uid=$(id -u nobody) gid=$(id -g nobody)
