@@ -190,6 +190,8 @@ struct Client::Impl {
     req.document_bytes = size;
     req.outputs = shm::kAllOutputs;
     req.backend = options.backend;
+    req.first_page = options.first_page;
+    req.last_page = options.last_page;
     req.detach = options.detach;
     int fds[1] = {fd};
     MINERU_ASSIGN_OR_RETURN(shm::JobAccepted a, CallFor<shm::JobAccepted>(req, req.request_id, fds));

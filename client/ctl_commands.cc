@@ -208,6 +208,8 @@ int Submit(const CtlOptions& o, Printer& p) {
     so.name = name;
     so.detach = o.detach;
     so.backend = o.backend;
+    so.first_page = o.first_page;
+    so.last_page = o.last_page;
     auto id = c->Submit(std::move(*buffer), so);
     if (!id.ok()) return p.Error(id.status(), file);
     jobs.push_back({*id, name});

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstring>
+#include <optional>
 
 #include "common/config_loader.h"
 
@@ -42,6 +43,7 @@ std::string CtlUsage() {
          "      --detach          print the job ids and return at once; fetch the results later\n"
          "      --name NAME       output base name (default: the file name without .pdf; 'stdin' for -)\n"
          "      --backend B       auto, text or vlm (default auto)\n"
+         "      --pages N-M       parse only pages N to M (1-based; N, N-M or N- for N to the end)\n"
          "  status ID...          show jobs\n"
          "  list, ps [--all]      list your jobs (--all: every user's, for root and the admin group)\n"
          "  wait ID... [--timeout DURATION]\n"
@@ -62,6 +64,29 @@ std::string CtlUsage() {
          "Exit status: 0 ok, 1 a job failed, 64 usage error, 65 bad input (unreadable file, no such job),\n"
          "69 minerud unreachable, 75 busy (queue full: retry later), 77 permission denied,\n"
          "130 interrupted (jobs continue in minerud).\n";
+}
+
+Result<std::pair<uint32_t, uint32_t>> ParsePageRange(std::string_view text) {
+  const auto bad = [&] {
+    return InvalidArgument("--pages '" + std::string(text) + "': expected N, N-M or N- (pages count from 1)");
+  };
+  const auto number = [](std::string_view digits) -> std::optional<uint32_t> {
+    uint32_t v = 0;
+    auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), v);
+    if (ec != std::errc() || end != digits.data() + digits.size() || v == 0 || v == UINT32_MAX) {
+      return std::nullopt;
+    }
+    return v;
+  };
+  const size_t dash = text.find('-');
+  const std::optional<uint32_t> first = number(text.substr(0, dash));
+  if (!first) return bad();
+  if (dash == std::string_view::npos) return std::pair{*first - 1, *first - 1};
+  if (dash + 1 == text.size()) return std::pair{*first - 1, UINT32_MAX};
+  const std::optional<uint32_t> last = number(text.substr(dash + 1));
+  if (!last) return bad();
+  if (*last < *first) return InvalidArgument("--pages '" + std::string(text) + "': the range is empty");
+  return std::pair{*first - 1, *last - 1};
 }
 
 Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
@@ -100,6 +125,11 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
       if (o.backend != "auto" && o.backend != "text" && o.backend != "vlm") {
         return InvalidArgument("--backend must be auto, text or vlm");
       }
+    } else if (a == "--pages") {
+      MINERU_ASSIGN_OR_RETURN(std::string v, need_value(a));
+      MINERU_ASSIGN_OR_RETURN(auto range, ParsePageRange(v));
+      o.first_page = range.first;
+      o.last_page = range.second;
     } else if (a == "--timeout") {
       MINERU_ASSIGN_OR_RETURN(std::string v, need_value(a));
       MINERU_ASSIGN_OR_RETURN(o.timeout_ms, ParseDurationMillis(v));

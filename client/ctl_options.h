@@ -4,6 +4,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "common/result.h"
@@ -48,6 +50,8 @@ struct CtlOptions {
   bool detach = false;
   std::string name;  // --name: output base name (default: the file's name without .pdf; "stdin" for -)
   std::string backend = "auto";
+  uint32_t first_page = 0;  // --pages, 0-based inclusive
+  uint32_t last_page = UINT32_MAX;
   // status/wait/cancel/fetch
   std::vector<uint64_t> job_ids;
   bool all = false;         // list --all (every user's; admins), cancel --all (all of mine)
@@ -58,5 +62,9 @@ struct CtlOptions {
 Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv);
 
 std::string CtlUsage();
+
+// "--pages" values, 1-based and inclusive as people count pages: "3" (page 3), "3-7", "3-" (to the end).
+// Returns the 0-based range.
+Result<std::pair<uint32_t, uint32_t>> ParsePageRange(std::string_view text);
 
 }  // namespace mineru::ctl

@@ -42,6 +42,8 @@ ConfigSchema<Config> MakeSchema() {
   s.Int("kv_page_tokens", &Config::kv_page_tokens, 1, 1024, "tokens per KV cache page");
   s.Int("prefill_chunk", &Config::prefill_chunk_tokens, 1, 1 << 20, "prompt tokens per prefill chunk");
   s.Int("max_batch", &Config::max_batch, 1, 1024, "most sequences decoded together");
+  s.Int("max_new_tokens", &Config::max_new_tokens, 0, 1 << 20,
+        "most tokens the model writes per page (0: the checkpoint's limit)");
   s.Int("workers", &Config::workers, 0, 1024, "parsing threads (0: one per core)");
   s.Int("render_dpi", &Config::render_dpi, 36, 600, "page render resolution for the model");
   s.Int("max_jobs_queued", &Config::max_jobs_queued, 1, kMax, "jobs waiting or running, all users");

@@ -29,6 +29,7 @@ struct Config {
   int64_t kv_page_tokens = 16;
   int64_t prefill_chunk_tokens = 2048;
   int64_t max_batch = 16;
+  int64_t max_new_tokens = 0;  // per page; 0: the checkpoint's generation config (16384 for MinerU 2.0)
 
   // Work.
   int64_t workers = 0;  // parsing threads; 0: one per core

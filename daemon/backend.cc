@@ -1,5 +1,12 @@
 #include "daemon/backend.h"
 
+#include <algorithm>
+#include <chrono>
+#include <climits>
+
+#include "document/output_writer.h"
+#include "document/pdf_document.h"
+
 namespace mineru::daemon {
 
 Status ValidateOutputPath(std::string_view path) {
@@ -22,6 +29,33 @@ Status ValidateOutputPath(std::string_view path) {
     }
   }
   return Status::Ok();
+}
+
+Result<std::unique_ptr<document::PdfDocument>> OpenBackendDocument(const BackendInput& input,
+                                                                   const CancelFlag& cancel) {
+  document::DocumentLimits limits;
+  if (input.memory_limit_bytes > 0) limits.max_memory_bytes = input.memory_limit_bytes;
+  if (input.max_pages > 0) limits.max_pages = static_cast<int>(std::min<int64_t>(input.max_pages, INT_MAX));
+  if (!input.deadline.never()) {
+    int64_t left_ms =
+        std::chrono::duration_cast<std::chrono::milliseconds>(input.deadline.at() - MonoNow()).count();
+    if (left_ms <= 0) return DeadlineExceeded("the job's time limit passed before parsing started");
+    limits.time_budget_ms = left_ms;
+  } else {
+    limits.time_budget_ms = 0;
+  }
+  MINERU_RETURN_IF_ERROR(document::ValidateLimits(limits));
+  return document::PdfDocument::Open(input.document, limits, &cancel);
+}
+
+BackendOutput ToBackendOutput(document::OutputFiles files, int64_t num_pages) {
+  BackendOutput out;
+  out.num_pages = num_pages;
+  out.files.reserve(files.files.size());
+  for (document::OutputFile& f : files.files) {
+    out.files.push_back(OutputFile{std::move(f.relative_path), std::string(f.bytes.begin(), f.bytes.end())});
+  }
+  return out;
 }
 
 }  // namespace mineru::daemon

@@ -7,6 +7,8 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -14,6 +16,16 @@
 
 #include "common/clock.h"
 #include "common/result.h"
+#include "document/page_range.h"
+#include "shm/protocol.h"
+
+namespace mineru {
+struct Config;
+}
+namespace mineru::document {
+class PdfDocument;
+struct OutputFiles;
+}  // namespace mineru::document
 
 namespace mineru::daemon {
 
@@ -31,12 +43,13 @@ Status ValidateOutputPath(std::string_view path);
 struct BackendInput {
   std::span<const uint8_t> document;  // the whole document, read-only
   std::string name;                   // the document's base name; output files are named after it
+  document::PageRange pages;          // the pages to parse; one starting past the end fails the job
   int64_t max_pages = 0;              // 0: no limit; more pages fail the job
   Deadline deadline;                  // past it the job fails with kDeadlineExceeded
   uint64_t memory_limit_bytes = 0;    // 0: no limit
 };
 
-// Called after each page: pages finished so far and the document's page count.
+// Called after each page: pages finished so far and the number of pages the job parses.
 using PageProgressFn = std::function<void(int64_t pages_done, int64_t pages_total)>;
 
 // Set (to true) from another thread to stop a parse; the backend checks it at least once per page.
@@ -45,6 +58,12 @@ using CancelFlag = std::atomic<bool>;
 struct BackendOutput {
   int64_t num_pages = 0;
   std::vector<OutputFile> files;
+};
+
+// What a backend with a model adds to `mineructl stats`: its memory tiers and counters.
+struct BackendStats {
+  std::vector<shm::TierStats> tiers;
+  std::map<std::string, double> counters;
 };
 
 class Backend {
@@ -56,6 +75,20 @@ class Backend {
   // was set, kDeadlineExceeded past the deadline, kInvalidArgument for a document it cannot read.
   virtual Result<BackendOutput> Parse(const BackendInput& input, const PageProgressFn& progress,
                                       const CancelFlag& cancel) = 0;
+
+  // Memory tiers and counters for `mineructl stats`; nothing for a backend without a model.
+  virtual BackendStats Stats() const { return {}; }
+  // A reloaded config (SIGHUP): a backend applies what it can change while running (memory budgets).
+  // An error keeps the backend's previous settings.
+  virtual Status Reconfigure(const Config&) { return Status::Ok(); }
+  // Called about once a second from the event loop (idle demotion of weights). Must not block.
+  virtual void Tick() {}
 };
+
+// Opens the job's PDF under its limits (memory, time, page count; cancellation).
+Result<std::unique_ptr<document::PdfDocument>> OpenBackendDocument(const BackendInput& input,
+                                                                   const CancelFlag& cancel);
+// The writers' files as a backend's output.
+BackendOutput ToBackendOutput(document::OutputFiles files, int64_t num_pages);
 
 }  // namespace mineru::daemon

@@ -47,6 +47,8 @@ std::string JobInfoToJson(const JobInfo& info) {
       {"name", info.name},
       {"state", JobStateName(info.state)},
       {"document_bytes", info.document_bytes},
+      {"first_page", info.pages.first},
+      {"last_page", info.pages.last},
       {"pages_done", info.pages_done},
       {"pages_total", info.pages_total},
       {"submitted_ms", info.submitted_ms},
@@ -88,6 +90,13 @@ Result<JobInfo> JobInfoFromJson(std::string_view text) {
             get("error_code", &error_code) && get("error", &info.error) &&
             get("results_fetched", &info.results_fetched);
   if (!ok) return DataLoss("job record lacks a field or has one of the wrong type");
+  // The page range came later: a record without it means the whole document.
+  if (j.contains("first_page") || j.contains("last_page")) {
+    if (!get("first_page", &info.pages.first) || !get("last_page", &info.pages.last) ||
+        info.pages.first > info.pages.last) {
+      return DataLoss("job record has a bad page range");
+    }
+  }
   MINERU_ASSIGN_OR_RETURN(info.state, ParseJobState(state));
   if (error_code < 0 || error_code > static_cast<int>(StatusCode::kInternal)) {
     return DataLoss("job record has an unknown error code");

@@ -10,6 +10,7 @@
 
 #include "common/result.h"
 #include "common/status.h"
+#include "document/page_range.h"
 
 namespace mineru::daemon {
 
@@ -37,6 +38,7 @@ struct JobInfo {
   std::string name;  // the document's base name as the client gave it (validated)
   JobState state = JobState::kQueued;
   uint64_t document_bytes = 0;
+  document::PageRange pages;  // the pages to parse (the whole document by default)
   int64_t pages_done = 0;
   int64_t pages_total = 0;   // 0 until the backend knows
   int64_t submitted_ms = 0;  // wall clock, for people

@@ -1,13 +1,15 @@
 // minerud: the document-parsing daemon. Parses the command line, loads the config, takes the socket
-// and runs the server; `minerud plan` is dispatched to the residency planner.
+// loads the backend (the model when model_dir is set) and runs the server; `minerud plan` is dispatched to
+// the residency planner.
 #include <cstdio>
 
 #include "common/log.h"
 #include "common/version.h"
 #include "daemon/daemon_options.h"
 #include "daemon/listener.h"
-#if defined(MINERU_DAEMON_PLAN)
+#if defined(MINERU_DAEMON_MODEL)
 #include "daemon/plan_command.h"
+#include "daemon/vlm_backend.h"
 #endif
 #include "daemon/server.h"
 #include "daemon/text_layer_backend.h"
@@ -21,11 +23,11 @@ constexpr int kExitConfig = 78;
 
 // `minerud plan --model DIR --vram-budget SIZE`: the residency planner's report.
 int RunPlan(const std::vector<std::string>& args) {
-#if defined(MINERU_DAEMON_PLAN)
+#if defined(MINERU_DAEMON_MODEL)
   return mineru::daemon::RunPlanCommand(args);
 #else
   (void)args;
-  std::fputs("minerud plan: not built into this minerud (configured with MINERU_DAEMON_PLAN=OFF)\n", stderr);
+  std::fputs("minerud plan: not built into this minerud (configured with MINERU_DAEMON_MODEL=OFF)\n", stderr);
   return kExitSoftware;
 #endif
 }
@@ -66,10 +68,24 @@ int main(int argc, char** argv) {
                 config->state_dir.c_str());
     return 0;
   }
-  if (!config->model_dir.empty()) {
-    // The VLM backend is added beside the text-layer one; until then a model folder is refused.
-    MINERU_LOG(kError) << "model_dir is set, but this minerud has only the text-layer backend";
+  // The backend is ready before the socket listens, so READY=1 means "can parse".
+  std::unique_ptr<Backend> backend;
+  if (config->model_dir.empty()) {
+    backend = std::make_unique<TextLayerBackend>();
+  } else {
+#if defined(MINERU_DAEMON_MODEL)
+    auto vlm = VlmBackend::Load(*config);
+    if (!vlm.ok()) {
+      MINERU_LOG(kError) << "cannot load the model: " << vlm.status().ToString();
+      return kExitConfig;
+    }
+    MINERU_LOG(kInfo) << (*vlm)->Describe();
+    backend = std::move(*vlm);
+#else
+    MINERU_LOG(kError) << "model_dir is set, but this minerud was built without the model backend "
+                          "(MINERU_DAEMON_MODEL=OFF)";
     return kExitConfig;
+#endif
   }
   auto activated = TakeActivatedSocket();
   if (!activated.ok()) {
@@ -86,7 +102,7 @@ int main(int argc, char** argv) {
     }
     listen = std::move(*bound);
   }
-  Server::Options server_options{*options, *config, std::move(listen), std::make_unique<TextLayerBackend>()};
+  Server::Options server_options{*options, *config, std::move(listen), std::move(backend)};
   auto server = Server::Create(std::move(server_options));
   if (!server.ok()) {
     MINERU_LOG(kError) << "cannot start: " << server.status().ToString();

@@ -187,16 +187,13 @@ void RequestHandler::OnSubmit(Session& s, const shm::SubmitRequest& m, std::vect
                         options_.backend_name + ")"));
     return;
   }
-  if (m.first_page != 0 || m.last_page != UINT32_MAX) {
-    Error(s, m.request_id, Unimplemented("page ranges are not supported yet; submit the whole document"));
-    return;
-  }
   auto document = shm::SealedDocument::Adopt(std::move(fds[0]), m.document_bytes, max_document_bytes_);
   if (!document.ok()) {
     Error(s, m.request_id, document.status());
     return;
   }
-  auto job = options_.scheduler->Submit(s.peer().uid, m.document_name, document->bytes());
+  auto job = options_.scheduler->Submit(s.peer().uid, m.document_name, document->bytes(),
+                                        document::PageRange{m.first_page, m.last_page});
   if (!job.ok()) {
     Error(s, m.request_id, job.status());
     return;
@@ -333,6 +330,11 @@ void RequestHandler::OnStats(Session& s, const shm::StatsRequest& m) {
   };
   if (options_.extra_counters) {
     for (auto& [k, v] : options_.extra_counters()) reply.counters[k] = v;
+  }
+  if (options_.backend) {
+    BackendStats b = options_.backend->Stats();
+    for (auto& [k, v] : b.counters) reply.counters[k] = v;
+    reply.tiers = std::move(b.tiers);
   }
   s.Send(reply);
 }

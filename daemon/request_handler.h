@@ -30,6 +30,7 @@ class RequestHandler {
   struct Options {
     Scheduler* scheduler = nullptr;
     std::string backend_name;
+    const Backend* backend = nullptr;  // its memory tiers and counters join StatsReply
     uint64_t ring_bytes = 4ull << 20;  // default result ring size per session
     // Counters for StatsRequest beyond the scheduler's (sessions, uptime, memory ...).
     std::function<std::map<std::string, double>()> extra_counters;

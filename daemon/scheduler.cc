@@ -69,8 +69,10 @@ void Scheduler::Start() {
   for (int64_t i = 0; i < options_.workers; ++i) workers_.emplace_back([this] { WorkerLoop(); });
 }
 
-Result<JobInfo> Scheduler::Submit(uid_t uid, const std::string& name, std::span<const uint8_t> document) {
+Result<JobInfo> Scheduler::Submit(uid_t uid, const std::string& name, std::span<const uint8_t> document,
+                                  document::PageRange pages) {
   MINERU_RETURN_IF_ERROR(ValidateJobName(name));
+  if (pages.first > pages.last) return InvalidArgument(pages.ToString() + " is empty");
   if (document.empty()) return InvalidArgument("the document is empty");
   JobLimits limits;
   {
@@ -121,6 +123,7 @@ Result<JobInfo> Scheduler::Submit(uid_t uid, const std::string& name, std::span<
   info.name = name;
   info.state = JobState::kQueued;
   info.document_bytes = document.size();
+  info.pages = pages;
   info.submitted_ms = WallNowMillis();
   Status s = options_.spool->Accept(info, document);
   if (!s.ok()) {
@@ -357,6 +360,7 @@ void Scheduler::RunJob(JobId id) {
     BackendInput input;
     input.document = document->bytes();
     input.name = info.name;
+    input.pages = info.pages;
     input.max_pages = limits.max_pages_per_document;
     input.deadline = Deadline::InMillis(limits.max_seconds_per_document * 1000);
     input.memory_limit_bytes = limits.memory_bytes_per_document;

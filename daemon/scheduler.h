@@ -90,7 +90,8 @@ class Scheduler {
   // Accepts a document for `uid`. kBusy when a queue limit is reached (retry later), kResourceExhausted
   // when the document alone exceeds a limit or the state directory is full, kInvalidArgument for a bad
   // name, kUnavailable while draining.
-  Result<JobInfo> Submit(uid_t uid, const std::string& name, std::span<const uint8_t> document);
+  Result<JobInfo> Submit(uid_t uid, const std::string& name, std::span<const uint8_t> document,
+                         document::PageRange pages = {});
 
   std::optional<JobInfo> Find(JobId id) const;
   // Jobs of `uid`, or of everyone when `uid` is empty; by id.

@@ -64,6 +64,7 @@ Status Server::Init() {
   RequestHandler::Options ho;
   ho.scheduler = scheduler_.get();
   ho.backend_name = std::string(options_.backend->name());
+  ho.backend = options_.backend.get();
   ho.extra_counters = [this] {
     std::map<std::string, double> c;
     c["sessions"] = static_cast<double>(sessions_.size());
@@ -256,6 +257,7 @@ void Server::OnTick(uv_timer_t* handle) {
     self->notifier_.WatchdogPing();
   }
   self->scheduler_->ExpireFinished(WallNowMillis());
+  self->options_.backend->Tick();
   self->PublishStatus();
 }
 
@@ -289,6 +291,12 @@ void Server::Reload() {
     config->state_dir = old.state_dir;
     config->model_dir = old.model_dir;
     config->workers = old.workers;
+  }
+  Status backend = options_.backend->Reconfigure(*config);
+  if (!backend.ok()) {
+    MINERU_LOG(kError) << "reload failed, keeping the running configuration: " << backend.ToString();
+    notifier_.Ready();
+    return;
   }
   LogLevel level;
   if (ParseLogLevel(config->log_level, &level)) SetLogLevel(level);

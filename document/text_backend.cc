@@ -25,13 +25,15 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
   out.backend = "text";
   out.num_pages = doc.page_count();
   out.warnings = doc.TakeWarnings();
+  MINERU_ASSIGN_OR_RETURN(const ResolvedPages range, ResolvePageRange(options.pages, out.num_pages));
+  const auto slot = [&](int page_index) { return static_cast<size_t>(page_index - range.first); };
 
   // Pass 1: the text layer of every page (the style and the running headers need all of them).
-  std::vector<std::optional<PageContent>> contents(static_cast<size_t>(out.num_pages));
-  std::vector<PageResult> pages(static_cast<size_t>(out.num_pages));
-  for (int i = 0; i < out.num_pages; ++i) {
+  std::vector<std::optional<PageContent>> contents(static_cast<size_t>(range.count()));
+  std::vector<PageResult> pages(static_cast<size_t>(range.count()));
+  for (int i = range.first; i <= range.last; ++i) {
     if (Cancelled(options)) return Status(StatusCode::kCancelled, "document parsing was cancelled");
-    PageResult& page = pages[static_cast<size_t>(i)];
+    PageResult& page = pages[slot(i)];
     page.page_idx = i;
     auto content = ExtractPageContent(doc, i);
     AppendWarnings(page.warnings, doc.TakeWarnings());
@@ -47,7 +49,7 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
     }
     page.width_pt = content->page.width();
     page.height_pt = content->page.height();
-    contents[static_cast<size_t>(i)] = std::move(*content);
+    contents[slot(i)] = std::move(*content);
   }
   std::vector<PageContent> with_text;
   for (const auto& c : contents) {
@@ -57,10 +59,10 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
   with_text.clear();
 
   // Pass 2: layout, crops, progress.
-  for (int i = 0; i < out.num_pages; ++i) {
+  for (int i = range.first; i <= range.last; ++i) {
     if (Cancelled(options)) return Status(StatusCode::kCancelled, "document parsing was cancelled");
-    PageResult& page = pages[static_cast<size_t>(i)];
-    auto& content = contents[static_cast<size_t>(i)];
+    PageResult& page = pages[slot(i)];
+    auto& content = contents[slot(i)];
     if (content && content->num_chars == 0) {
       page.status = PageStatus::kNeedsOcr;
       page.error = kNeedsOcr;
@@ -94,7 +96,7 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
     content.reset();
     out.pages.push_back(std::move(page));
     if (options.on_page) {
-      PageProgress progress{i, out.num_pages, &out.pages.back()};
+      PageProgress progress{i, range.count(), &out.pages.back()};
       if (!options.on_page(progress))
         return Status(StatusCode::kCancelled, "stopped by the progress callback");
     }

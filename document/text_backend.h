@@ -11,6 +11,7 @@
 #include "common/result.h"
 #include "document/block.h"
 #include "document/limits.h"
+#include "document/page_range.h"
 #include "document/pdf_document.h"
 
 namespace mineru::document {
@@ -30,10 +31,13 @@ struct TextBackendOptions {
   bool crop_images = true;
   double crop_dpi = 144;
   int jpeg_quality = 90;
+  // The pages to parse (0-based, inclusive); page_idx in the results stays the document's own index.
+  PageRange pages;
 };
 
-// Parses every page of `doc`. A page MuPDF fails on is kept as PageStatus::kFailed with its error; the
-// whole call fails only on a limit (memory, time), cancellation or a document-level error.
+// Parses the pages of `doc` in options.pages (every page by default). A page MuPDF fails on is kept as
+// PageStatus::kFailed with its error; the whole call fails only on a limit (memory, time), cancellation or a
+// document-level error.
 Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOptions& options);
 
 // Convenience: Open + ParseWithTextLayer.

@@ -34,6 +34,9 @@ struct SubmitOptions {
   std::string name;              // base name of the outputs ("paper" -> paper.md); required
   bool detach = false;           // false: this connection receives the job's events
   std::string backend = "auto";  // "auto", "text" or "vlm"
+  // The pages to parse, 0-based and inclusive; last_page past the end means "to the end".
+  uint32_t first_page = 0;
+  uint32_t last_page = UINT32_MAX;
 };
 
 enum class JobState { kQueued, kRunning, kDone, kFailed, kCancelled };

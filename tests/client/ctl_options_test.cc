@@ -21,6 +21,23 @@ TEST(CtlOptionsTest, SubmitWithOptions) {
   EXPECT_EQ(o->files, (std::vector<std::string>{"a.pdf", "b.pdf"}));
 }
 
+TEST(CtlOptionsTest, PageRangesCountFromOne) {
+  using Range = std::pair<uint32_t, uint32_t>;
+  EXPECT_EQ(*ParsePageRange("3"), (Range{2, 2}));
+  EXPECT_EQ(*ParsePageRange("3-7"), (Range{2, 6}));
+  EXPECT_EQ(*ParsePageRange("3-"), (Range{2, UINT32_MAX}));
+  EXPECT_EQ(*ParsePageRange("1-1"), (Range{0, 0}));
+  for (const char* bad :
+       {"", "0", "0-3", "-3", "7-3", "a", "3-b", "3--4", "1 -2", "99999999999", "4294967295"}) {
+    EXPECT_EQ(ParsePageRange(bad).status().code(), StatusCode::kInvalidArgument) << bad;
+  }
+  auto o = Parse({"submit", "a.pdf", "--pages", "2-"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->first_page, 1u);
+  EXPECT_EQ(o->last_page, UINT32_MAX);
+  EXPECT_FALSE(Parse({"submit", "a.pdf", "--pages", "0"}).ok());
+}
+
 TEST(CtlOptionsTest, AliasesAndIds) {
   auto ps = Parse({"ps", "--all"});
   ASSERT_TRUE(ps.ok());

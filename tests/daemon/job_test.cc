@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <nlohmann/json.hpp>
+
 #include "daemon/backend.h"
 
 namespace mineru::daemon {
@@ -48,6 +50,7 @@ TEST(JobTest, InfoJsonRoundTrip) {
   info.error_code = StatusCode::kDeadlineExceeded;
   info.error = "too slow";
   info.results_fetched = true;
+  info.pages = document::PageRange{2, 6};
   auto back = JobInfoFromJson(JobInfoToJson(info));
   ASSERT_TRUE(back.ok()) << back.status().ToString();
   EXPECT_EQ(back->id, info.id);
@@ -62,6 +65,21 @@ TEST(JobTest, InfoJsonRoundTrip) {
   EXPECT_EQ(back->error_code, StatusCode::kDeadlineExceeded);
   EXPECT_EQ(back->error, "too slow");
   EXPECT_TRUE(back->results_fetched);
+  EXPECT_EQ(back->pages, (document::PageRange{2, 6}));
+}
+
+TEST(JobTest, RecordsWithoutAPageRangeMeanTheWholeDocument) {
+  JobInfo one;
+  one.id = 1;
+  nlohmann::json j = nlohmann::json::parse(JobInfoToJson(one));
+  j.erase("first_page");
+  j.erase("last_page");
+  auto back = JobInfoFromJson(j.dump());
+  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  EXPECT_TRUE(back->pages.whole());
+  j["first_page"] = 5;
+  j["last_page"] = 2;
+  EXPECT_EQ(JobInfoFromJson(j.dump()).status().code(), StatusCode::kDataLoss);
 }
 
 TEST(JobTest, BrokenJsonIsDataLoss) {

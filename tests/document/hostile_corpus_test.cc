@@ -30,7 +30,7 @@ namespace {
 
 constexpr uint64_t kMemoryCap = 256ull << 20;
 constexpr int64_t kTimeBudgetMs = 15'000;
-constexpr int kWallLimitMs = 40'000;      // the budget plus slack for a loaded 2-core machine
+constexpr int kWallLimitMs = 40'000;  // the budget plus slack for a loaded 2-core machine
 // Our own copies (renders, JPEGs, outputs) on top of MuPDF's cap; AddressSanitizer adds its shadow
 // memory and quarantine to the resident set (MuPDF's own cap is checked exactly either way).
 #if defined(__SANITIZE_ADDRESS__)

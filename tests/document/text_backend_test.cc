@@ -137,6 +137,50 @@ TEST(TextBackendTest, ProgressCallbackSeesEveryPageAndCanStop) {
   EXPECT_EQ(seen, (std::vector<int>{0, 1}));
 }
 
+TEST(TextBackendTest, PageRangeParsesOnlyThosePagesWithTheirOwnIndices) {
+  std::vector<uint8_t> pdf = MakePdf({{TextAt(72, 700, 12, "one")},
+                                      {TextAt(72, 700, 12, "two")},
+                                      {TextAt(72, 700, 12, "three")},
+                                      {TextAt(72, 700, 12, "four")}});
+  TextBackendOptions options;
+  options.pages = PageRange{1, 2};
+  std::vector<int> seen;
+  options.on_page = [&](const PageProgress& p) {
+    seen.push_back(p.page_index);
+    EXPECT_EQ(p.num_pages, 2);
+    return true;
+  };
+  auto parsed = ParseWithTextLayer(pdf, {}, options);
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(seen, (std::vector<int>{1, 2}));
+  EXPECT_EQ(parsed->num_pages, 4);
+  ASSERT_EQ(parsed->pages.size(), 2u);
+  EXPECT_EQ(parsed->pages[0].page_idx, 1);
+  const std::string md = WriteMarkdown(*parsed);
+  EXPECT_EQ(md.find("one"), std::string::npos) << md;
+  EXPECT_NE(md.find("two"), std::string::npos) << md;
+  EXPECT_NE(md.find("three"), std::string::npos) << md;
+  EXPECT_EQ(md.find("four"), std::string::npos) << md;
+
+  options.pages = PageRange{3, PageRange::kToEnd};
+  seen.clear();
+  options.on_page = [&](const PageProgress& p) {
+    seen.push_back(p.page_index);
+    return true;
+  };
+  ASSERT_TRUE(ParseWithTextLayer(pdf, {}, options).ok());
+  EXPECT_EQ(seen, (std::vector<int>{3}));
+
+  options.pages = PageRange{4, 9};
+  auto past = ParseWithTextLayer(pdf, {}, options);
+  EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(past.status().message().find("pages 5-10 starts past the end: the document has 4 pages"),
+            std::string::npos)
+      << past.status().ToString();
+  options.pages = PageRange{2, 1};
+  EXPECT_EQ(ParseWithTextLayer(pdf, {}, options).status().code(), StatusCode::kInvalidArgument);
+}
+
 TEST(TextBackendTest, CancelFlagStopsParsing) {
   CancelFlag cancel{true};
   TextBackendOptions options;

@@ -121,7 +121,7 @@ void DaemonHarness::Kill9() {
 
 RunResult DaemonHarness::Ctl(const std::vector<std::string>& args, const SpawnOptions& spawn,
                              int timeout_ms) const {
-  std::vector<std::string> argv = {MineructlPath(), "--socket", socket_path_};
+  std::vector<std::string> argv = {ctl_path_, "--socket", socket_path_};
   argv.insert(argv.end(), args.begin(), args.end());
   return RunProgram(argv, spawn, timeout_ms);
 }

@@ -49,12 +49,15 @@ class DaemonHarness {
   const std::string& socket_path() const { return socket_path_; }
   const std::string& state_dir() const { return state_dir_; }
   void set_state_dir(std::string dir) { state_dir_ = std::move(dir); }
+  // Runs this mineructl instead of the build's (a copy another user can execute).
+  void set_ctl_path(std::string path) { ctl_path_ = std::move(path); }
 
  private:
   std::string dir_;
   std::string socket_path_;
   std::string state_dir_;
   std::string log_path_;
+  std::string ctl_path_ = MineructlPath();
   std::string notify_path_;
   UniqueFd notify_fd_;
   // A thread drains the notify socket all the time, as systemd does: a full datagram queue would

@@ -98,6 +98,12 @@ TEST_F(SecurityTest, SecondUidCannotSeeOrTouchAnotherUsersJobs) {
   std::string user_dir = tmp_.path() + "/user";
   fs::create_directories(user_dir);
   ASSERT_EQ(::chown(user_dir.c_str(), pw->pw_uid, pw->pw_gid), 0);
+  // The build tree may lie in a folder only root can enter (a 0700 temporary folder): the second user
+  // runs a copy of mineructl (statically linked to our libraries) from the test's own folder.
+  const std::string ctl = tmp_.path() + "/mineructl";
+  fs::copy_file(MineructlPath(), ctl);
+  ASSERT_EQ(::chmod(ctl.c_str(), 0755), 0);
+  daemon_->set_ctl_path(ctl);
 
   ASSERT_TRUE(daemon_->Start({"--set", "socket_mode=0666"}));
   std::string root_job = FirstLine(daemon_->Ctl({"submit", "--detach", sample_}).out);

@@ -37,6 +37,7 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
   EXPECT_EQ(got.kv_page_tokens, want.kv_page_tokens);
   EXPECT_EQ(got.prefill_chunk_tokens, want.prefill_chunk_tokens);
   EXPECT_EQ(got.max_batch, want.max_batch);
+  EXPECT_EQ(got.max_new_tokens, want.max_new_tokens);
   EXPECT_EQ(got.workers, want.workers);
   EXPECT_EQ(got.render_dpi, want.render_dpi);
   EXPECT_EQ(got.max_jobs_queued, want.max_jobs_queued);
@@ -56,7 +57,8 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
 constexpr char kPoisonText[] =
     "socket = /x/s\nsocket_mode = 0600\nstate_dir = /x/st\nmodel_dir = /x/m\nlog_level = error\nvram_budget "
     "= 7\n"
-    "pinned_budget = 7\nkeep_alive = 7ms\nkv_page_tokens = 7\nprefill_chunk = 7\nmax_batch = 7\n"
+    "pinned_budget = 7\nkeep_alive = 7ms\nkv_page_tokens = 7\nprefill_chunk = 7\nmax_batch = "
+    "7\nmax_new_tokens = 7\n"
     "workers = 7\nrender_dpi = 77\nmax_jobs_queued = 7\nmax_jobs_per_user = 7\n"
     "max_document_size = 7\nmax_bytes_per_user = 7\nmax_pages = 7\nmax_seconds = 7\n"
     "mupdf_memory = 7\ndrain_timeout = 7ms\nresult_retention = 7ms\nadmin_group = x\n";
@@ -209,6 +211,7 @@ TEST(MinerudConfPageTest, PoisonedConfigDiffersInEveryField) {
   EXPECT_NE(poisoned.kv_page_tokens, defaults.kv_page_tokens);
   EXPECT_NE(poisoned.prefill_chunk_tokens, defaults.prefill_chunk_tokens);
   EXPECT_NE(poisoned.max_batch, defaults.max_batch);
+  EXPECT_NE(poisoned.max_new_tokens, defaults.max_new_tokens);
   EXPECT_NE(poisoned.workers, defaults.workers);
   EXPECT_NE(poisoned.render_dpi, defaults.render_dpi);
   EXPECT_NE(poisoned.max_jobs_queued, defaults.max_jobs_queued);

@@ -1,0 +1,308 @@
+#include "daemon/vlm_backend.h"
+
+#include <ATen/Parallel.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <sstream>
+
+#include "common/log.h"
+#include "daemon/page_batcher.h"
+#include "document/model_output_parser.h"
+#include "document/output_writer.h"
+#include "document/pdf_document.h"
+#include "engine/checkpoint.h"
+#include "engine/image_merge.h"
+#include "engine/image_preprocess.h"
+#include "engine/local_weight_store.h"
+#include "engine/mineru2_model.h"
+#include "engine/model_units.h"
+#include "engine/prompt_template.h"
+#include "engine/tokenizer.h"
+#include "engine/tokenizer_prompt.h"
+#include "engine/torch_status.h"
+#include "residency/cuda_device.h"
+#include "residency/host_device.h"
+#include "residency/residency_manager.h"
+
+namespace mineru::daemon {
+namespace {
+
+// Working memory on the device beyond weights and KV (activations of a prefill chunk, the vision
+// tower's crops) that a budget of 0 ("everything resident") leaves room for.
+constexpr uint64_t kAutoWorkspaceBytes = 1ull << 30;
+// KV cache for a batch is capped here unless one page alone needs more.
+constexpr uint64_t kMaxAutoKvBytes = 4ull << 30;
+
+Result<std::unique_ptr<residency::Device>> OpenDevice() {
+#if defined(MINERU_HAVE_CUDA)
+  if (residency::CudaDeviceAvailable()) return residency::CreateCudaDevice(0);
+#endif
+  return std::unique_ptr<residency::Device>(std::make_unique<residency::HostDevice>());
+}
+
+}  // namespace
+
+// The smallest kGpu budget that can run a page: the largest unit must fit while it computes.
+static Status CheckBudget(uint64_t budget, uint64_t largest_unit) {
+  if (budget >= largest_unit) return Status::Ok();
+  return InvalidArgument("the model needs a vram_budget of at least " + residency::FormatBytes(largest_unit) +
+                         " (its largest unit); " + residency::FormatBytes(budget) + " is too small");
+}
+
+struct VlmBackend::State {
+  Config config;
+  std::unique_ptr<residency::Device> device;
+  std::unique_ptr<residency::ResidencyManager> manager;
+  std::unique_ptr<engine::Tokenizer> tokenizer;
+  std::unique_ptr<engine::Mineru2Model> model;
+  std::unique_ptr<PageBatcher> batcher;
+  uint64_t weight_bytes = 0;
+  uint64_t largest_unit_bytes = 0;
+  uint64_t kv_bytes_per_token = 0;
+  int64_t kv_capacity_tokens = 0;
+  int64_t window_pages = 1;
+};
+
+VlmBackend::VlmBackend(std::unique_ptr<State> state) : state_(std::move(state)) {}
+
+VlmBackend::~VlmBackend() {
+  // The batcher's thread uses the model; the model's weights live in the manager on the device.
+  if (state_) {
+    state_->batcher.reset();
+    state_->model.reset();
+    state_->manager.reset();
+  }
+}
+
+Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
+  auto st = std::make_unique<State>();
+  st->config = config;
+  const std::filesystem::path dir = config.model_dir;
+  MINERU_ASSIGN_OR_RETURN(engine::ModelConfig mc, engine::ModelConfig::Load(dir));
+  if (!mc.multimodal) {
+    return InvalidArgument(dir.string() +
+                           " holds a text-only model; minerud needs MinerU 2.0 (a vision tower)");
+  }
+  const std::filesystem::path tokenizer_path = dir / "tokenizer.json";
+  MINERU_ASSIGN_OR_RETURN(st->tokenizer, engine::Tokenizer::FromFile(tokenizer_path));
+  MINERU_ASSIGN_OR_RETURN(int32_t image_token,
+                          engine::ResolveImageTokenId(*st->tokenizer, mc.multimodal->image_token_index));
+  MINERU_ASSIGN_OR_RETURN(std::vector<int32_t> prompt,
+                          engine::EncodeImagePrompt(*st->tokenizer, engine::MineruPrompt(), image_token));
+  for (int32_t id : prompt) {
+    if (id < 0 || id >= mc.text.vocab_size) {
+      return InvalidArgument(tokenizer_path.string() + " encodes the MinerU prompt to token " +
+                             std::to_string(id) + ", outside the model's vocabulary of " +
+                             std::to_string(mc.text.vocab_size));
+    }
+  }
+
+  // Sizes: weights as stored (the manager holds the file's bytes), the KV cache in the compute dtype.
+  MINERU_ASSIGN_OR_RETURN(engine::Checkpoint ckpt, engine::Checkpoint::Open(dir));
+  MINERU_ASSIGN_OR_RETURN(std::vector<engine::UnitInfo> units, engine::ListModelUnits(ckpt, mc));
+  for (const auto& u : units) {
+    st->weight_bytes += u.size_bytes;
+    st->largest_unit_bytes = std::max(st->largest_unit_bytes, u.size_bytes);
+  }
+  MINERU_ASSIGN_OR_RETURN(st->device, OpenDevice());
+  const at::ScalarType dtype = st->device->is_cuda() ? at::kBFloat16 : at::kFloat;
+  st->kv_bytes_per_token = static_cast<uint64_t>(mc.text.num_layers) * 2 *
+                           static_cast<uint64_t>(mc.text.num_kv_heads * mc.text.head_dim) *
+                           at::elementSize(dtype);
+  const int64_t max_new_tokens =
+      config.max_new_tokens > 0 ? config.max_new_tokens : mc.generation.max_new_tokens;
+  const auto& mm = *mc.multimodal;
+  const int64_t largest_image = engine::MergedImageShape(engine::TileGrid{mm.max_grid_side, mm.max_grid_side},
+                                                         mm.vision.patches_per_side, mm.anyres_max_tiles)
+                                    .num_tokens;
+  const int64_t page_tokens = static_cast<int64_t>(prompt.size()) - 1 + largest_image + max_new_tokens;
+  const int64_t batch_tokens = std::max<int64_t>(
+      page_tokens, std::min<int64_t>(config.max_batch * page_tokens,
+                                     static_cast<int64_t>(kMaxAutoKvBytes / st->kv_bytes_per_token)));
+  st->kv_capacity_tokens = batch_tokens;
+  st->window_pages = std::clamp<int64_t>(batch_tokens / page_tokens, 1, config.max_batch);
+
+  residency::ResidencyOptions ro;
+  ro.gpu_budget_bytes = config.vram_budget_bytes;
+  if (ro.gpu_budget_bytes == 0) {
+    ro.gpu_budget_bytes =
+        st->weight_bytes + static_cast<uint64_t>(batch_tokens) * st->kv_bytes_per_token + kAutoWorkspaceBytes;
+  }
+  MINERU_RETURN_IF_ERROR(CheckBudget(ro.gpu_budget_bytes, st->largest_unit_bytes));
+  ro.pinned_budget_bytes = config.pinned_budget_bytes;
+  if (ro.pinned_budget_bytes == 0) ro.pinned_budget_bytes = st->weight_bytes;
+  ro.keep_alive_ms = config.keep_alive_ms;
+  MINERU_ASSIGN_OR_RETURN(st->manager, residency::ResidencyManager::Create(st->device.get(), ro));
+
+  engine::ModelOptions mo;
+  mo.compute_dtype = dtype;
+  mo.kv_page_tokens = config.kv_page_tokens;
+  mo.kv_capacity_tokens = batch_tokens;
+  mo.residency = st->manager.get();
+  MINERU_ASSIGN_OR_RETURN(st->model, engine::Mineru2Model::Load(dir, mo));
+
+  PageBatcherOptions bo;
+  bo.model = st->model.get();
+  bo.tokenizer = st->tokenizer.get();
+  bo.prompt_tokens.assign(prompt.begin(), prompt.end());
+  bo.max_batch = config.max_batch;
+  bo.max_new_tokens = max_new_tokens;
+  bo.no_repeat_ngram_size = mc.generation.no_repeat_ngram_size;
+  bo.eos_token_ids = mc.generation.eos_token_ids;
+  bo.prefill_chunk_tokens = config.prefill_chunk_tokens;
+  bo.kv_capacity_tokens = batch_tokens;
+  st->batcher = std::make_unique<PageBatcher>(std::move(bo));
+  return std::unique_ptr<VlmBackend>(new VlmBackend(std::move(st)));
+}
+
+std::string VlmBackend::Describe() const {
+  std::ostringstream s;
+  s << "MinerU 2.0 from " << state_->config.model_dir << " on " << state_->device->Describe() << ": weights "
+    << residency::FormatBytes(state_->weight_bytes) << ", VRAM budget "
+    << residency::FormatBytes(state_->manager->budget(residency::Tier::kGpu)) << ", KV for "
+    << state_->kv_capacity_tokens << " tokens, up to " << state_->window_pages << " pages per batch";
+  return s.str();
+}
+
+Result<BackendOutput> VlmBackend::Parse(const BackendInput& input, const PageProgressFn& progress,
+                                        const CancelFlag& cancel) {
+  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<document::PdfDocument> pdf, OpenBackendDocument(input, cancel));
+  document::ParsedDocument doc;
+  doc.backend = "vlm";
+  doc.num_pages = pdf->page_count();
+  doc.warnings = pdf->TakeWarnings();
+  MINERU_ASSIGN_OR_RETURN(const document::ResolvedPages range,
+                          document::ResolvePageRange(input.pages, doc.num_pages));
+  const auto& mm = *state_->model->config().multimodal;
+  engine::ImagePreprocessOptions po;
+  po.anyres.tile_size = static_cast<int>(mm.vision.image_size);
+  po.anyres.max_tiles_per_side = static_cast<int>(mm.max_grid_side);
+  const double dpi = static_cast<double>(state_->config.render_dpi);
+
+  int64_t pages_done = 0;
+  for (int first = range.first; first <= range.last; first += static_cast<int>(state_->window_pages)) {
+    const int last = std::min<int>(range.last, first + static_cast<int>(state_->window_pages) - 1);
+    struct Rendered {
+      int page_index = 0;
+      document::PageSize size;
+      document::RgbImage image;
+      std::string error;  // set when the page could not be rendered
+    };
+    std::vector<Rendered> rendered;
+    std::vector<PageWork> work;
+    for (int i = first; i <= last; ++i) {
+      if (cancel.load(std::memory_order_acquire))
+        return Status(StatusCode::kCancelled, "the job was cancelled");
+      Rendered r;
+      r.page_index = i;
+      auto size = pdf->GetPageSize(i);
+      auto image = size.ok() ? pdf->RenderPage(i, dpi) : Result<document::RgbImage>(size.status());
+      if (!image.ok()) {
+        const Status& s = image.status();
+        // A limit of the document ends it; a page MuPDF cannot draw (or over the pixel cap) fails alone.
+        if (s.code() == StatusCode::kDeadlineExceeded || s.code() == StatusCode::kCancelled ||
+            (s.code() == StatusCode::kResourceExhausted && !s.message().starts_with("page render of"))) {
+          return s.WithContext("page " + std::to_string(i + 1));
+        }
+        r.error = s.message();
+        rendered.push_back(std::move(r));
+        continue;
+      }
+      r.size = *size;
+      r.image = std::move(*image);
+      const engine::ImageU8View view{r.image.pixels.data(), r.image.width, r.image.height, 3,
+                                     static_cast<size_t>(r.image.width) * 3};
+      MINERU_ASSIGN_OR_RETURN(engine::PreprocessedImage pre, engine::PreprocessImage(view, po));
+      PageWork w;
+      MINERU_ASSIGN_OR_RETURN(w.pixels, engine::CatchTorch("page pixels", [&]() -> Result<at::Tensor> {
+                                return at::from_blob(pre.pixel_values.data(),
+                                                     {pre.num_crops, 3, pre.crop_size, pre.crop_size},
+                                                     at::kFloat)
+                                    .clone();
+                              }));
+      w.image_width = pre.image_width;
+      w.image_height = pre.image_height;
+      w.cancel = &cancel;
+      w.deadline = input.deadline;
+      work.push_back(std::move(w));
+      rendered.push_back(std::move(r));
+    }
+    std::vector<std::future<Result<std::string>>> texts = state_->batcher->Submit(std::move(work));
+    size_t next_text = 0;
+    for (Rendered& r : rendered) {
+      if (!r.error.empty()) {
+        document::PageResult page;
+        page.page_idx = r.page_index;
+        page.status = document::PageStatus::kFailed;
+        page.error = r.error;
+        doc.pages.push_back(std::move(page));
+      } else {
+        Result<std::string> text = texts[next_text++].get();
+        if (!text.ok()) {
+          // Wait for the rest of the window: their pages point into this job's cancel flag.
+          for (; next_text < texts.size(); ++next_text) texts[next_text].wait();
+          if (cancel.load(std::memory_order_acquire)) {
+            return Status(StatusCode::kCancelled, "the job was cancelled");
+          }
+          return text.status().WithContext("page " + std::to_string(r.page_index + 1));
+        }
+        doc.pages.push_back(document::BuildVlmPage(r.page_index, r.size.width_pt, r.size.height_pt,
+                                                   std::move(*text), r.image, doc));
+      }
+      r.image = {};
+      progress(++pages_done, range.count());
+    }
+  }
+  MINERU_ASSIGN_OR_RETURN(document::OutputFiles files, document::WriteOutputs(doc, input.name, pdf.get()));
+  return ToBackendOutput(std::move(files), static_cast<int64_t>(doc.pages.size()));
+}
+
+BackendStats VlmBackend::Stats() const {
+  BackendStats out;
+  const residency::Stats st = state_->manager->GetStats();
+  for (residency::Tier tier : residency::kAllTiers) {
+    const residency::TierStats& t = st.tiers[residency::TierIndex(tier)];
+    shm::TierStats row;
+    row.tier = std::string(residency::TierName(tier));
+    row.budget_bytes = t.budget_bytes;
+    row.used_bytes = t.reserved_bytes;
+    row.peak_bytes = t.peak_bytes;
+    row.units_resident = t.units_resident;
+    out.tiers.push_back(row);
+  }
+  const PageBatcherStats b = state_->batcher->stats();
+  out.counters = {
+      {"model_bytes_promoted_total", static_cast<double>(st.bytes_promoted)},
+      {"model_bytes_demoted_total", static_cast<double>(st.bytes_demoted)},
+      {"model_prefetch_hits_total", static_cast<double>(st.prefetch_hits)},
+      {"model_prefetch_stalls_total", static_cast<double>(st.prefetch_stalls)},
+      {"model_evictions_total", static_cast<double>(st.evictions)},
+      {"model_idle_demotions_total", static_cast<double>(st.idle_demotions)},
+      {"kv_capacity_tokens", static_cast<double>(state_->kv_capacity_tokens)},
+      {"vlm_batches_total", static_cast<double>(b.batches)},
+      {"vlm_pages_total", static_cast<double>(b.pages)},
+      {"vlm_largest_batch", static_cast<double>(b.largest_batch)},
+      {"vlm_tokens_generated_total", static_cast<double>(b.tokens_generated)},
+      {"vlm_pages_waiting", static_cast<double>(b.pages_waiting)},
+  };
+  return out;
+}
+
+Status VlmBackend::Reconfigure(const Config& config) {
+  State& st = *state_;
+  if (config.vram_budget_bytes != st.config.vram_budget_bytes && config.vram_budget_bytes != 0) {
+    MINERU_RETURN_IF_ERROR(CheckBudget(config.vram_budget_bytes, st.largest_unit_bytes));
+    MINERU_RETURN_IF_ERROR(
+        st.manager->SetBudget(residency::Tier::kGpu, config.vram_budget_bytes).WithContext("vram_budget"));
+    MINERU_LOG(kInfo) << "VRAM budget now " << residency::FormatBytes(config.vram_budget_bytes);
+    st.config.vram_budget_bytes = config.vram_budget_bytes;
+  } else if (config.vram_budget_bytes != st.config.vram_budget_bytes) {
+    MINERU_LOG(kWarning) << "vram_budget = 0 (all free memory) takes effect at restart";
+  }
+  return Status::Ok();
+}
+
+void VlmBackend::Tick() { state_->manager->Tick(); }
+
+}  // namespace mineru::daemon

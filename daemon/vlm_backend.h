@@ -1,0 +1,43 @@
+// VlmBackend: MinerU 2.0 on the engine, the backend when a model folder is configured. The model is
+// loaded once and kept for every client: its weights live in a ResidencyManager under the configured
+// VRAM budget (CudaDevice when this build has CUDA and a GPU is present, else HostDevice, where "device"
+// memory is host memory with the same accounting), and one PageBatcher thread runs it.
+// A job's worker renders its pages at render_dpi and preprocesses them in parallel with other jobs,
+// hands them to the batcher a window at a time (so pages of one document, and of several clients,
+// share batches), and turns each page's model text into blocks (document/model_output_parser.h) and
+// MinerU's output files, NAME_model_output.txt included.
+// Run-time control: Reconfigure() applies a new vram_budget (SIGHUP) at once — shrinking frees
+// unleased weights within a pass; Tick() demotes idle weights after keep_alive.
+#pragma once
+
+#include <memory>
+
+#include "common/config.h"
+#include "daemon/backend.h"
+
+namespace mineru::daemon {
+
+class VlmBackend final : public Backend {
+ public:
+  // Loads and validates the model folder (config, checkpoint header, tokenizer.json); weights stay
+  // on the disk tier until the first page needs them. Errors name the file and what is wrong.
+  static Result<std::unique_ptr<VlmBackend>> Load(const Config& config);
+  ~VlmBackend() override;
+
+  std::string_view name() const override { return "vlm"; }
+  Result<BackendOutput> Parse(const BackendInput& input, const PageProgressFn& progress,
+                              const CancelFlag& cancel) override;
+  BackendStats Stats() const override;
+  Status Reconfigure(const Config& config) override;
+  void Tick() override;
+
+  // One line for the log: device, budgets, what fits.
+  std::string Describe() const;
+
+ private:
+  struct State;
+  explicit VlmBackend(std::unique_ptr<State> state);
+  std::unique_ptr<State> state_;
+};
+
+}  // namespace mineru::daemon
