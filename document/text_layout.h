@@ -26,7 +26,16 @@ struct DocumentStyle {
   std::string body_font;               // family of most body characters
   std::vector<double> heading_sizes;   // descending; index = level - 1
   std::set<std::string> running_keys;  // masked text of repeated header / footer lines
+  // Styles (StyleKey) set as running text: most of their lines sit in stacks of two or more lines of the
+  // same style (code listings, figure labels, sidebars). A line in such a style is no heading by style.
+  std::set<std::string> stacked_styles;
+  // Font families whose measurable lines have uniform advances (MeasureAdvances): their lines are
+  // monospaced even where a line has nothing to measure ("END;").
+  std::set<std::string> monospace_fonts;
 };
+
+// Family, size (half points), weight and slant of a line: "Times@20" with "/b" and "/i" appended.
+std::string StyleKey(const TextLine& line);
 
 // Body size, heading sizes and running headers / footers across all pages.
 DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages);
