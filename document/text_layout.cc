@@ -86,21 +86,24 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
   }
   std::sort(spans.begin(), spans.end());
   double best_score = 0, gx0 = 0, gx1 = 0;
-  // Columns only where most items are narrow: a single column with a few short lines or a table of
-  // numbers has no gutter.
-  if (spans.size() * 2 < ids.size()) spans.clear();
+  // Columns only where most items are narrow (a single column with a few short lines or a table of
+  // numbers has no gutter), or where almost nothing crosses the gutter: a narrow column beside a wider
+  // one, whose lines are wide next to the region.
+  bool mostly_narrow = spans.size() * 2 >= ids.size();
   double reach = spans.empty() ? 0 : spans.front().second;
   for (size_t i = 1; i < spans.size(); ++i) {
     if (spans[i].first - reach >= 6) {
       double g0 = reach, g1 = spans[i].first;
-      size_t left = 0, right = 0;
+      size_t left = 0, right = 0, crossing = 0;
       for (size_t id : ids) {
         const Rect& b = items[id].box;
         if (b.x1 <= g0 + 1) ++left;
         if (b.x0 >= g1 - 1) ++right;
+        if (b.x0 < g0 - 1 && b.x1 > g1 + 1) ++crossing;
       }
+      bool clear = crossing * 10 <= ids.size() && (left + right) * 4 >= ids.size() * 3;
       double score = static_cast<double>(std::min(left, right));
-      if (left >= 2 && right >= 2 && score > best_score) {
+      if ((mostly_narrow || clear) && left >= 2 && right >= 2 && score > best_score) {
         best_score = score;
         gx0 = g0;
         gx1 = g1;
@@ -478,6 +481,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
 
   // 4. Paragraphs and block types.
   std::vector<Block> blocks;
+  std::vector<std::string> block_styles;  // StyleKey of each text block's first line ("" for others)
   auto emit_paragraph = [&](const Paragraph& p) {
     if (p.lines.empty()) return;
     const TextLine& first = lines[p.lines.front()];
@@ -500,11 +504,14 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     double size = first.font_size;
     int level = 0;
     bool leaders = text.find(". . .") != std::string::npos || text.find("....") != std::string::npos;
+    // An address ("example.com/docs") is no heading.
+    bool address = text.find(' ') == std::string::npos && text.find('/') != std::string::npos &&
+                   text.find('.') != std::string::npos;
     bool larger = size >= style.body_size * kHeadingRatio;
     // A bulleted line is a list item at any size. "(1) Scope" set in a heading size is a numbered heading,
     // not a list; a numbered list merely set larger than the body stays a list.
     if ((marker == 0 || (numbered && larger && p.lines.size() == 1)) && p.lines.size() <= 3 &&
-        text.size() <= 200 && !all_mono && !leaders) {
+        text.size() <= 200 && !all_mono && !leaders && !address) {
       for (size_t k = 0; k < style.heading_sizes.size(); ++k) {
         if (size >= style.heading_sizes[k] - 0.45) {
           level = static_cast<int>(k) + 1;
@@ -555,16 +562,64 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       block.content = text;
     }
     blocks.push_back(std::move(block));
+    block_styles.push_back(StyleKey(first));
   };
 
+  // Whether `line` continues paragraph `para` (whose last line is `prev`); list_text_x >= 0 is where the
+  // current list item's text starts (continuation lines align with it).
+  auto continues = [&](const Paragraph& para, const TextLine& line, double list_text_x) {
+    if (para.lines.empty()) return false;
+    const TextLine& prev = lines[para.lines.back()];
+    bool numbered = false;
+    if (ListMarkerLength(line.text, &numbered) > 0) return false;
+    double size = std::max(1.0, std::max(prev.font_size, line.font_size));
+    bool heading_size = std::min(prev.font_size, line.font_size) >= kHeadingRatio * style.body_size;
+    bool same_face = prev.bold == line.bold && prev.monospace == line.monospace && prev.font == line.font &&
+                     prev.italic == line.italic;
+    // A heading set in large type may step its size down a little from line to line.
+    double size_step = std::fabs(prev.font_size - line.font_size);
+    bool same_style = same_face && (size_step < 0.8 || (heading_size && size_step <= 0.12 * size));
+    // A heading in pieces on one baseline ("1" and "Introduction" set apart): one line.
+    double x_gap = line.box.x0 - prev.box.x1;
+    if (same_face && size_step < 0.8 && heading_size &&
+        VerticalOverlap(prev.box, line.box) >= 0.6 && x_gap >= 0 && x_gap < 3 * size) {
+      return true;
+    }
+    double gap = line.box.y0 - prev.box.y1;
+    bool overlaps_x = line.box.x0 < para.box.x1 && line.box.x1 > para.box.x0;
+    bool prev_short = prev.box.x1 < para.box.x1 - 0.2 * para.box.width() && EndsSentence(prev.text);
+    // Headings (larger than body text) have more leading than paragraphs.
+    double max_gap = (line.font_size >= kHeadingRatio * style.body_size ? 1.1 : 0.75) * size;
+    bool join = gap < max_gap && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
+    if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
+    return join;
+  };
+  Paragraph para;
+  double list_text_x = -1;
+  std::vector<size_t> aside;  // lines set beside the paragraph, read after it
+  auto end_paragraph = [&] {
+    emit_paragraph(para);
+    para = {};
+    list_text_x = -1;
+    for (size_t li : aside) {
+      Paragraph single;
+      single.lines.push_back(li);
+      single.box = lines[li].box;
+      emit_paragraph(single);
+    }
+    aside.clear();
+  };
   for (const std::vector<size_t>& flow : flows) {
-    Paragraph para;
-    double list_text_x = -1;  // x where the current list item's text starts (continuation lines align)
-    for (size_t id : flow) {
-      const Item& item = items[id];
+    // A paragraph may go on into the next flow (a two-line title cut into two bands by the column split);
+    // otherwise a flow starts a paragraph.
+    if (flow.empty() || items[flow.front()].kind != ItemKind::kLine ||
+        !continues(para, lines[items[flow.front()].index], list_text_x)) {
+      end_paragraph();
+    }
+    for (size_t f = 0; f < flow.size(); ++f) {
+      const Item& item = items[flow[f]];
       if (item.kind != ItemKind::kLine) {
-        emit_paragraph(para);
-        para = {};
+        end_paragraph();
         Block b;
         b.bbox = ToPageFrame(item.box, pr);
         if (item.kind == ItemKind::kTable) {
@@ -574,31 +629,26 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
           b.type = BlockType::kImage;
         }
         blocks.push_back(std::move(b));
+        block_styles.emplace_back();
         continue;
       }
       const TextLine& line = lines[item.index];
-      bool numbered = false;
-      bool starts_item = ListMarkerLength(line.text, &numbered) > 0;
-      bool join = false;
-      if (!para.lines.empty()) {
-        const TextLine& prev = lines[para.lines.back()];
-        double size = std::max(1.0, std::max(prev.font_size, line.font_size));
-        double gap = line.box.y0 - prev.box.y1;
-        bool same_style = std::fabs(prev.font_size - line.font_size) < 0.8 && prev.bold == line.bold &&
-                          prev.monospace == line.monospace && prev.font == line.font &&
-                          prev.italic == line.italic;
-        bool overlaps_x = line.box.x0 < para.box.x1 && line.box.x1 > para.box.x0;
-        bool prev_short = prev.box.x1 < para.box.x1 - 0.2 * para.box.width() && EndsSentence(prev.text);
-        // Headings (larger than body text) have more leading than paragraphs.
-        double max_gap = (line.font_size >= kHeadingRatio * style.body_size ? 1.1 : 0.75) * size;
-        join = !starts_item && gap < max_gap && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
-        if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
+      bool join = continues(para, line, list_text_x);
+      if (!join && !para.lines.empty() && f + 1 < flow.size() && items[flow[f + 1]].kind == ItemKind::kLine) {
+        // A small line beside the paragraph, between two of its lines ("Chapter 1." left of a two-line
+        // chapter title): read after the paragraph.
+        const TextLine& next = lines[items[flow[f + 1]].index];
+        bool beside = line.box.x1 <= para.box.x0 || line.box.x0 >= para.box.x1;
+        if (beside && line.font_size < next.font_size && line.box.y1 <= next.box.y1 &&
+            continues(para, next, list_text_x)) {
+          aside.push_back(item.index);
+          continue;
+        }
       }
       if (!join) {
-        emit_paragraph(para);
-        para = {};
-        list_text_x = -1;
-        if (starts_item && !line.chars.empty()) {
+        end_paragraph();
+        bool numbered = false;
+        if (ListMarkerLength(line.text, &numbered) > 0 && !line.chars.empty()) {
           // The text after the marker starts after the first space char.
           for (size_t k = 0; k < line.chars.size(); ++k) {
             if (line.chars[k].rune == ' ' && k + 1 < line.chars.size()) {
@@ -611,11 +661,22 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       para.lines.push_back(item.index);
       para.box = para.box.Union(line.box);
     }
-    emit_paragraph(para);
+  }
+  end_paragraph();
+
+  // A heading is set apart from the text under it: a title followed by text or a list in its own style
+  // is the lead-in of that text ("Let's introduce a list" over the list's items, all in one style).
+  for (size_t i = 0; i + 1 < blocks.size(); ++i) {
+    const Block& next = blocks[i + 1];
+    if (blocks[i].type == BlockType::kTitle && (next.type == BlockType::kText || next.type == BlockType::kList) &&
+        block_styles[i] == block_styles[i + 1]) {
+      DemoteTitle(blocks[i]);
+    }
   }
 
-  // A run of three or more same-level titles with nothing but images between them is a cover, a code
-  // listing or a list set in a large font, not a stack of headings.
+  // A run of three or more titles in one font and size with nothing but images between them is a cover, a
+  // code listing or a list set in a large font, not a stack of headings.
+  auto face = [&](size_t k) { return block_styles[k].substr(0, block_styles[k].find('/')); };
   for (size_t i = 0; i < blocks.size();) {
     if (blocks[i].type != BlockType::kTitle) {
       ++i;
@@ -625,7 +686,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     size_t j = i + 1;
     for (; j < blocks.size(); ++j) {
       if (blocks[j].type == BlockType::kImage) continue;
-      if (blocks[j].type != BlockType::kTitle || blocks[j].title_level != blocks[i].title_level) break;
+      if (blocks[j].type != BlockType::kTitle || face(j) != face(i)) break;
       run.push_back(j);
     }
     if (run.size() >= 3) {
@@ -650,13 +711,13 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   }
   for (size_t k : list_titles) DemoteTitle(blocks[k]);
 
-  // Seven or more titles of one level on a page are a listing or a diagram set in a larger font.
-  std::map<int, int> per_level;
-  for (const Block& b : blocks) {
-    if (b.type == BlockType::kTitle) ++per_level[b.title_level];
+  // Seven or more titles in one font and size on a page are a listing or a diagram set in a larger font.
+  std::map<std::string, int> per_face;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    if (blocks[k].type == BlockType::kTitle) ++per_face[face(k)];
   }
-  for (Block& b : blocks) {
-    if (b.type == BlockType::kTitle && per_level[b.title_level] >= 7) DemoteTitle(b);
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    if (blocks[k].type == BlockType::kTitle && per_face[face(k)] >= 7) DemoteTitle(blocks[k]);
   }
 
   // Demoted list items join the list next to them.
