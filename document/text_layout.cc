@@ -199,7 +199,8 @@ void DemoteTitle(Block& b) {
     return;
   }
   b.type = BlockType::kList;
-  b.content = (numbered ? b.content.substr(0, marker - 1) + " " : std::string("- ")) + b.content.substr(marker);
+  b.content =
+      (numbered ? b.content.substr(0, marker - 1) + " " : std::string("- ")) + b.content.substr(marker);
 }
 
 }  // namespace
@@ -207,7 +208,7 @@ void DemoteTitle(Block& b) {
 bool IsPageNumberText(const std::string& text) {
   std::string t = MaskDigits(text);
   // "#-#": chapter-page numbering ("7-45").
-  static const char* kForms[] = {"#",   "-#-",      "–#–",     "—#—", "page#", "#of#", "#/#",
+  static const char* kForms[] = {"#",        "-#-",     "–#–", "—#—", "page#", "#of#", "#/#",
                                  "page#of#", "page#/#", "[#]", "(#)", "#-#",   "#–#"};
   for (const char* f : kForms) {
     if (t == f) return true;
@@ -414,7 +415,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   {
     std::vector<size_t> order(lines.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return lines[a].box.y0 < lines[b].box.y0; });
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return lines[a].box.y0 < lines[b].box.y0; });
     std::vector<std::string> keys;
     for (const TextLine& l : lines) keys.push_back(StyleKey(l));
     for (size_t oi = 0; oi < order.size(); ++oi) {
@@ -525,7 +527,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       // text; "HelveticaNeue" is the family of "Helvetica") and not ending like a sentence, in a style that
       // is not used for stacks of lines (code, figure labels, sidebars).
       bool other_family = !first.font.empty() && !style.body_font.empty() &&
-                          !first.font.starts_with(style.body_font) && !style.body_font.starts_with(first.font);
+                          !first.font.starts_with(style.body_font) &&
+                          !style.body_font.starts_with(first.font);
       bool heading_style = style.stacked_styles.count(StyleKey(first)) == 0;
       // A standalone italic line at body size starting with a capital is a run-in subheading.
       bool italic_head =
@@ -581,8 +584,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     bool same_style = same_face && (size_step < 0.8 || (heading_size && size_step <= 0.12 * size));
     // A heading in pieces on one baseline ("1" and "Introduction" set apart): one line.
     double x_gap = line.box.x0 - prev.box.x1;
-    if (same_face && size_step < 0.8 && heading_size &&
-        VerticalOverlap(prev.box, line.box) >= 0.6 && x_gap >= 0 && x_gap < 3 * size) {
+    if (same_face && size_step < 0.8 && heading_size && VerticalOverlap(prev.box, line.box) >= 0.6 &&
+        x_gap >= 0 && x_gap < 3 * size) {
       return true;
     }
     double gap = line.box.y0 - prev.box.y1;
@@ -668,7 +671,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // is the lead-in of that text ("Let's introduce a list" over the list's items, all in one style).
   for (size_t i = 0; i + 1 < blocks.size(); ++i) {
     const Block& next = blocks[i + 1];
-    if (blocks[i].type == BlockType::kTitle && (next.type == BlockType::kText || next.type == BlockType::kList) &&
+    if (blocks[i].type == BlockType::kTitle &&
+        (next.type == BlockType::kText || next.type == BlockType::kList) &&
         block_styles[i] == block_styles[i + 1]) {
       DemoteTitle(blocks[i]);
     }
@@ -699,7 +703,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // larger than the body.
   auto numbered_at = [&](size_t k, bool titles_only) {
     bool numbered = false;
-    if (blocks[k].type != BlockType::kTitle && (titles_only || blocks[k].type != BlockType::kList)) return false;
+    if (blocks[k].type != BlockType::kTitle && (titles_only || blocks[k].type != BlockType::kList))
+      return false;
     return ListMarkerLength(blocks[k].content, &numbered) > 0 && numbered;
   };
   std::vector<size_t> list_titles;

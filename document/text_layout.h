@@ -8,8 +8,11 @@
 //     right to left on right-to-left pages. Recursive, so nested columns work.
 //  4. Lines in one column join into paragraphs (small gap, same size and weight, no list marker), with
 //     de-hyphenation. A paragraph is a title when it is short and larger than body text (levels 1-3 by
-//     size rank) or entirely bold at body size (level 4 / the next level); a list when its lines start
-//     with bullets or numbers. "Figure N" / "Table N" paragraphs become captions of the nearest body.
+//     size rank) or, at body size, entirely bold or a single line in another family or in italics (the
+//     next level; never in a style used for stacks of lines, never one of a row of same-style lines);
+//     a list when its lines start with bullets or numbers. Titles are demoted again when three in one
+//     font and size follow each other (or seven share a page) and when text in their own style follows.
+//     "Figure N" / "Table N" paragraphs become captions of the nearest body.
 #pragma once
 
 #include <set>
