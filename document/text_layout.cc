@@ -86,21 +86,24 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
   }
   std::sort(spans.begin(), spans.end());
   double best_score = 0, gx0 = 0, gx1 = 0;
-  // Columns only where most items are narrow: a single column with a few short lines or a table of
-  // numbers has no gutter.
-  if (spans.size() * 2 < ids.size()) spans.clear();
+  // Columns only where most items are narrow (a single column with a few short lines or a table of
+  // numbers has no gutter), or where almost nothing crosses the gutter: a narrow column beside a wider
+  // one, whose lines are wide next to the region.
+  bool mostly_narrow = spans.size() * 2 >= ids.size();
   double reach = spans.empty() ? 0 : spans.front().second;
   for (size_t i = 1; i < spans.size(); ++i) {
     if (spans[i].first - reach >= 6) {
       double g0 = reach, g1 = spans[i].first;
-      size_t left = 0, right = 0;
+      size_t left = 0, right = 0, crossing = 0;
       for (size_t id : ids) {
         const Rect& b = items[id].box;
         if (b.x1 <= g0 + 1) ++left;
         if (b.x0 >= g1 - 1) ++right;
+        if (b.x0 < g0 - 1 && b.x1 > g1 + 1) ++crossing;
       }
+      bool clear = crossing * 10 <= ids.size() && (left + right) * 4 >= ids.size() * 3;
       double score = static_cast<double>(std::min(left, right));
-      if (left >= 2 && right >= 2 && score > best_score) {
+      if ((mostly_narrow || clear) && left >= 2 && right >= 2 && score > best_score) {
         best_score = score;
         gx0 = g0;
         gx1 = g1;
@@ -186,17 +189,32 @@ bool StartsCaption(const std::string& text, BlockType* body) {
   return false;
 }
 
+// A title that turns out not to be one: a list item again when it starts with a list marker, else text.
+void DemoteTitle(Block& b) {
+  bool numbered = false;
+  size_t marker = ListMarkerLength(b.content, &numbered);
+  b.title_level = 0;
+  if (marker == 0) {
+    b.type = BlockType::kText;
+    return;
+  }
+  b.type = BlockType::kList;
+  b.content =
+      (numbered ? b.content.substr(0, marker - 1) + " " : std::string("- ")) + b.content.substr(marker);
+}
+
 }  // namespace
 
 bool IsPageNumberText(const std::string& text) {
   std::string t = MaskDigits(text);
-  static const char* kForms[] = {"#",   "-#-",      "–#–",     "—#—", "page#", "#of#",
-                                 "#/#", "page#of#", "page#/#", "[#]", "(#)"};
+  // "#-#": chapter-page numbering ("7-45").
+  static const char* kForms[] = {"#",        "-#-",     "–#–", "—#—", "page#", "#of#", "#/#",
+                                 "page#of#", "page#/#", "[#]", "(#)", "#-#",   "#–#"};
   for (const char* f : kForms) {
     if (t == f) return true;
   }
-  // Lower-case roman numerals up to "xxx".
-  if (!t.empty() && t.size() <= 6 && t.find_first_not_of("ivxl") == std::string::npos) return true;
+  // Lower-case roman numerals up to "xxx" (an "X" is a check mark in a table, not page ten).
+  if (!text.empty() && text.size() <= 6 && text.find_first_not_of("ivxl") == std::string::npos) return true;
   return false;
 }
 
@@ -206,6 +224,13 @@ std::string RunningKey(const TextLine& line, const Rect& page) {
   if (line.box.y1 <= page.y0 + kMarginBand * h) return "T:" + MaskDigits(line.text);
   if (line.box.y0 >= page.y1 - kMarginBand * h) return "B:" + MaskDigits(line.text);
   return {};
+}
+
+std::string StyleKey(const TextLine& line) {
+  std::string key = line.font + "@" + std::to_string(std::lround(line.font_size * 2));
+  if (line.bold) key += "/b";
+  if (line.italic) key += "/i";
+  return key;
 }
 
 DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
@@ -233,6 +258,52 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
       sizes[static_cast<int>(std::lround(line.font_size * 2))] += line.text.size();
       fonts[line.font] += line.text.size();
     }
+  }
+  // Styles whose lines mostly stand in stacks: a line with a line of the same style right below it (x
+  // ranges overlapping, gap under one line height). Lines sorted by top; each looks only a little down.
+  std::map<std::string, std::pair<int, int>> stacked;  // key -> (lines in a stack, lines)
+  for (const PageContent& page : pages) {
+    size_t n = page.lines.size();
+    std::vector<std::string> keys(n);
+    std::vector<size_t> order(n);
+    for (size_t i = 0; i < n; ++i) {
+      keys[i] = StyleKey(page.lines[i]);
+      order[i] = i;
+    }
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return page.lines[a].box.y0 < page.lines[b].box.y0; });
+    std::vector<bool> in_stack(n, false);
+    for (size_t oi = 0; oi < n; ++oi) {
+      size_t i = order[oi];
+      const Rect& a = page.lines[i].box;
+      double h = std::max(1.0, page.lines[i].font_size);
+      for (size_t oj = oi + 1; oj < n && page.lines[order[oj]].box.y0 < a.y1 + 0.9 * h; ++oj) {
+        size_t j = order[oj];
+        const Rect& b = page.lines[j].box;
+        if (keys[j] != keys[i] || b.y0 <= a.y0 + 0.5 * h || b.x0 >= a.x1 || b.x1 <= a.x0) continue;
+        in_stack[i] = in_stack[j] = true;
+      }
+    }
+    for (size_t i = 0; i < n; ++i) {
+      auto& [in, all] = stacked[keys[i]];
+      if (in_stack[i]) ++in;
+      ++all;
+    }
+  }
+  std::map<std::string, std::pair<int, int>> advances;  // family -> (uniform lines, varied lines)
+  for (const PageContent& page : pages) {
+    for (const TextLine& line : page.lines) {
+      if (line.font.empty()) continue;
+      Advances a = MeasureAdvances(line.chars);
+      if (a == Advances::kUniform) ++advances[line.font].first;
+      if (a == Advances::kVaried) ++advances[line.font].second;
+    }
+  }
+  for (const auto& [font, counts] : advances) {
+    if (counts.first >= 2 && counts.first >= 4 * counts.second) style.monospace_fonts.insert(font);
+  }
+  for (const auto& [key, counts] : stacked) {
+    if (counts.first >= 2 && counts.first * 2 >= counts.second) style.stacked_styles.insert(key);
   }
   size_t most = 0;
   for (const auto& [name, n] : fonts) {
@@ -317,12 +388,47 @@ size_t ListMarkerLength(const std::string& text, bool* numbered) {
 
 std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& style) {
   const Rect& pr = page.page;
-  // 1. Running headers and footers.
+  // 1. Running headers and footers: repeated lines and page numbers in the margin bands, and the lines of
+  // a band that share a page number's baseline well apart from it (a footer "12      Annual Report" on a
+  // single page).
+  std::vector<Rect> page_numbers;
+  for (const TextLine& line : page.lines) {
+    if (!RunningKey(line, pr).empty() && IsPageNumberText(line.text)) page_numbers.push_back(line.box);
+  }
   std::vector<TextLine> lines;
   for (const TextLine& line : page.lines) {
     std::string key = RunningKey(line, pr);
     if (!key.empty() && (style.running_keys.count(key) > 0 || IsPageNumberText(line.text))) continue;
+    bool beside_number = false;
+    for (const Rect& n : page_numbers) {
+      // Apart from the number (a section number sits next to its heading).
+      double gap = std::max(n.x0 - line.box.x1, line.box.x0 - n.x1);
+      if (VerticalOverlap(n, line.box) >= 0.6 && gap >= 3 * line.font_size) beside_number = true;
+    }
+    if (!key.empty() && beside_number) continue;
     lines.push_back(line);
+    if (style.monospace_fonts.count(line.font) > 0) lines.back().monospace = true;
+  }
+  // Lines with a line of the same style on their baseline (and apart from it): cells of a header row or
+  // form labels, not headings by weight or font.
+  std::vector<bool> row_peer(lines.size(), false);
+  {
+    std::vector<size_t> order(lines.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(),
+              [&](size_t a, size_t b) { return lines[a].box.y0 < lines[b].box.y0; });
+    std::vector<std::string> keys;
+    for (const TextLine& l : lines) keys.push_back(StyleKey(l));
+    for (size_t oi = 0; oi < order.size(); ++oi) {
+      size_t i = order[oi];
+      for (size_t oj = oi + 1; oj < order.size() && lines[order[oj]].box.y0 < lines[i].box.y1; ++oj) {
+        size_t j = order[oj];
+        const Rect& a = lines[i].box;
+        const Rect& b = lines[j].box;
+        if (keys[i] != keys[j] || VerticalOverlap(a, b) < 0.6 || (b.x0 < a.x1 && b.x1 > a.x0)) continue;
+        row_peer[i] = row_peer[j] = true;
+      }
+    }
   }
   // 2. Tables and images.
   std::vector<RuledTable> tables = FindRuledTables(page.rules, lines);
@@ -377,6 +483,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
 
   // 4. Paragraphs and block types.
   std::vector<Block> blocks;
+  std::vector<std::string> block_styles;  // StyleKey of each text block's first line ("" for others)
   auto emit_paragraph = [&](const Paragraph& p) {
     if (p.lines.empty()) return;
     const TextLine& first = lines[p.lines.front()];
@@ -399,10 +506,14 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     double size = first.font_size;
     int level = 0;
     bool leaders = text.find(". . .") != std::string::npos || text.find("....") != std::string::npos;
+    // An address ("example.com/docs") is no heading.
+    bool address = text.find(' ') == std::string::npos && text.find('/') != std::string::npos &&
+                   text.find('.') != std::string::npos;
     bool larger = size >= style.body_size * kHeadingRatio;
-    // "(1) Scope" set larger than body text is a numbered heading, not a list.
-    if ((marker == 0 || (larger && p.lines.size() == 1)) && p.lines.size() <= 3 && text.size() <= 200 &&
-        !all_mono && !leaders) {
+    // A bulleted line is a list item at any size. "(1) Scope" set in a heading size is a numbered heading,
+    // not a list; a numbered list merely set larger than the body stays a list.
+    if ((marker == 0 || (numbered && larger && p.lines.size() == 1)) && p.lines.size() <= 3 &&
+        text.size() <= 200 && !all_mono && !leaders && !address) {
       for (size_t k = 0; k < style.heading_sizes.size(); ++k) {
         if (size >= style.heading_sizes[k] - 0.45) {
           level = static_cast<int>(k) + 1;
@@ -410,18 +521,24 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         }
       }
       if (level == 0 && larger) level = std::max(1, static_cast<int>(style.heading_sizes.size()));
+      // Headings at body size, told by style alone: never a cell of a row of same-style lines.
+      bool by_style = !row_peer[p.lines.front()] && marker == 0;
       // A single short line at body size in another font family than the body (sans headings over serif
-      // text) and not ending like a sentence.
-      bool other_family = !first.font.empty() && !style.body_font.empty() && first.font != style.body_font;
+      // text; "HelveticaNeue" is the family of "Helvetica") and not ending like a sentence, in a style that
+      // is not used for stacks of lines (code, figure labels, sidebars).
+      bool other_family = !first.font.empty() && !style.body_font.empty() &&
+                          !first.font.starts_with(style.body_font) &&
+                          !style.body_font.starts_with(first.font);
+      bool heading_style = style.stacked_styles.count(StyleKey(first)) == 0;
       // A standalone italic line at body size starting with a capital is a run-in subheading.
       bool italic_head =
           first.italic && !text.empty() && text[0] >= 'A' && text[0] <= 'Z' && text.size() <= 60;
-      if (level == 0 && (other_family || italic_head) && p.lines.size() == 1 && text.size() >= 3 &&
-          text.size() <= 80 && std::fabs(size - style.body_size) <= 0.6 && !EndsSentence(text) &&
-          !first.monospace) {
+      if (level == 0 && by_style && heading_style && (other_family || italic_head) && p.lines.size() == 1 &&
+          text.size() >= 3 && text.size() <= 80 && std::fabs(size - style.body_size) <= 0.6 &&
+          !EndsSentence(text) && !first.monospace) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
-      if (level == 0 && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 &&
+      if (level == 0 && by_style && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 &&
           !EndsSentence(text) && text.size() >= 3) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
@@ -448,16 +565,64 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       block.content = text;
     }
     blocks.push_back(std::move(block));
+    block_styles.push_back(StyleKey(first));
   };
 
+  // Whether `line` continues paragraph `para` (whose last line is `prev`); list_text_x >= 0 is where the
+  // current list item's text starts (continuation lines align with it).
+  auto continues = [&](const Paragraph& para, const TextLine& line, double list_text_x) {
+    if (para.lines.empty()) return false;
+    const TextLine& prev = lines[para.lines.back()];
+    bool numbered = false;
+    if (ListMarkerLength(line.text, &numbered) > 0) return false;
+    double size = std::max(1.0, std::max(prev.font_size, line.font_size));
+    bool heading_size = std::min(prev.font_size, line.font_size) >= kHeadingRatio * style.body_size;
+    bool same_face = prev.bold == line.bold && prev.monospace == line.monospace && prev.font == line.font &&
+                     prev.italic == line.italic;
+    // A heading set in large type may step its size down a little from line to line.
+    double size_step = std::fabs(prev.font_size - line.font_size);
+    bool same_style = same_face && (size_step < 0.8 || (heading_size && size_step <= 0.12 * size));
+    // A heading in pieces on one baseline ("1" and "Introduction" set apart): one line.
+    double x_gap = line.box.x0 - prev.box.x1;
+    if (same_face && size_step < 0.8 && heading_size && VerticalOverlap(prev.box, line.box) >= 0.6 &&
+        x_gap >= 0 && x_gap < 3 * size) {
+      return true;
+    }
+    double gap = line.box.y0 - prev.box.y1;
+    bool overlaps_x = line.box.x0 < para.box.x1 && line.box.x1 > para.box.x0;
+    bool prev_short = prev.box.x1 < para.box.x1 - 0.2 * para.box.width() && EndsSentence(prev.text);
+    // Headings (larger than body text) have more leading than paragraphs.
+    double max_gap = (line.font_size >= kHeadingRatio * style.body_size ? 1.1 : 0.75) * size;
+    bool join = gap < max_gap && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
+    if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
+    return join;
+  };
+  Paragraph para;
+  double list_text_x = -1;
+  std::vector<size_t> aside;  // lines set beside the paragraph, read after it
+  auto end_paragraph = [&] {
+    emit_paragraph(para);
+    para = {};
+    list_text_x = -1;
+    for (size_t li : aside) {
+      Paragraph single;
+      single.lines.push_back(li);
+      single.box = lines[li].box;
+      emit_paragraph(single);
+    }
+    aside.clear();
+  };
   for (const std::vector<size_t>& flow : flows) {
-    Paragraph para;
-    double list_text_x = -1;  // x where the current list item's text starts (continuation lines align)
-    for (size_t id : flow) {
-      const Item& item = items[id];
+    // A paragraph may go on into the next flow (a two-line title cut into two bands by the column split);
+    // otherwise a flow starts a paragraph.
+    if (flow.empty() || items[flow.front()].kind != ItemKind::kLine ||
+        !continues(para, lines[items[flow.front()].index], list_text_x)) {
+      end_paragraph();
+    }
+    for (size_t f = 0; f < flow.size(); ++f) {
+      const Item& item = items[flow[f]];
       if (item.kind != ItemKind::kLine) {
-        emit_paragraph(para);
-        para = {};
+        end_paragraph();
         Block b;
         b.bbox = ToPageFrame(item.box, pr);
         if (item.kind == ItemKind::kTable) {
@@ -467,31 +632,26 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
           b.type = BlockType::kImage;
         }
         blocks.push_back(std::move(b));
+        block_styles.emplace_back();
         continue;
       }
       const TextLine& line = lines[item.index];
-      bool numbered = false;
-      bool starts_item = ListMarkerLength(line.text, &numbered) > 0;
-      bool join = false;
-      if (!para.lines.empty()) {
-        const TextLine& prev = lines[para.lines.back()];
-        double size = std::max(1.0, std::max(prev.font_size, line.font_size));
-        double gap = line.box.y0 - prev.box.y1;
-        bool same_style = std::fabs(prev.font_size - line.font_size) < 0.8 && prev.bold == line.bold &&
-                          prev.monospace == line.monospace && prev.font == line.font &&
-                          prev.italic == line.italic;
-        bool overlaps_x = line.box.x0 < para.box.x1 && line.box.x1 > para.box.x0;
-        bool prev_short = prev.box.x1 < para.box.x1 - 0.2 * para.box.width() && EndsSentence(prev.text);
-        // Headings (larger than body text) have more leading than paragraphs.
-        double max_gap = (line.font_size >= kHeadingRatio * style.body_size ? 1.1 : 0.75) * size;
-        join = !starts_item && gap < max_gap && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
-        if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
+      bool join = continues(para, line, list_text_x);
+      if (!join && !para.lines.empty() && f + 1 < flow.size() && items[flow[f + 1]].kind == ItemKind::kLine) {
+        // A small line beside the paragraph, between two of its lines ("Chapter 1." left of a two-line
+        // chapter title): read after the paragraph.
+        const TextLine& next = lines[items[flow[f + 1]].index];
+        bool beside = line.box.x1 <= para.box.x0 || line.box.x0 >= para.box.x1;
+        if (beside && line.font_size < next.font_size && line.box.y1 <= next.box.y1 &&
+            continues(para, next, list_text_x)) {
+          aside.push_back(item.index);
+          continue;
+        }
       }
       if (!join) {
-        emit_paragraph(para);
-        para = {};
-        list_text_x = -1;
-        if (starts_item && !line.chars.empty()) {
+        end_paragraph();
+        bool numbered = false;
+        if (ListMarkerLength(line.text, &numbered) > 0 && !line.chars.empty()) {
           // The text after the marker starts after the first space char.
           for (size_t k = 0; k < line.chars.size(); ++k) {
             if (line.chars[k].rune == ' ' && k + 1 < line.chars.size()) {
@@ -504,11 +664,23 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       para.lines.push_back(item.index);
       para.box = para.box.Union(line.box);
     }
-    emit_paragraph(para);
+  }
+  end_paragraph();
+
+  // A heading is set apart from the text under it: a title followed by text or a list in its own style
+  // is the lead-in of that text ("Let's introduce a list" over the list's items, all in one style).
+  for (size_t i = 0; i + 1 < blocks.size(); ++i) {
+    const Block& next = blocks[i + 1];
+    if (blocks[i].type == BlockType::kTitle &&
+        (next.type == BlockType::kText || next.type == BlockType::kList) &&
+        block_styles[i] == block_styles[i + 1]) {
+      DemoteTitle(blocks[i]);
+    }
   }
 
-  // A run of three or more same-level titles with nothing but images between them is a cover, a code
-  // listing or a list set in a large font, not a stack of headings.
+  // A run of three or more titles in one font and size with nothing but images between them is a cover, a
+  // code listing or a list set in a large font, not a stack of headings.
+  auto face = [&](size_t k) { return block_styles[k].substr(0, block_styles[k].find('/')); };
   for (size_t i = 0; i < blocks.size();) {
     if (blocks[i].type != BlockType::kTitle) {
       ++i;
@@ -518,28 +690,54 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     size_t j = i + 1;
     for (; j < blocks.size(); ++j) {
       if (blocks[j].type == BlockType::kImage) continue;
-      if (blocks[j].type != BlockType::kTitle || blocks[j].title_level != blocks[i].title_level) break;
+      if (blocks[j].type != BlockType::kTitle || face(j) != face(i)) break;
       run.push_back(j);
     }
     if (run.size() >= 3) {
-      for (size_t k : run) {
-        blocks[k].type = BlockType::kText;
-        blocks[k].title_level = 0;
-      }
+      for (size_t k : run) DemoteTitle(blocks[k]);
     }
     i = j;
   }
 
-  // Seven or more titles of one level on a page are a listing or a diagram set in a larger font.
-  std::map<int, int> per_level;
-  for (const Block& b : blocks) {
-    if (b.type == BlockType::kTitle) ++per_level[b.title_level];
-  }
-  for (Block& b : blocks) {
-    if (b.type == BlockType::kTitle && per_level[b.title_level] >= 7) {
-      b.type = BlockType::kText;
-      b.title_level = 0;
+  // Numbered titles ("1. Scope") next to each other or to a numbered list are the items of a list set
+  // larger than the body.
+  auto numbered_at = [&](size_t k, bool titles_only) {
+    bool numbered = false;
+    if (blocks[k].type != BlockType::kTitle && (titles_only || blocks[k].type != BlockType::kList))
+      return false;
+    return ListMarkerLength(blocks[k].content, &numbered) > 0 && numbered;
+  };
+  std::vector<size_t> list_titles;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    if (!numbered_at(k, true)) continue;
+    if ((k > 0 && numbered_at(k - 1, false)) || (k + 1 < blocks.size() && numbered_at(k + 1, false))) {
+      list_titles.push_back(k);
     }
+  }
+  for (size_t k : list_titles) DemoteTitle(blocks[k]);
+
+  // Seven or more titles in one font and size on a page are a listing or a diagram set in a larger font.
+  std::map<std::string, int> per_face;
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    if (blocks[k].type == BlockType::kTitle) ++per_face[face(k)];
+  }
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    if (blocks[k].type == BlockType::kTitle && per_face[face(k)] >= 7) DemoteTitle(blocks[k]);
+  }
+
+  // Demoted list items join the list next to them.
+  for (size_t k = 1; k < blocks.size();) {
+    Block& prev = blocks[k - 1];
+    const Block& cur = blocks[k];
+    if (prev.type == BlockType::kList && cur.type == BlockType::kList &&
+        prev.content.starts_with("- ") == cur.content.starts_with("- ")) {
+      prev.content += "\n" + cur.content;
+      Rect merged = FromPageFrame(prev.bbox, pr).Union(FromPageFrame(cur.bbox, pr));
+      prev.bbox = ToPageFrame(merged, pr);
+      blocks.erase(blocks.begin() + static_cast<long>(k));
+      continue;
+    }
+    ++k;
   }
 
   // 5. Captions.

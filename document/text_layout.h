@@ -8,8 +8,11 @@
 //     right to left on right-to-left pages. Recursive, so nested columns work.
 //  4. Lines in one column join into paragraphs (small gap, same size and weight, no list marker), with
 //     de-hyphenation. A paragraph is a title when it is short and larger than body text (levels 1-3 by
-//     size rank) or entirely bold at body size (level 4 / the next level); a list when its lines start
-//     with bullets or numbers. "Figure N" / "Table N" paragraphs become captions of the nearest body.
+//     size rank) or, at body size, entirely bold or a single line in another family or in italics (the
+//     next level; never in a style used for stacks of lines, never one of a row of same-style lines);
+//     a list when its lines start with bullets or numbers. Titles are demoted again when three in one
+//     font and size follow each other (or seven share a page) and when text in their own style follows.
+//     "Figure N" / "Table N" paragraphs become captions of the nearest body.
 #pragma once
 
 #include <set>
@@ -26,7 +29,16 @@ struct DocumentStyle {
   std::string body_font;               // family of most body characters
   std::vector<double> heading_sizes;   // descending; index = level - 1
   std::set<std::string> running_keys;  // masked text of repeated header / footer lines
+  // Styles (StyleKey) set as running text: most of their lines sit in stacks of two or more lines of the
+  // same style (code listings, figure labels, sidebars). A line in such a style is no heading by style.
+  std::set<std::string> stacked_styles;
+  // Font families whose measurable lines have uniform advances (MeasureAdvances): their lines are
+  // monospaced even where a line has nothing to measure ("END;").
+  std::set<std::string> monospace_fonts;
 };
+
+// Family, size (half points), weight and slant of a line: "Times@20" with "/b" and "/i" appended.
+std::string StyleKey(const TextLine& line);
 
 // Body size, heading sizes and running headers / footers across all pages.
 DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages);

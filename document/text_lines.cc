@@ -266,12 +266,40 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   }
   frag.bold = total > 0 && bold * 2 > total;
   frag.italic = total > 0 && italic * 2 > total;
-  frag.monospace = total > 0 && mono * 2 > total;
+  frag.monospace = (total > 0 && mono * 2 > total) || MeasureAdvances(frag.chars) == Advances::kUniform;
   frag.rtl = rtl > ltr;
   return frag;
 }
 
+bool IsNarrowGlyph(char32_t c) {
+  return c == 'i' || c == 'l' || c == 'j' || c == 't' || c == 'f' || c == 'I' || c == '.' || c == ',' ||
+         c == ':' || c == ';' || c == '!' || c == '\'' || c == '|' || c == '(' || c == ')';
+}
+
 }  // namespace
+
+Advances MeasureAdvances(const std::vector<TextChar>& chars) {
+  std::vector<double> widths;
+  bool narrow = false, other = false;
+  for (const TextChar& c : chars) {
+    if (c.rune == ' ') continue;
+    widths.push_back(c.box.x1 - c.box.x0);
+    if (IsNarrowGlyph(c.rune)) {
+      narrow = true;
+    } else if ((c.rune >= 'a' && c.rune <= 'z') || (c.rune >= 'A' && c.rune <= 'Z')) {
+      other = true;
+    }
+  }
+  if (widths.size() < 6 || !narrow || !other) return Advances::kUnknown;
+  std::vector<double> sorted = widths;
+  std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
+  double median = sorted[sorted.size() / 2];
+  if (median <= 0) return Advances::kUnknown;
+  for (double w : widths) {
+    if (std::fabs(w - median) > 0.03 * median) return Advances::kVaried;
+  }
+  return Advances::kUniform;
+}
 
 bool IsRtlChar(char32_t c) {
   return (c >= 0x0590 && c <= 0x08FF) || (c >= 0xFB1D && c <= 0xFDFF) || (c >= 0xFE70 && c <= 0xFEFF);

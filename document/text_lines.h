@@ -49,6 +49,13 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index);
 // orders them by x, reverses right-to-left runs into logical order, inserts spaces at gaps.
 TextLine MergeFragments(std::vector<TextLine> fragments);
 
+// The advance widths of a line's characters: kUniform when every non-space character has the same width
+// although the line mixes narrow glyphs ("i", "l", ".", "(") with other letters (a monospaced font,
+// whatever its name says: code listings); kVaried when such a line has different widths; kUnknown when
+// there is nothing to compare (fewer than 6 characters, no narrow glyph, no other Latin letter).
+enum class Advances { kUnknown, kUniform, kVaried };
+Advances MeasureAdvances(const std::vector<TextChar>& chars);
+
 // True for characters of right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, NKo, presentation forms).
 bool IsRtlChar(char32_t c);
 

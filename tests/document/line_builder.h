@@ -22,4 +22,22 @@ inline TextLine Line(const std::string& ascii, double x, double y, double size =
   return line;
 }
 
+// The same line in font family `font`, with proportional advances (narrow glyphs "i l . , ( ) '" and
+// spaces half as wide as the others), as a real proportional font measures.
+inline TextLine InFont(TextLine line, const std::string& font) {
+  double size = line.font_size;
+  double x = line.box.x0;
+  for (TextChar& c : line.chars) {
+    bool narrow = c.rune == ' ' || c.rune == 'i' || c.rune == 'l' || c.rune == '.' || c.rune == ',' ||
+                  c.rune == '(' || c.rune == ')' || c.rune == '\'';
+    double w = size * (narrow ? 0.25 : 0.5);
+    c.box.x0 = x;
+    c.box.x1 = x + w;
+    x += w;
+  }
+  line.box.x1 = x;
+  line.font = font;
+  return line;
+}
+
 }  // namespace mineru::document::testing

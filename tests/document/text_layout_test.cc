@@ -7,6 +7,7 @@
 namespace mineru::document {
 namespace {
 
+using testing::InFont;
 using testing::Line;
 
 TEST(TextLayoutTest, JoinLineDehyphenates) {
@@ -49,7 +50,8 @@ TEST(TextLayoutTest, PageNumbers) {
   for (const char* s : {"7", "- 12 -", "Page 3", "3 of 10", "Page 2 of 9", "iv", "[4]"}) {
     EXPECT_TRUE(IsPageNumberText(s)) << s;
   }
-  for (const char* s : {"Chapter 3", "Introduction", "3.5 Results", "1998-2004 survey"}) {
+  EXPECT_TRUE(IsPageNumberText("7-45"));  // chapter-page
+  for (const char* s : {"Chapter 3", "Introduction", "3.5 Results", "1998-2004 survey", "X"}) {
     EXPECT_FALSE(IsPageNumberText(s)) << s;
   }
 }
@@ -127,6 +129,139 @@ TEST(TextLayoutTest, HeadingsListsAndParagraphs) {
   EXPECT_EQ(blocks[5].type, BlockType::kList);
   EXPECT_EQ(blocks[5].content, "1. numbered");
   EXPECT_EQ(blocks[6].content, "A closing paragraph here.");
+}
+
+// Body text in a proportional "Times" at 10 pt from y = `y`, `n` lines, so that the body size and
+// family are known.
+std::vector<TextLine> Body(double y, int n, double x = 50) {
+  std::vector<TextLine> lines;
+  for (int i = 0; i < n; ++i) {
+    lines.push_back(
+        InFont(Line("body text of the page that runs on and on line " + std::to_string(i), x, y + 12.0 * i),
+               "Times"));
+  }
+  return lines;
+}
+
+std::vector<Block> Titles(const std::vector<Block>& blocks) {
+  std::vector<Block> out;
+  for (const Block& b : blocks) {
+    if (b.type == BlockType::kTitle) out.push_back(b);
+  }
+  return out;
+}
+
+std::vector<Block> LayoutAlone(std::vector<TextLine> lines) {
+  PageContent page = Page(std::move(lines));
+  return LayoutPage(page, AnalyzeStyle({page}));
+}
+
+TEST(TextLayoutTest, BoldCellsOfAHeaderRowAreNoHeadings) {
+  std::vector<TextLine> lines = {InFont(Line("Overview", 50, 50, 10, true), "Times")};
+  for (TextLine l : Body(70, 4)) lines.push_back(l);
+  // Two bold labels on one baseline, apart: the header row of a table without rules.
+  lines.push_back(InFont(Line("State funded", 60, 140, 10, true), "Times"));
+  lines.push_back(InFont(Line("Volunteers", 300, 140, 10, true), "Times"));
+  for (TextLine l : Body(160, 4)) lines.push_back(l);
+  std::vector<Block> titles = Titles(LayoutAlone(lines));
+  ASSERT_EQ(titles.size(), 1u);
+  EXPECT_EQ(titles[0].content, "Overview");
+}
+
+TEST(TextLayoutTest, OtherFamilyHeadingsButNotCodeOrStackedLabels) {
+  std::vector<TextLine> lines = Body(50, 4);
+  // A single line in a sans family at body size: a heading.
+  lines.push_back(InFont(Line("Method and Scope", 50, 110), "Arial"));
+  for (TextLine l : Body(125, 3)) lines.push_back(l);
+  // A line of code (uniform advances) in another family: not a heading.
+  lines.push_back(InFont(Line("Helper words first", 50, 170), "Times"));
+  lines.push_back(Line("CALL proc1(alice)", 50, 190));
+  lines.back().font = "BookMaster";
+  lines.back().monospace = MeasureAdvances(lines.back().chars) == Advances::kUniform;
+  for (TextLine l : Body(210, 3)) lines.push_back(l);
+  // Figure labels: a family set in stacks of short lines, so a lone line of it is a label too.
+  for (int i = 0; i < 3; ++i) {
+    lines.push_back(InFont(Line("Label number " + std::to_string(i), 50, 270 + 11.0 * i), "Calibri"));
+  }
+  lines.push_back(InFont(Line("Signed on as Alice", 50, 320), "Calibri"));
+  for (TextLine l : Body(340, 3)) lines.push_back(l);
+  std::vector<Block> titles = Titles(LayoutAlone(lines));
+  ASSERT_EQ(titles.size(), 1u);
+  EXPECT_EQ(titles[0].content, "Method and Scope");
+}
+
+TEST(TextLayoutTest, HelveticaNeueIsTheFamilyOfHelvetica) {
+  std::vector<TextLine> lines;
+  for (TextLine l : Body(50, 4)) lines.push_back(InFont(l, "Helvetica"));
+  lines.push_back(InFont(Line("A short line in the neue cut", 50, 110), "HelveticaNeue"));
+  for (TextLine l : Body(125, 3)) lines.push_back(InFont(l, "Helvetica"));
+  EXPECT_TRUE(Titles(LayoutAlone(lines)).empty());
+}
+
+TEST(TextLayoutTest, FooterBesideAPageNumberIsLeftOut) {
+  std::vector<TextLine> lines = Body(100, 5);
+  // Bottom band of an 800 pt page: "208", and far from it a bold footer title.
+  lines.push_back(InFont(Line("208", 40, 760, 10, true), "Times"));
+  lines.push_back(InFont(Line("Global Study of Tests", 250, 760, 10, true), "Times"));
+  std::vector<Block> blocks = LayoutAlone(lines);
+  EXPECT_TRUE(Titles(blocks).empty());
+  for (const Block& b : blocks) EXPECT_EQ(b.content.find("Global Study"), std::string::npos);
+}
+
+TEST(TextLayoutTest, ANumberedListSetLargerStaysAList) {
+  std::vector<TextLine> lines = Body(50, 5);
+  lines.push_back(InFont(Line("1. numbered item one", 60, 130, 12), "Times"));
+  lines.push_back(InFont(Line("2. numbered item two", 60, 150, 12), "Times"));
+  lines.push_back(InFont(Line("Heading After", 50, 180, 16, true), "Times"));
+  for (TextLine l : Body(205, 3)) lines.push_back(l);
+  // "(1) Scope" in a heading size, followed by body text: a numbered heading.
+  lines.push_back(InFont(Line("(1) Scope", 50, 260, 16, true), "Times"));
+  for (TextLine l : Body(285, 3)) lines.push_back(l);
+  std::vector<Block> blocks = LayoutAlone(lines);
+  std::vector<Block> titles = Titles(blocks);
+  ASSERT_EQ(titles.size(), 2u);
+  EXPECT_EQ(titles[0].content, "Heading After");
+  EXPECT_EQ(titles[1].content, "(1) Scope");
+  bool list = false;
+  for (const Block& b : blocks) {
+    if (b.type == BlockType::kList) {
+      list = true;
+      EXPECT_EQ(b.content, "1. numbered item one\n2. numbered item two");
+    }
+  }
+  EXPECT_TRUE(list);
+}
+
+TEST(TextLayoutTest, BulletsAndLeadInsAreNoHeadings) {
+  std::vector<TextLine> lines = Body(50, 5);
+  // Larger than the body, but the lead-in and the items of a list in one style.
+  lines.push_back(InFont(Line("Let us introduce a list", 50, 130, 14), "Times"));
+  lines.push_back(InFont(Line("- With foo", 60, 150, 14), "Times"));
+  lines.push_back(InFont(Line("- And bar", 60, 170, 14), "Times"));
+  lines.push_back(InFont(Line("example.com/docs", 50, 200, 14), "Times"));
+  for (TextLine l : Body(230, 3)) lines.push_back(l);
+  EXPECT_TRUE(Titles(LayoutAlone(lines)).empty());
+}
+
+TEST(TextLayoutTest, HeadingInPiecesIsOneTitle) {
+  std::vector<TextLine> lines = Body(50, 5);
+  // Section number and title on one baseline, set apart.
+  lines.push_back(InFont(Line("1", 50, 130, 16, true), "Times"));
+  lines.push_back(InFont(Line("Introduction", 80, 130, 16, true), "Times"));
+  for (TextLine l : Body(155, 3)) lines.push_back(l);
+  // A chapter title over two lines with a small label beside them, between the two.
+  lines.push_back(InFont(Line("Securing the", 150, 220, 26, true), "Times"));
+  lines.push_back(InFont(Line("Chapter 2.", 60, 240, 7, true), "Times"));
+  lines.push_back(InFont(Line("data", 150, 250, 26, true), "Times"));
+  for (TextLine l : Body(290, 3)) lines.push_back(l);
+  std::vector<Block> blocks = LayoutAlone(lines);
+  std::vector<Block> titles = Titles(blocks);
+  ASSERT_EQ(titles.size(), 2u);
+  EXPECT_EQ(titles[0].content, "1 Introduction");
+  EXPECT_EQ(titles[1].content, "Securing the data");
+  bool label = false;
+  for (const Block& b : blocks) label = label || (b.type == BlockType::kText && b.content == "Chapter 2.");
+  EXPECT_TRUE(label);
 }
 
 }  // namespace

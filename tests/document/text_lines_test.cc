@@ -20,6 +20,17 @@ TextLine Visual(const std::u32string& runes, double x, bool rtl) {
   return f;
 }
 
+TEST(TextLinesTest, UniformAdvancesMarkAMonospacedLine) {
+  // Every character 6 pt wide, narrow glyphs included: a code font.
+  TextLine code = testing::Line("CALL proc(1);", 50, 100, 12);
+  EXPECT_EQ(MeasureAdvances(code.chars), Advances::kUniform);
+  // Narrow glyphs narrower than the others: a proportional font.
+  EXPECT_EQ(MeasureAdvances(testing::InFont(code, "Helvetica").chars), Advances::kVaried);
+  // Nothing to compare: capitals only, or too short.
+  EXPECT_EQ(MeasureAdvances(testing::Line("END CASE", 50, 100).chars), Advances::kUnknown);
+  EXPECT_EQ(MeasureAdvances(testing::Line("li x", 50, 100).chars), Advances::kUnknown);
+}
+
 TEST(TextLinesTest, RtlDetection) {
   EXPECT_TRUE(IsRtlChar(U'\u05D0'));  // Hebrew alef
   EXPECT_TRUE(IsRtlChar(U'\u0627'));  // Arabic alef
