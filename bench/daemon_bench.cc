@@ -138,7 +138,7 @@ int main(int argc, char** argv) {
     input.name = "bench";
     mineru::daemon::CancelFlag cancel{false};
     auto out = backend.Parse(
-        input, [](int64_t, int64_t) {}, cancel);
+        input, [](int64_t, int64_t, std::shared_ptr<const mineru::daemon::PageOutput>) {}, cancel);
     inproc.push_back(w.ElapsedMillis());
   }
   double e2e_ms = Median(e2e), in_ms = Median(inproc);

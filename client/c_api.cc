@@ -48,11 +48,17 @@ int Guard(mineru_client* c, F&& f) noexcept {
 extern "C" {
 
 int mineru_client_connect(const char* socket_path, mineru_client** out) noexcept {
+  return mineru_client_connect_with(socket_path, 0, out);
+}
+
+int mineru_client_connect_with(const char* socket_path, unsigned flags, mineru_client** out) noexcept {
   if (out == nullptr) return -MINERU_ERR_INVALID_ARGUMENT;
   *out = nullptr;
+  if ((flags & ~static_cast<unsigned>(MINERU_CONNECT_PAGE_RESULTS)) != 0) return -MINERU_ERR_INVALID_ARGUMENT;
   return Guard(nullptr, [&] {
     mineru::client::ClientOptions options;
     options.client_name = "libmineru-client (C)";
+    options.page_results = (flags & MINERU_CONNECT_PAGE_RESULTS) != 0;
     if (socket_path != nullptr) options.socket_path = socket_path;
     auto client = mineru::client::Client::Connect(options);
     if (!client.ok()) return Code(client.status());
@@ -157,6 +163,11 @@ int mineru_client_submit_buffer(mineru_client* client, mineru_buffer* buffer, co
 
 int mineru_client_wait(mineru_client* client, uint64_t job_id, mineru_progress_fn progress, void* user_data,
                        int64_t timeout_ms, int* state) noexcept {
+  return mineru_client_wait_pages(client, job_id, progress, nullptr, user_data, timeout_ms, state);
+}
+
+int mineru_client_wait_pages(mineru_client* client, uint64_t job_id, mineru_progress_fn progress,
+                             mineru_page_fn page, void* user_data, int64_t timeout_ms, int* state) noexcept {
   if (client == nullptr) return -MINERU_ERR_INVALID_ARGUMENT;
   return Guard(client, [&] {
     std::function<void(const mineru::client::Progress&)> cb;
@@ -165,7 +176,21 @@ int mineru_client_wait(mineru_client* client, uint64_t job_id, mineru_progress_f
         progress(user_data, p.job_id, p.pages_done, p.pages_total);
       };
     }
-    auto status = client->client.Wait(job_id, cb, timeout_ms);
+    std::function<void(const mineru::client::PageResult&)> on_page;
+    if (page != nullptr) {
+      on_page = [&](const mineru::client::PageResult& r) {
+        const mineru_page view{r.job_id,
+                               r.page_index,
+                               r.markdown.data(),
+                               r.markdown.size(),
+                               r.content_list.data(),
+                               r.content_list.size(),
+                               r.model_output.data(),
+                               r.model_output.size()};
+        page(user_data, &view);
+      };
+    }
+    auto status = client->client.Wait(job_id, cb, timeout_ms, on_page);
     if (!status.ok()) return Fail(client, status.status());
     if (state != nullptr) *state = static_cast<int>(status->state);
     if (status->state != mineru::client::JobState::kDone) client->last_error = status->error;

@@ -5,7 +5,9 @@
 
 #include <cstdlib>
 #include <deque>
+#include <map>
 #include <optional>
+#include <set>
 
 #include "common/clock.h"
 #include "common/version.h"
@@ -112,6 +114,11 @@ struct Client::Impl {
   uint64_t next_request_id = 1;
   // Job events that arrived while waiting for something else, in order.
   std::deque<shm::Message> events;
+  // Ring records read while looking for others (by ring sequence), and streamed pages of jobs not
+  // being waited for yet.
+  std::map<uint64_t, std::vector<uint8_t>> unclaimed_records;
+  std::map<uint64_t, std::deque<PageResult>> pages;
+  std::set<uint64_t> followed;  // jobs submitted here, not detached: their events come here
   bool broken = false;
 
   explicit Impl(shm::Channel c) : channel(std::move(c)) {}
@@ -119,6 +126,56 @@ struct Client::Impl {
   static bool IsJobEvent(const shm::Message& m) {
     return std::holds_alternative<shm::PageProgress>(m) || std::holds_alternative<shm::JobDone>(m) ||
            std::holds_alternative<shm::JobFailed>(m) || std::holds_alternative<shm::PageResultNotice>(m);
+  }
+
+  // The ring record with sequence `seq`: taken from the unclaimed ones, or read (keeping the records
+  // before it as unclaimed). The daemon announces records only once they are in the ring.
+  Result<std::vector<uint8_t>> RecordAt(uint64_t seq) {
+    if (auto it = unclaimed_records.find(seq); it != unclaimed_records.end()) {
+      std::vector<uint8_t> r = std::move(it->second);
+      unclaimed_records.erase(it);
+      return r;
+    }
+    if (!ring) return DataLoss("minerud announced a page result, but this connection has no ring");
+    if (ring->records_read() > seq) return DataLoss("a page result record was lost from the ring");
+    const Deadline deadline = Deadline::InMillis(30'000);
+    std::vector<uint8_t> record;
+    while (ring->records_read() <= seq) {
+      const uint64_t at = ring->records_read();
+      MINERU_RETURN_IF_ERROR(ring->Read(&record, deadline, channel.fd()));
+      if (at == seq) return record;
+      unclaimed_records.emplace(at, std::move(record));
+    }
+    return DataLoss("a page result record was lost from the ring");
+  }
+
+  // Reads the records a PageResultNotice announces into one PageResult.
+  Result<PageResult> TakePage(const shm::PageResultNotice& n) {
+    PageResult page;
+    page.job_id = n.job_id;
+    page.page_index = n.page_index;
+    for (uint64_t seq = n.first_record_sequence; seq < n.first_record_sequence + n.record_count; ++seq) {
+      MINERU_ASSIGN_OR_RETURN(std::vector<uint8_t> bytes, RecordAt(seq));
+      MINERU_ASSIGN_OR_RETURN(shm::ResultRecordView view, shm::ParseResultRecord(bytes));
+      if (view.job_id != n.job_id || view.page_index != n.page_index) {
+        return DataLoss("a page result record does not belong to the page announced");
+      }
+      std::string text(view.data.begin(), view.data.end());
+      switch (view.kind) {
+        case shm::ResultKind::kPageMarkdown:
+          page.markdown = std::move(text);
+          break;
+        case shm::ResultKind::kContentListItems:
+          page.content_list = std::move(text);
+          break;
+        case shm::ResultKind::kModelOutput:
+          page.model_output = std::move(text);
+          break;
+        default:
+          return DataLoss("a page result record of an unexpected kind");
+      }
+    }
+    return page;
   }
 
   Status Send(const shm::Message& m, std::span<const int> fds = {}) {
@@ -195,6 +252,7 @@ struct Client::Impl {
     req.detach = options.detach;
     int fds[1] = {fd};
     MINERU_ASSIGN_OR_RETURN(shm::JobAccepted a, CallFor<shm::JobAccepted>(req, req.request_id, fds));
+    if (!options.detach) followed.insert(a.job_id);
     return a.job_id;
   }
 };
@@ -228,6 +286,7 @@ Result<Client> Client::Connect(const ClientOptions& options) {
   shm::Hello hello;
   hello.client_name = options.client_name;
   hello.capabilities = shm::kCapResultRing | shm::kCapZeroCopySubmit;
+  if (options.page_results) hello.capabilities |= shm::kCapPageResults;
   hello.ring_bytes_wanted = options.ring_bytes;
   MINERU_RETURN_IF_ERROR(impl->Send(hello));
   Deadline deadline = Deadline::InMillis(std::max<int64_t>(options.connect_timeout_ms, 1000));
@@ -268,7 +327,14 @@ Result<uint64_t> Client::Submit(DocumentBuffer buffer, const SubmitOptions& opti
 }
 
 Result<JobStatus> Client::Wait(uint64_t job_id, const std::function<void(const Progress&)>& on_progress,
-                               int64_t timeout_ms) {
+                               int64_t timeout_ms, const std::function<void(const PageResult&)>& on_page) {
+  // Pages of this job that arrived while waiting for another.
+  if (auto it = impl_->pages.find(job_id); it != impl_->pages.end()) {
+    for (const PageResult& page : it->second) {
+      if (on_page) on_page(page);
+    }
+    impl_->pages.erase(it);
+  }
   Deadline deadline = timeout_ms < 0 ? Deadline::Never() : Deadline::InMillis(timeout_ms);
   // A job this connection submitted (not detached) streams its events here. For any other job the
   // daemon sends no events, so its status is asked for periodically.
@@ -282,14 +348,26 @@ Result<JobStatus> Client::Wait(uint64_t job_id, const std::function<void(const P
   auto is_final = [](JobState s) {
     return s == JobState::kDone || s == JobState::kFailed || s == JobState::kCancelled;
   };
-  while (!is_final(current.state)) {
+  // With page results, a followed job's last event (done or failed) comes after its last page, so the
+  // wait lasts until that event even when the status already says the job is over.
+  const bool until_event =
+      (impl_->hello.capabilities & shm::kCapPageResults) != 0 && impl_->followed.count(job_id) > 0;
+  bool finished = false;
+  while (until_event ? !finished : !is_final(current.state)) {
     // Events already received first.
-    bool finished = false;
     while (!impl_->events.empty() && !finished) {
       shm::Message m = std::move(impl_->events.front());
       impl_->events.pop_front();
       if (auto* p = std::get_if<shm::PageProgress>(&m); p && p->job_id == job_id) {
         report(p->pages_done, p->pages_total);
+      } else if (auto* n = std::get_if<shm::PageResultNotice>(&m)) {
+        // Read now whichever job it is for: the ring is read in order.
+        MINERU_ASSIGN_OR_RETURN(PageResult page, impl_->TakePage(*n));
+        if (n->job_id != job_id) {
+          impl_->pages[n->job_id].push_back(std::move(page));
+        } else if (on_page) {
+          on_page(page);
+        }
       } else if ((std::holds_alternative<shm::JobDone>(m) && std::get<shm::JobDone>(m).job_id == job_id) ||
                  (std::holds_alternative<shm::JobFailed>(m) &&
                   std::get<shm::JobFailed>(m).job_id == job_id)) {
@@ -308,6 +386,7 @@ Result<JobStatus> Client::Wait(uint64_t job_id, const std::function<void(const P
     MINERU_ASSIGN_OR_RETURN(current, GetStatus(job_id));
     report(current.pages_done, current.pages_total);
   }
+  if (finished) impl_->followed.erase(job_id);
   MINERU_ASSIGN_OR_RETURN(current, GetStatus(job_id));
   report(current.pages_done, current.pages_total);
   return current;
@@ -349,6 +428,11 @@ Result<std::vector<ResultFile>> Client::Fetch(uint64_t job_id) {
   auto take = [&]() -> Status {
     auto view = shm::ParseResultRecord(record);
     if (!view.ok()) return view.status();
+    if (view->kind != shm::ResultKind::kImageCrop && view->kind != shm::ResultKind::kOutputFile) {
+      // A streamed page, announced by a notice still to be read: keep it for that notice.
+      impl_->unclaimed_records.emplace(ring.records_read() - 1, std::move(record));
+      return Status::Ok();
+    }
     if (view->job_id != job_id) return Status::Ok();  // a record of another fetch; not ours
     std::string name(view->name);
     if (!SafeFileName(name)) return DataLoss("minerud sent an unsafe file name");

@@ -123,6 +123,7 @@ Result<Client> Connect(const CtlOptions& o) {
   client::ClientOptions co;
   co.socket_path = o.socket_path;
   co.client_name = std::string("mineructl ") + MINERU_VERSION_STRING;
+  co.page_results = o.stream;
   return Client::Connect(co);
 }
 
@@ -225,9 +226,29 @@ int Submit(const CtlOptions& o, Printer& p) {
   if (o.detach) return kExitOk;
   int exit_code = kExitOk;
   for (const Submitted& job : jobs) {
-    auto final_status = c->Wait(job.id, [&](const client::Progress& pr) {
-      p.Progress(job.name, job.id, pr.pages_done, pr.pages_total);
-    });
+    // --stream: each page on stdout as it is parsed (Markdown, or a JSON line with --json).
+    auto on_page = [&](const client::PageResult& page) {
+      if (!o.stream) return;
+      p.EndBar();
+      if (p.json()) {
+        nlohmann::json items = nlohmann::json::parse(page.content_list, nullptr, false);
+        nlohmann::json event = {{"event", "page"},
+                                {"job_id", job.id},
+                                {"page_idx", page.page_index},
+                                {"markdown", page.markdown},
+                                {"content_list", items.is_discarded() ? nlohmann::json::array() : items}};
+        if (!page.model_output.empty()) event["model_output"] = page.model_output;
+        p.Json(event);
+      } else {
+        std::fwrite(page.markdown.data(), 1, page.markdown.size(), stdout);
+        std::fputs("\n\n", stdout);
+        std::fflush(stdout);
+      }
+    };
+    auto final_status = c->Wait(
+        job.id,
+        [&](const client::Progress& pr) { p.Progress(job.name, job.id, pr.pages_done, pr.pages_total); }, -1,
+        on_page);
     p.EndBar();
     if (!final_status.ok()) return p.Error(final_status.status());
     if (final_status->state != JobState::kDone) {

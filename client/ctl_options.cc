@@ -44,6 +44,8 @@ std::string CtlUsage() {
          "      --name NAME       output base name (default: the file name without .pdf; 'stdin' for -)\n"
          "      --backend B       auto, text or vlm (default auto)\n"
          "      --pages N-M       parse only pages N to M (1-based; N, N-M or N- for N to the end)\n"
+         "      --stream          also print each page's Markdown on stdout as soon as it is parsed\n"
+         "                        (with --json: {\"event\":\"page\",...} lines)\n"
          "  status ID...          show jobs\n"
          "  list, ps [--all]      list your jobs (--all: every user's, for root and the admin group)\n"
          "  wait ID... [--timeout DURATION]\n"
@@ -133,6 +135,8 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
     } else if (a == "--timeout") {
       MINERU_ASSIGN_OR_RETURN(std::string v, need_value(a));
       MINERU_ASSIGN_OR_RETURN(o.timeout_ms, ParseDurationMillis(v));
+    } else if (a == "--stream") {
+      o.stream = true;
     } else if (a == "--detach" || a == "-d") {
       o.detach = true;
     } else if (a == "--all" || a == "-a") {
@@ -183,6 +187,7 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
       if (positional.empty()) return InvalidArgument("submit needs at least one FILE (or - for stdin)");
       o.files = positional;
       if (!o.name.empty() && o.files.size() > 1) return InvalidArgument("--name works with a single FILE");
+      if (o.stream && o.detach) return InvalidArgument("--stream needs to wait for the pages; drop --detach");
       break;
     case Command::kStatus:
     case Command::kWait:

@@ -50,6 +50,7 @@ struct CtlOptions {
   bool detach = false;
   std::string name;  // --name: output base name (default: the file's name without .pdf; "stdin" for -)
   std::string backend = "auto";
+  bool stream = false;      // --stream: each page on stdout as it is parsed
   uint32_t first_page = 0;  // --pages, 0-based inclusive
   uint32_t last_page = UINT32_MAX;
   // status/wait/cancel/fetch

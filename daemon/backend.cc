@@ -48,6 +48,18 @@ Result<std::unique_ptr<document::PdfDocument>> OpenBackendDocument(const Backend
   return document::PdfDocument::Open(input.document, limits, &cancel);
 }
 
+std::shared_ptr<const PageOutput> MakePageOutput(const document::PageResult& page, std::string_view backend) {
+  document::ParsedDocument one;
+  one.backend = std::string(backend);
+  one.pages.push_back(page);
+  auto out = std::make_shared<PageOutput>();
+  out->page_index = static_cast<uint32_t>(page.page_idx);
+  out->markdown = document::WriteMarkdown(one);
+  out->content_list = document::WriteContentList(one);
+  out->model_output = page.model_output;
+  return out;
+}
+
 BackendOutput ToBackendOutput(document::OutputFiles files, int64_t num_pages) {
   BackendOutput out;
   out.num_pages = num_pages;

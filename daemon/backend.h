@@ -25,6 +25,7 @@ struct Config;
 namespace mineru::document {
 class PdfDocument;
 struct OutputFiles;
+struct PageResult;
 }  // namespace mineru::document
 
 namespace mineru::daemon {
@@ -49,8 +50,18 @@ struct BackendInput {
   uint64_t memory_limit_bytes = 0;    // 0: no limit
 };
 
-// Called after each page: pages finished so far and the number of pages the job parses.
-using PageProgressFn = std::function<void(int64_t pages_done, int64_t pages_total)>;
+// One finished page as a client may read it while the job runs (the whole-document files come at the
+// end). Built with MakePageOutput.
+struct PageOutput {
+  uint32_t page_index = 0;   // in the document, 0-based
+  std::string markdown;      // the page's Markdown (image links point at images/ of the final files)
+  std::string content_list;  // JSON array: the page's content-list items
+  std::string model_output;  // the model's raw text for the page; empty for the text layer
+};
+
+// Called after each page: pages finished so far, the number of pages the job parses, and the page.
+using PageProgressFn =
+    std::function<void(int64_t pages_done, int64_t pages_total, std::shared_ptr<const PageOutput> page)>;
 
 // Set (to true) from another thread to stop a parse; the backend checks it at least once per page.
 using CancelFlag = std::atomic<bool>;
@@ -88,6 +99,8 @@ class Backend {
 // Opens the job's PDF under its limits (memory, time, page count; cancellation).
 Result<std::unique_ptr<document::PdfDocument>> OpenBackendDocument(const BackendInput& input,
                                                                    const CancelFlag& cancel);
+// A parsed page as PageOutput (`backend`: "text" or "vlm").
+std::shared_ptr<const PageOutput> MakePageOutput(const document::PageResult& page, std::string_view backend);
 // The writers' files as a backend's output.
 BackendOutput ToBackendOutput(document::OutputFiles files, int64_t num_pages);
 

@@ -1,5 +1,6 @@
 #include "daemon/request_handler.h"
 
+#include "common/log.h"
 #include "common/version.h"
 #include "shm/result_record.h"
 #include "shm/sealed_document.h"
@@ -160,13 +161,14 @@ void RequestHandler::OnHello(Session& s, const shm::Hello& m) {
       s.CloseAfterFlush();
       return;
     }
-    reply.capabilities |= shm::kCapResultRing;
+    reply.capabilities |= shm::kCapResultRing | (m.capabilities & shm::kCapPageResults);
     reply.ring_capacity_bytes = s.ring()->capacity();
     ring_fds.push_back(std::move(dup->data));
     ring_fds.push_back(std::move(dup->control));
     ring_fds.push_back(std::move(dup->data_event));
     ring_fds.push_back(std::move(dup->space_event));
   }
+  s.set_capabilities(reply.capabilities);
   s.set_hello_done();
   s.Send(reply, std::move(ring_fds));
 }
@@ -343,6 +345,9 @@ void RequestHandler::Deliver(Session& s, const JobEvent& event) {
   const JobInfo& info = event.info;
   if (event.kind == JobEvent::Kind::kProgress) {
     s.Send(shm::PageProgress{info.id, Clamp32(info.pages_done), Clamp32(info.pages_total)});
+    if (event.page && s.ring() != nullptr && (s.capabilities() & shm::kCapPageResults) != 0) {
+      StreamPage(s, info.id, *event.page);
+    }
     return;
   }
   if (info.state == JobState::kDone) {
@@ -358,6 +363,37 @@ void RequestHandler::Deliver(Session& s, const JobEvent& event) {
     failed.message = info.error;
     s.Send(failed);
   }
+}
+
+void RequestHandler::StreamPage(Session& s, uint64_t job_id, const PageOutput& page) {
+  const auto bytes = [](const std::string& text) {
+    return std::span(reinterpret_cast<const uint8_t*>(text.data()), text.size());
+  };
+  std::vector<std::pair<shm::ResultKind, const std::string*>> parts = {
+      {shm::ResultKind::kPageMarkdown, &page.markdown},
+      {shm::ResultKind::kContentListItems, &page.content_list}};
+  if (!page.model_output.empty()) parts.emplace_back(shm::ResultKind::kModelOutput, &page.model_output);
+  std::vector<std::vector<uint8_t>> records;
+  shm::PageResultNotice notice;
+  notice.job_id = job_id;
+  notice.page_index = page.page_index;
+  notice.first_record_sequence = s.records_queued_total();
+  for (const auto& [kind, text] : parts) {
+    auto record =
+        shm::EncodeResultRecord(kind, shm::OutputRole::kNoRole, job_id, page.page_index, "", bytes(*text));
+    if (!record.ok()) {
+      MINERU_LOG(kWarning) << "job " << job_id << " page " << page.page_index + 1
+                           << ": not streamed: " << record.status().ToString();
+      return;
+    }
+    notice.result_bytes += text->size();
+    records.push_back(std::move(*record));
+  }
+  notice.record_count = static_cast<uint32_t>(records.size());
+  // The notice goes first: the client then reads the records as the ring lets them through (a page
+  // may be larger than the ring), so neither side waits for the other.
+  s.Send(notice);
+  for (auto& r : records) s.QueueRecord(std::move(r));
 }
 
 }  // namespace mineru::daemon

@@ -49,6 +49,8 @@ class RequestHandler {
   static shm::JobInfo ToWire(const JobInfo& info, const std::string& backend);
 
  private:
+  // Writes a finished page into the session's result ring and then announces it (PageResultNotice).
+  void StreamPage(Session& session, uint64_t job_id, const PageOutput& page);
   void OnHello(Session& s, const shm::Hello& m);
   void OnSubmit(Session& s, const shm::SubmitRequest& m, std::vector<UniqueFd> fds);
   void OnStatus(Session& s, const shm::StatusRequest& m);

@@ -246,14 +246,15 @@ std::vector<JobEvent> Scheduler::TakeEvents() {
   return std::exchange(events_, {});
 }
 
-void Scheduler::PushEventLocked(JobEvent::Kind kind, const JobInfo& info) {
-  // Progress events of one job coalesce: only the newest matters.
-  if (kind == JobEvent::Kind::kProgress && !events_.empty() && events_.back().kind == kind &&
-      events_.back().info.id == info.id) {
+void Scheduler::PushEventLocked(JobEvent::Kind kind, const JobInfo& info,
+                                std::shared_ptr<const PageOutput> page) {
+  // Progress events of one job without a page coalesce: only the newest matters. Pages never do.
+  if (kind == JobEvent::Kind::kProgress && !page && !events_.empty() && events_.back().kind == kind &&
+      events_.back().info.id == info.id && !events_.back().page) {
     events_.back().info = info;
     return;
   }
-  events_.push_back(JobEvent{kind, info});
+  events_.push_back(JobEvent{kind, info, std::move(page)});
 }
 
 SchedulerStats Scheduler::Stats() const {
@@ -364,7 +365,7 @@ void Scheduler::RunJob(JobId id) {
     input.max_pages = limits.max_pages_per_document;
     input.deadline = Deadline::InMillis(limits.max_seconds_per_document * 1000);
     input.memory_limit_bytes = limits.memory_bytes_per_document;
-    auto progress = [&](int64_t done, int64_t total) {
+    auto progress = [&](int64_t done, int64_t total, std::shared_ptr<const PageOutput> page) {
       Beat();
       {
         std::lock_guard lock(mu_);
@@ -372,7 +373,7 @@ void Scheduler::RunJob(JobId id) {
         e.info.pages_done = done;
         e.info.pages_total = total;
         ++counters_.pages_total;
-        PushEventLocked(JobEvent::Kind::kProgress, e.info);
+        PushEventLocked(JobEvent::Kind::kProgress, e.info, std::move(page));
       }
       // Never under mu_: the wake-up may take the caller's own locks.
       if (options_.wake) options_.wake();

@@ -52,7 +52,8 @@ struct JobLimits {
 struct JobEvent {
   enum class Kind { kProgress, kFinished };
   Kind kind = Kind::kProgress;
-  JobInfo info;  // the job's record at the time of the event
+  JobInfo info;                            // the job's record at the time of the event
+  std::shared_ptr<const PageOutput> page;  // kProgress: the page just finished, when there is one
 };
 
 struct SchedulerStats {
@@ -125,7 +126,7 @@ class Scheduler {
   void WorkerLoop();
   void RunJob(JobId id);
   void Finish(JobId id, JobInfo info);  // persists and publishes a final (or requeued) record
-  void PushEventLocked(JobEvent::Kind kind, const JobInfo& info);
+  void PushEventLocked(JobEvent::Kind kind, const JobInfo& info, std::shared_ptr<const PageOutput> page = {});
   void Beat();
 
   Options options_;

@@ -52,6 +52,9 @@ class Session {
   bool closing() const { return closing_; }
   bool hello_done() const { return hello_done_; }
   void set_hello_done() { hello_done_ = true; }
+  // What the client said it can do (shm::Capability bits), as agreed at Hello.
+  uint64_t capabilities() const { return capabilities_; }
+  void set_capabilities(uint64_t capabilities) { capabilities_ = capabilities; }
 
   // Queues a message (with borrowed fds, duplicated here) for sending.
   void Send(const shm::Message& message, std::vector<UniqueFd> fds = {});
@@ -108,6 +111,7 @@ class Session {
   bool closing_ = false;
   bool close_after_flush_ = false;
   bool hello_done_ = false;
+  uint64_t capabilities_ = 0;
   shm::FrameAssembler assembler_;
   std::vector<uint8_t> read_buffer_;
   std::deque<OutFrame> out_frames_;

@@ -14,7 +14,7 @@ Result<BackendOutput> TextLayerBackend::Parse(const BackendInput& input, const P
   options.pages = input.pages;
   int64_t pages_done = 0;
   options.on_page = [&](const document::PageProgress& p) {
-    progress(++pages_done, p.num_pages);
+    progress(++pages_done, p.num_pages, MakePageOutput(*p.page, "text"));
     return !cancel.load(std::memory_order_acquire);
   };
   MINERU_ASSIGN_OR_RETURN(document::ParsedDocument parsed, document::ParseWithTextLayer(*pdf, options));

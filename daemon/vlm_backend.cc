@@ -251,7 +251,7 @@ Result<BackendOutput> VlmBackend::Parse(const BackendInput& input, const PagePro
                                                    std::move(*text), r.image, doc));
       }
       r.image = {};
-      progress(++pages_done, range.count());
+      progress(++pages_done, range.count(), MakePageOutput(doc.pages.back(), "vlm"));
     }
   }
   MINERU_ASSIGN_OR_RETURN(document::OutputFiles files, document::WriteOutputs(doc, input.name, pdf.get()));

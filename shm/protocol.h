@@ -92,6 +92,9 @@ inline constexpr uint8_t kMaxJobState = 4;
 enum Capability : uint64_t {
   kCapResultRing = 1ull << 0,  // the client can map a result ring (RingFds) and read records from it
   kCapZeroCopySubmit = 1ull << 1,
+  // The client reads page results while it waits: for the jobs it follows, the daemon writes each
+  // finished page into the result ring and sends PageResultNotice. Only with kCapResultRing.
+  kCapPageResults = 1ull << 2,
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -183,8 +186,10 @@ struct PageProgress {
   bool operator==(const PageProgress&) const = default;
 };
 
-// daemon -> client: the records of one page are complete in the result ring, sequence numbers
-// [first_record_sequence, first_record_sequence + record_count) (ring record sequence, shm/ring_layout.h).
+// daemon -> client: the records of one finished page, sequence numbers
+// [first_record_sequence, first_record_sequence + record_count) of the result ring (shm/ring_layout.h),
+// are on their way: sent before the records are written, so the client reads them as the ring lets
+// them through (a page may be larger than the ring). Only to clients with kCapPageResults.
 struct PageResultNotice {
   static constexpr MessageType kType = MessageType::kPageResultNotice;
   uint64_t job_id = 0;

@@ -28,6 +28,9 @@ struct ClientOptions {
   std::string client_name = "libmineru-client";
   uint64_t ring_bytes = 0;  // result ring size; 0: the daemon's default
   int64_t connect_timeout_ms = 5000;
+  // Receive each finished page (PageResult) through the result ring while waiting for a job this
+  // connection follows, before the job's files are fetched.
+  bool page_results = false;
 };
 
 struct SubmitOptions {
@@ -61,6 +64,15 @@ struct Progress {
   uint64_t job_id = 0;
   uint32_t pages_done = 0;
   uint32_t pages_total = 0;
+};
+
+// One finished page, streamed while its job runs (ClientOptions::page_results).
+struct PageResult {
+  uint64_t job_id = 0;
+  uint32_t page_index = 0;   // in the document, 0-based
+  std::string markdown;      // the page's Markdown; image links point at images/ of the final files
+  std::string content_list;  // JSON array: the page's content-list items
+  std::string model_output;  // the model's raw text for the page (empty for the text layer)
 };
 
 // One output file; `path` is relative ("paper.md", "images/<hash>.jpg") and already checked to stay
@@ -119,9 +131,11 @@ class Client {
   Result<uint64_t> Submit(DocumentBuffer buffer, const SubmitOptions& options);
 
   // Waits until the job is done, failed or cancelled; `on_progress` (optional) sees every page.
+  // With ClientOptions::page_results, `on_page` (optional) receives each finished page of a job this
+  // connection submitted, in order, before Wait returns.
   // Returns the final status (a failed job is a successful Wait with state kFailed).
   Result<JobStatus> Wait(uint64_t job_id, const std::function<void(const Progress&)>& on_progress = {},
-                         int64_t timeout_ms = -1);
+                         int64_t timeout_ms = -1, const std::function<void(const PageResult&)>& on_page = {});
   Result<JobStatus> GetStatus(uint64_t job_id);
   Result<std::vector<JobStatus>> List(bool all_users = false);
   Status Cancel(uint64_t job_id);

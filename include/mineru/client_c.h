@@ -60,8 +60,28 @@ typedef struct mineru_result_file {
 typedef void (*mineru_progress_fn)(void* user_data, uint64_t job_id, uint32_t pages_done,
                                    uint32_t pages_total);
 
+/* One finished page, streamed while its job runs (see MINERU_CONNECT_PAGE_RESULTS). The pointers are
+ * valid during the callback only; the texts are not NUL-terminated. */
+typedef struct mineru_page {
+  uint64_t job_id;
+  uint32_t page_index; /* in the document, 0-based */
+  const char* markdown;
+  size_t markdown_size;
+  const char* content_list; /* JSON array: the page's content-list items */
+  size_t content_list_size;
+  const char* model_output; /* the model's raw text; empty for the text layer */
+  size_t model_output_size;
+} mineru_page;
+
+typedef void (*mineru_page_fn)(void* user_data, const mineru_page* page);
+
+/* Flags for mineru_client_connect_with. */
+enum { MINERU_CONNECT_PAGE_RESULTS = 1 /* stream each finished page to mineru_client_wait_pages */ };
+
 /* Connects (socket_path NULL: $MINERU_SOCKET or the default). */
 int mineru_client_connect(const char* socket_path, mineru_client** out) MINERU_NOEXCEPT;
+/* Connects with MINERU_CONNECT_* flags. */
+int mineru_client_connect_with(const char* socket_path, unsigned flags, mineru_client** out) MINERU_NOEXCEPT;
 void mineru_client_close(mineru_client* client) MINERU_NOEXCEPT;
 /* The message of the last error on this client ("" when none). Valid until the next call. */
 const char* mineru_client_last_error(const mineru_client* client) MINERU_NOEXCEPT;
@@ -84,6 +104,11 @@ int mineru_client_submit_buffer(mineru_client* client, mineru_buffer* buffer, co
  * MINERU_JOB_DONE, _FAILED or _CANCELLED. timeout_ms < 0: no limit. */
 int mineru_client_wait(mineru_client* client, uint64_t job_id, mineru_progress_fn progress, void* user_data,
                        int64_t timeout_ms, int* state) MINERU_NOEXCEPT;
+/* As mineru_client_wait; on a client connected with MINERU_CONNECT_PAGE_RESULTS, `page` (may be NULL)
+ * receives each finished page of a job this client submitted without detaching, in order. */
+int mineru_client_wait_pages(mineru_client* client, uint64_t job_id, mineru_progress_fn progress,
+                             mineru_page_fn page, void* user_data, int64_t timeout_ms,
+                             int* state) MINERU_NOEXCEPT;
 int mineru_client_cancel(mineru_client* client, uint64_t job_id) MINERU_NOEXCEPT;
 
 /* Reads a finished job's output files. */

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "mineru/client_c.h"
@@ -12,7 +13,7 @@
 #include "tests/support/shared_data.h"
 
 extern "C" int mineru_c_header_check_submit(const char* socket_path, const void* pdf, size_t size,
-                                            uint64_t* job_id);
+                                            uint64_t* job_id, int* pages);
 
 namespace mineru::client {
 namespace {
@@ -118,6 +119,71 @@ TEST_F(ClientTest, ZeroCopyBufferAndTinyRingGiveTheSameResults) {
       << "the results must be much larger than the ring for this test to mean anything";
 }
 
+// The content-list items of streamed pages, concatenated.
+nlohmann::json PageItems(const std::vector<PageResult>& pages) {
+  nlohmann::json all = nlohmann::json::array();
+  for (const PageResult& p : pages) {
+    nlohmann::json items = nlohmann::json::parse(p.content_list, nullptr, false);
+    EXPECT_TRUE(items.is_array()) << p.content_list;
+    for (auto& item : items) all.push_back(item);
+  }
+  return all;
+}
+
+TEST_F(ClientTest, PagesStreamInOrderThroughATinyRingEvenWhileWaitingForAnotherJob) {
+  ClientOptions o = Options();
+  o.page_results = true;
+  o.ring_bytes = 4096;  // smaller than a page's records: they flow through as they are read
+  auto c = Client::Connect(o);
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  auto first = c->Submit(pdf_, Named("first"));
+  auto second = c->Submit(pdf_, Named("second"));
+  ASSERT_TRUE(first.ok() && second.ok());
+  std::map<uint64_t, std::vector<PageResult>> pages;
+  auto collect = [&](const PageResult& p) { pages[p.job_id].push_back(p); };
+  // The second job first: the first job's pages read meanwhile are kept for its own Wait.
+  ASSERT_EQ(c->Wait(*second, {}, -1, collect)->state, JobState::kDone);
+  EXPECT_EQ(pages.count(*first), 0u) << "pages of another job were handed to this Wait";
+  ASSERT_EQ(c->Wait(*first, {}, -1, collect)->state, JobState::kDone);
+  for (uint64_t id : {*first, *second}) {
+    const std::vector<PageResult>& got = pages[id];
+    ASSERT_EQ(got.size(), 4u) << "job " << id;
+    for (uint32_t i = 0; i < 4; ++i) {
+      EXPECT_EQ(got[i].page_index, i);
+      EXPECT_FALSE(got[i].markdown.empty());
+      EXPECT_TRUE(got[i].model_output.empty()) << "the text layer has no model output";
+    }
+    auto files = c->Fetch(id);
+    ASSERT_TRUE(files.ok()) << files.status().ToString();
+    const std::string name = id == *first ? "first" : "second";
+    const ResultFile* content = FindFile(*files, name + "_content_list.json");
+    ASSERT_NE(content, nullptr);
+    // The pages streamed while the job ran are the document's own content list, item for item.
+    EXPECT_EQ(PageItems(got), nlohmann::json::parse(content->data));
+    const ResultFile* md = FindFile(*files, name + ".md");
+    ASSERT_NE(md, nullptr);
+    const std::string markdown(md->data.begin(), md->data.end());
+    for (const PageResult& p : got) {
+      EXPECT_NE(markdown.find(p.markdown.substr(0, 200)), std::string::npos) << p.markdown;
+    }
+  }
+}
+
+TEST_F(ClientTest, WithoutPageResultsNoPageIsStreamed) {
+  ClientOptions o = Options();
+  o.ring_bytes = 4096;
+  auto c = Client::Connect(o);
+  ASSERT_TRUE(c.ok());
+  auto id = c->Submit(pdf_, Named("plain"));
+  ASSERT_TRUE(id.ok());
+  int pages = 0;
+  ASSERT_EQ(c->Wait(*id, {}, -1, [&](const PageResult&) { ++pages; })->state, JobState::kDone);
+  EXPECT_EQ(pages, 0);
+  auto files = c->Fetch(*id);
+  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  EXPECT_NE(FindFile(*files, "plain.md"), nullptr);
+}
+
 TEST_F(ClientTest, ErrorsAreStatusCodes) {
   ClientOptions nowhere;
   nowhere.socket_path = tmp_.path() + "/nobody.sock";
@@ -194,9 +260,14 @@ TEST_F(ClientTest, CApi) {
   EXPECT_STREQ(mineru_client_strerror(-MINERU_ERR_BUSY), "busy, retry later");
   mineru_client_close(c);
   uint64_t from_c = 0;
-  EXPECT_EQ(mineru_c_header_check_submit(daemon_->socket_path().c_str(), pdf_.data(), pdf_.size(), &from_c),
+  int pages_from_c = 0;
+  EXPECT_EQ(mineru_c_header_check_submit(daemon_->socket_path().c_str(), pdf_.data(), pdf_.size(), &from_c,
+                                         &pages_from_c),
             0);
   EXPECT_GT(from_c, job);
+  EXPECT_EQ(pages_from_c, 4) << "each page streamed to the C callback";
+  EXPECT_EQ(mineru_client_connect_with(daemon_->socket_path().c_str(), 0x80, &c),
+            -MINERU_ERR_INVALID_ARGUMENT);
 }
 
 }  // namespace

@@ -34,7 +34,7 @@ class PagedSleepBackend : public Backend {
       if (cancel.load()) return Cancelled("cancelled");
       if (input.deadline.Expired()) return DeadlineExceeded("time limit");
       std::this_thread::sleep_for(std::chrono::milliseconds(ms));
-      progress(p + 1, pages);
+      progress(p + 1, pages, nullptr);
     }
     BackendOutput out;
     out.num_pages = pages;

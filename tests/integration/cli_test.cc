@@ -112,6 +112,36 @@ TEST_F(CliTest, SubmitFromStdinUsesName) {
   EXPECT_TRUE(fs::exists(tmp_.path() + "/p/piped.md"));
 }
 
+TEST_F(CliTest, StreamPrintsEveryPageAsItIsParsed) {
+  const std::string out = tmp_.path() + "/s";
+  RunResult r = daemon_->Ctl({"--json", "submit", "--stream", sample_, "-o", out});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  std::vector<json> pages;
+  bool done_after_pages = false;
+  for (const json& line : JsonLines(r.out)) {
+    if (line.value("event", "") == "page") {
+      EXPECT_FALSE(done_after_pages) << "a page after the job was done";
+      pages.push_back(line);
+    }
+    if (line.value("event", "") == "done") done_after_pages = true;
+  }
+  ASSERT_EQ(pages.size(), 4u) << r.out;
+  json items = json::array();
+  for (size_t i = 0; i < pages.size(); ++i) {
+    EXPECT_EQ(pages[i]["page_idx"], i);
+    EXPECT_FALSE(pages[i]["markdown"].get<std::string>().empty());
+    for (const json& item : pages[i]["content_list"]) items.push_back(item);
+  }
+  EXPECT_EQ(items, json::parse(ReadFile(out + "/normal_4pages_content_list.json")));
+
+  // Plain: the pages' Markdown on stdout, the files written as usual.
+  RunResult plain = daemon_->Ctl({"-q", "submit", "--stream", sample_, "-o", tmp_.path() + "/p"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_NE(plain.out.find(pages[3]["markdown"].get<std::string>()), std::string::npos) << plain.out;
+  EXPECT_TRUE(fs::exists(tmp_.path() + "/p/normal_4pages.md"));
+  EXPECT_EQ(daemon_->Ctl({"submit", "--stream", "--detach", sample_}).exit_code, 64);
+}
+
 TEST_F(CliTest, DetachListStatusWaitFetchAndSecondFetch) {
   RunResult sub = daemon_->Ctl({"submit", "--detach", sample_});
   ASSERT_EQ(sub.exit_code, 0) << sub.err;

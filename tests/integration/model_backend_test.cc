@@ -147,8 +147,20 @@ class ModelBackendTest : public ::testing::Test {
 TEST_F(ModelBackendTest, EveryPageMatchesTheEngineAloneAndPagesShareBatches) {
   ASSERT_TRUE(daemon_->Start(Args({"--set", "max_batch=3"})));
   const fs::path out = fs::path(tmp_.path()) / "out";
-  RunResult r = daemon_->Ctl({"-q", "submit", pdf_, "-o", out.string(), "--name", "doc"});
+  RunResult r =
+      daemon_->Ctl({"-q", "--json", "submit", "--stream", pdf_, "-o", out.string(), "--name", "doc"});
   ASSERT_EQ(r.exit_code, 0) << r.err << daemon_->Log();
+  // Each page's model text also came while the job ran.
+  std::istringstream lines(r.out);
+  int streamed = 0;
+  for (std::string line; std::getline(lines, line);) {
+    json event = json::parse(line, nullptr, false);
+    if (event.is_discarded() || event.value("event", "") != "page") continue;
+    EXPECT_EQ(event["page_idx"], streamed);
+    EXPECT_EQ(event.value("model_output", ""), Expected(streamed));
+    ++streamed;
+  }
+  EXPECT_EQ(streamed, 4) << r.out;
   const std::vector<std::string> pages = SplitPages(ReadAll(out / "doc_model_output.txt"));
   ASSERT_EQ(pages.size(), 4u);
   for (int i = 0; i < 4; ++i) {
