@@ -27,11 +27,12 @@ InferMemory PlanInferMemory(const ModelConfig& config, const InferMemoryRequest&
   const TextConfig& t = config.text;
   const uint64_t bytes_per_token = static_cast<uint64_t>(t.num_layers) * 2 * t.num_kv_heads * t.head_dim *
                                    c10::elementSize(r.compute_dtype);
-  const uint64_t pages =
-      static_cast<uint64_t>(PagedKvCache::PagesFor(std::max<int64_t>(r.kv_capacity_tokens, 1), r.kv_page_tokens)) + 1;
+  const uint64_t pages = static_cast<uint64_t>(PagedKvCache::PagesFor(
+                             std::max<int64_t>(r.kv_capacity_tokens, 1), r.kv_page_tokens)) +
+                         1;
   const uint64_t pool = pages * static_cast<uint64_t>(r.kv_page_tokens) * bytes_per_token;
-  m.kv_pool_bytes = (pool + residency::kBufferAlignBytes - 1) / residency::kBufferAlignBytes *
-                    residency::kBufferAlignBytes;
+  m.kv_pool_bytes =
+      (pool + residency::kBufferAlignBytes - 1) / residency::kBufferAlignBytes * residency::kBufferAlignBytes;
 
   const int64_t total = r.prompt_tokens + r.generate;
   DecoderWorkspaceShape prefill;
@@ -44,7 +45,8 @@ InferMemory PlanInferMemory(const ModelConfig& config, const InferMemoryRequest&
   decode.max_keys = total;
   decode.key_block_tokens = r.key_block_tokens;
   m.workspace_bytes = std::max(DecoderWorkspaceBytes(t, r.compute_dtype, prefill),
-                               DecoderWorkspaceBytes(t, r.compute_dtype, decode));
+                               DecoderWorkspaceBytes(t, r.compute_dtype, decode)) +
+                      LeaseConversionBytes(r.units, r.compute_dtype);
   m.gpu_budget_bytes = m.weight_budget_bytes + m.kv_pool_bytes + m.workspace_bytes;
   return m;
 }

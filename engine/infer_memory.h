@@ -20,7 +20,7 @@ namespace mineru::engine {
 
 struct InferMemoryRequest {
   std::vector<UnitInfo> units;
-  uint64_t weight_budget_bytes = 0;     // with weight_budget_fraction unset
+  uint64_t weight_budget_bytes = 0;    // with weight_budget_fraction unset
   double weight_budget_fraction = -1;  // >= 0: this share of the weights' footprint
   at::ScalarType compute_dtype = at::kFloat;
   int64_t kv_page_tokens = 16;
@@ -33,11 +33,11 @@ struct InferMemoryRequest {
 };
 
 struct InferMemory {
-  uint64_t weights_total_bytes = 0;   // every unit's footprint
-  uint64_t weight_budget_bytes = 0;   // the weights' share (at least the largest unit)
-  uint64_t kv_pool_bytes = 0;         // the pool's kGpu region, null page included
-  uint64_t workspace_bytes = 0;       // the largest forward's workspace bound
-  uint64_t gpu_budget_bytes = 0;      // the sum: the manager's kGpu budget
+  uint64_t weights_total_bytes = 0;  // every unit's footprint
+  uint64_t weight_budget_bytes = 0;  // the weights' share (at least the largest unit)
+  uint64_t kv_pool_bytes = 0;        // the pool's kGpu region, null page included
+  uint64_t workspace_bytes = 0;      // the largest forward's workspace bound
+  uint64_t gpu_budget_bytes = 0;     // the sum: the manager's kGpu budget
 };
 
 InferMemory PlanInferMemory(const ModelConfig& config, const InferMemoryRequest& request);

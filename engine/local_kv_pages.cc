@@ -16,7 +16,8 @@ Result<std::unique_ptr<LocalKvPages>> LocalKvPages::Create(int64_t usable_pages,
   if (page_size_tokens < 1 || elements_per_token < 1) {
     return InvalidArgument("kv cache: page size and elements per token must be positive");
   }
-  MINERU_ASSIGN_OR_RETURN(at::Tensor storage, CatchTorch("allocating the kv cache", [&]() -> Result<at::Tensor> {
+  MINERU_ASSIGN_OR_RETURN(at::Tensor storage,
+                          CatchTorch("allocating the kv cache", [&]() -> Result<at::Tensor> {
                             return at::zeros({usable_pages + 1, page_size_tokens, elements_per_token},
                                              at::TensorOptions().dtype(dtype).device(device));
                           }));
@@ -35,7 +36,8 @@ Result<std::vector<int64_t>> LocalKvPages::Append(SequenceId seq, int64_t num_to
   if (it == sequences_.end()) return NotFound("kv cache: no sequence " + std::to_string(seq));
   Sequence& s = it->second;
   const int64_t total = s.num_tokens + num_tokens;
-  const int64_t need = (total + page_size_tokens_ - 1) / page_size_tokens_ - static_cast<int64_t>(s.pages.size());
+  const int64_t need =
+      (total + page_size_tokens_ - 1) / page_size_tokens_ - static_cast<int64_t>(s.pages.size());
   if (need > free_pages()) {
     return ResourceExhausted("kv cache: " + std::to_string(total) + " tokens need " + std::to_string(need) +
                              " more pages, " + std::to_string(free_pages()) + " free");

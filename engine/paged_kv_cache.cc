@@ -20,18 +20,18 @@ Result<std::unique_ptr<PagedKvCache>> PagedKvCache::Create(const PagedKvCacheOpt
   c->options_ = o;
   const int64_t elements = o.num_layers * 2 * o.num_kv_heads * o.head_dim;
   if (o.residency != nullptr) {
-    MINERU_ASSIGN_OR_RETURN(c->provider_,
-                            ResidencyKvPages::Create(o.residency, o.num_pages, o.page_size_tokens, elements, o.dtype));
+    MINERU_ASSIGN_OR_RETURN(c->provider_, ResidencyKvPages::Create(o.residency, o.num_pages,
+                                                                   o.page_size_tokens, elements, o.dtype));
     c->options_.device = c->provider_->storage().device();
   } else {
-    MINERU_ASSIGN_OR_RETURN(c->provider_,
-                            LocalKvPages::Create(o.num_pages, o.page_size_tokens, elements, o.dtype, o.device));
+    MINERU_ASSIGN_OR_RETURN(
+        c->provider_, LocalKvPages::Create(o.num_pages, o.page_size_tokens, elements, o.dtype, o.device));
   }
   MINERU_RETURN_IF_ERROR(CatchTorch("viewing the kv pages", [&]() -> Status {
     const at::Tensor& storage = c->provider_->storage();
     // [pages, page, elements] -> [pages * page, layers, 2, kv_heads, head_dim]: views, no copy.
-    at::Tensor tokens = storage.view({storage.size(0) * o.page_size_tokens, o.num_layers, 2, o.num_kv_heads,
-                                      o.head_dim});
+    at::Tensor tokens =
+        storage.view({storage.size(0) * o.page_size_tokens, o.num_layers, 2, o.num_kv_heads, o.head_dim});
     for (int64_t l = 0; l < o.num_layers; ++l) {
       c->keys_.push_back(tokens.select(1, l).select(1, 0));
       c->values_.push_back(tokens.select(1, l).select(1, 1));
@@ -52,7 +52,8 @@ Status PagedKvCache::Reserve(KvSequence& seq, int64_t total_tokens) {
     MINERU_ASSIGN_OR_RETURN(seq.id_, provider_->AddSequence());
     seq.registered_ = true;
   }
-  MINERU_ASSIGN_OR_RETURN(std::vector<int64_t> added, provider_->Append(seq.id_, total_tokens - seq.reserved_));
+  MINERU_ASSIGN_OR_RETURN(std::vector<int64_t> added,
+                          provider_->Append(seq.id_, total_tokens - seq.reserved_));
   seq.pages_.insert(seq.pages_.end(), added.begin(), added.end());
   seq.reserved_ = total_tokens;
   peak_pages_used_ = std::max(peak_pages_used_, num_pages() - free_pages());

@@ -15,7 +15,8 @@ Qwen2Decoder::Qwen2Decoder(const TextConfig& config, WeightSource* weights, Page
       cache_(cache),
       rope_(config.head_dim, config.rope_theta),
       key_block_tokens_(key_block_tokens),
-      workspace_manager_(workspace_manager) {}
+      workspace_manager_(workspace_manager),
+      lease_conversion_bytes_(LeaseConversionBytes(weights->units(), weights->compute_dtype())) {}
 
 Result<at::Tensor> Qwen2Decoder::Embed(std::span<const int64_t> tokens) const {
   for (int64_t t : tokens) {
@@ -65,10 +66,16 @@ Result<at::Tensor> Qwen2Decoder::Forward(std::span<const DecoderInput> inputs) c
   }
   shape.rows = rows;
   // The activations of this forward, reserved on the manager's kGpu tier until it returns.
-  const uint64_t workspace_bytes = DecoderWorkspaceBytes(config_, weights_->compute_dtype(), shape);
+  const uint64_t workspace_bytes =
+      DecoderWorkspaceBytes(config_, weights_->compute_dtype(), shape) + lease_conversion_bytes_;
   residency::WorkspaceReservation workspace;
   if (workspace_manager_ != nullptr) {
     Result<residency::WorkspaceReservation> reserved = workspace_manager_->ReserveWorkspace(workspace_bytes);
+    if (!reserved.ok() && reserved.status().code() == StatusCode::kResourceExhausted) {
+      // Prefetches in flight hold their room until they land; landed and unleased, they can be evicted.
+      MINERU_RETURN_IF_ERROR(workspace_manager_->WaitForCopies());
+      reserved = workspace_manager_->ReserveWorkspace(workspace_bytes);
+    }
     if (!reserved.ok()) return reserved.status().WithContext("reserving the decoder's activation workspace");
     workspace = std::move(reserved).value();
   }

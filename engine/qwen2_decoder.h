@@ -57,6 +57,7 @@ class Qwen2Decoder {
   RotaryEmbedding rope_;
   int64_t key_block_tokens_;
   residency::ResidencyManager* workspace_manager_;
+  uint64_t lease_conversion_bytes_;  // counted in every forward's workspace (decoder_workspace.h)
   mutable uint64_t peak_workspace_bytes_ = 0;
   mutable uint64_t last_workspace_bytes_ = 0;
 };

@@ -22,7 +22,8 @@ Result<residency::DType> KvDtype(at::ScalarType t) {
 }  // namespace
 
 Result<std::unique_ptr<ResidencyKvPages>> ResidencyKvPages::Create(residency::ResidencyManager* manager,
-                                                                   int64_t usable_pages, int64_t page_size_tokens,
+                                                                   int64_t usable_pages,
+                                                                   int64_t page_size_tokens,
                                                                    int64_t elements_per_token,
                                                                    at::ScalarType dtype) {
   if (manager == nullptr) return InvalidArgument("kv cache: no residency manager");

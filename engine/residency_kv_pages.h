@@ -25,7 +25,9 @@ class ResidencyKvPages final : public KvPageProvider {
   ~ResidencyKvPages() override;
 
   const at::Tensor& storage() const override { return pool_->storage(); }
-  int64_t page_size_tokens() const override { return static_cast<int64_t>(pool_->options().page_size_tokens); }
+  int64_t page_size_tokens() const override {
+    return static_cast<int64_t>(pool_->options().page_size_tokens);
+  }
   int64_t usable_pages() const override { return static_cast<int64_t>(pool_->num_pages()) - 1; }
   int64_t free_pages() const override { return static_cast<int64_t>(pool_->GetStats().pages_free); }
   Result<SequenceId> AddSequence() override;

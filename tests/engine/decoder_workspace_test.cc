@@ -2,8 +2,8 @@
 // allocator reports every allocation and free of this thread to a memory reporter installed for the
 // forward (c10's profiler hook), and the peak of live bytes stays within the bound for prefill chunks
 // (with and without every row's logits), a chunk that spans several key blocks, and a batched decode
-// step, in float32 and bfloat16. The bound is not loose beyond a small factor, and it does not grow with the context beyond the
-// key block (never L x L).
+// step, in float32 and bfloat16. The bound is not loose beyond a small factor, and it does not grow with the
+// context beyond the key block (never L x L).
 #include "engine/decoder_workspace.h"
 
 #include <c10/core/Allocator.h>

@@ -114,7 +114,8 @@ TEST(InferRunnerTest, VramBudgetRunsThroughTheResidencyManager) {
     EXPECT_LE(r["gpu_peak_bytes"].get<uint64_t>(), gpu_budget);
     EXPECT_GT(r["workspace_reserved_peak_bytes"].get<uint64_t>(), 0u);
     EXPECT_LE(r["workspace_reserved_peak_bytes"].get<uint64_t>(), r["workspace_bound_bytes"].get<uint64_t>());
-    EXPECT_GE(r["kv_pool_bytes"].get<uint64_t>(), kv["pages"].get<uint64_t>() * 16 * kv["bytes_per_token"].get<uint64_t>());
+    EXPECT_GE(r["kv_pool_bytes"].get<uint64_t>(),
+              kv["pages"].get<uint64_t>() * 16 * kv["bytes_per_token"].get<uint64_t>());
     EXPECT_LE(gpu_budget, previous_budget);
     previous_budget = gpu_budget;
     if (std::string(budget) != "100%") {

@@ -104,7 +104,8 @@ TEST(ResidencyKvPagesTest, GoldenGenerationKeepsItsKvInThePoolWithinTheBudget) {
             g["tolerance"]["step_logits_max_abs"].get<double>());
   EXPECT_EQ(pool->GetStats().pages_used, 0u);  // freed when the generation ended
   const int64_t generated = static_cast<int64_t>((*results)[0].generated.size());
-  EXPECT_EQ((*model)->kv_cache().peak_pages_used(), PagedKvCache::PagesFor(kSplicedTokens + generated - 1, 16));
+  EXPECT_EQ((*model)->kv_cache().peak_pages_used(),
+            PagedKvCache::PagesFor(kSplicedTokens + generated - 1, 16));
 
   // Weights + KV pages + workspace within the budget; the workspace was charged on top of the pool.
   const residency::Stats stats = (*manager)->GetStats();
@@ -115,7 +116,7 @@ TEST(ResidencyKvPagesTest, GoldenGenerationKeepsItsKvInThePoolWithinTheBudget) {
   EXPECT_GE(gpu.kv_bytes, pool->num_pages() * pool->page_size_bytes());
   EXPECT_LE(gpu.peak_bytes, ro.gpu_budget_bytes);
   EXPECT_GE(gpu.peak_bytes, gpu.kv_bytes + workspace);
-  EXPECT_GT(stats.evictions, 0u);  // the weights were streamed through the budget
+  EXPECT_GT(stats.evictions, 0u);      // the weights were streamed through the budget
   EXPECT_EQ(gpu.workspace_bytes, 0u);  // every reservation ended with its forward
 }
 
