@@ -80,6 +80,7 @@ class PagedKvCache {
 
   int64_t num_pages() const { return provider_->usable_pages(); }  // without the null page
   int64_t free_pages() const { return provider_->free_pages(); }
+  // Most pages in use in the provider after any Reserve (a shared pool counts its other users too).
   int64_t peak_pages_used() const { return peak_pages_used_; }
   const PagedKvCacheOptions& options() const { return options_; }
   KvPageProvider& provider() const { return *provider_; }
