@@ -6,10 +6,13 @@
 #include "engine/generator.h"
 #include "engine/image_preprocess.h"
 #include "engine/image_preprocess_png.h"
+#include "engine/infer_memory.h"
 #include "engine/local_weight_store.h"
 #include "engine/mineru2_model.h"
 #include "engine/tokenizer.h"
 #include "engine/torch_status.h"
+#include "residency/host_device.h"
+#include "residency/residency_manager.h"
 
 namespace mineru::engine {
 namespace {
@@ -26,14 +29,28 @@ Result<at::Tensor> ReadPixels(const std::string& path) {
                     [&]() -> Result<at::Tensor> { return view.to(at::kFloat, false, true); });
 }
 
-// Compute-dtype bytes of all weights, for "--vram-budget P%".
-Result<uint64_t> WeightBytes(const std::string& dir, at::ScalarType dtype) {
-  MINERU_ASSIGN_OR_RETURN(ModelConfig config, ModelConfig::Load(dir));
-  MINERU_ASSIGN_OR_RETURN(Checkpoint ckpt, Checkpoint::Open(dir));
-  MINERU_ASSIGN_OR_RETURN(std::vector<UnitInfo> units, ListModelUnits(ckpt, config));
-  uint64_t n = 0;
-  for (const auto& u : units) n += LocalWeightStore::ComputeBytes(u, dtype);
-  return n;
+// The residency manager of a --vram-budget run: HostDevice (the CPU build's device) and one kGpu budget
+// for the weights' share, the KV pool and the decoder's workspace (infer_memory.h).
+struct RunResidency {
+  std::unique_ptr<residency::HostDevice> device;
+  std::unique_ptr<residency::ResidencyManager> manager;
+  InferMemory memory;
+};
+
+Result<RunResidency> CreateRunResidency(const InferOptions& o, const ModelConfig& config,
+                                        InferMemoryRequest request) {
+  MINERU_ASSIGN_OR_RETURN(Checkpoint ckpt, Checkpoint::Open(o.model_dir));
+  MINERU_ASSIGN_OR_RETURN(request.units, ListModelUnits(ckpt, config));
+  if (o.vram_budget_fraction) request.weight_budget_fraction = *o.vram_budget_fraction;
+  if (o.vram_budget_bytes) request.weight_budget_bytes = *o.vram_budget_bytes;
+  RunResidency r;
+  r.memory = PlanInferMemory(config, request);
+  r.device = std::make_unique<residency::HostDevice>();
+  residency::ResidencyOptions ro;
+  ro.gpu_budget_bytes = r.memory.gpu_budget_bytes;
+  ro.pinned_budget_bytes = 0;
+  MINERU_ASSIGN_OR_RETURN(r.manager, residency::ResidencyManager::Create(r.device.get(), ro));
+  return r;
 }
 
 }  // namespace
@@ -44,11 +61,6 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
   ModelOptions mo;
   mo.compute_dtype = o.dtype == "bf16" ? at::kBFloat16 : at::kFloat;
   mo.kv_page_tokens = o.kv_page_tokens;
-  if (o.vram_budget_bytes) mo.weight_budget_bytes = *o.vram_budget_bytes;
-  if (o.vram_budget_fraction) {
-    MINERU_ASSIGN_OR_RETURN(uint64_t total, WeightBytes(o.model_dir, mo.compute_dtype));
-    mo.weight_budget_bytes = static_cast<uint64_t>(static_cast<double>(total) * *o.vram_budget_fraction);
-  }
   std::optional<at::Tensor> pixels;
   int64_t image_tokens_max = 0;
   int64_t image_width = o.image_width, image_height = o.image_height;
@@ -100,6 +112,22 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
     if (pixels->dim() == 4 && pixels->size(0) > need) pixels = pixels->narrow(0, 0, need).contiguous();
   }
   mo.kv_capacity_tokens = static_cast<int64_t>(tokens.size()) + image_tokens_max + o.generate + 1;
+  // --vram-budget: weights, KV pages and workspace through the residency manager, under one kGpu budget.
+  // Declared before the model, which must go first.
+  std::optional<RunResidency> run_residency;
+  if (o.vram_budget_bytes || o.vram_budget_fraction) {
+    InferMemoryRequest request;
+    request.compute_dtype = mo.compute_dtype;
+    request.kv_page_tokens = mo.kv_page_tokens;
+    request.kv_capacity_tokens = mo.kv_capacity_tokens;
+    request.prompt_tokens = static_cast<int64_t>(tokens.size()) + image_tokens_max;
+    request.generate = o.generate;
+    request.prefill_chunk = o.prefill_chunk;
+    request.all_prompt_logits = o.logits_out.has_value();
+    request.key_block_tokens = mo.attention_key_block_tokens;
+    MINERU_ASSIGN_OR_RETURN(run_residency, CreateRunResidency(o, config, std::move(request)));
+    mo.residency = run_residency->manager.get();
+  }
   MINERU_ASSIGN_OR_RETURN(std::unique_ptr<Mineru2Model> model, Mineru2Model::Load(o.model_dir, mo));
   const double load_ms = load_clock.ElapsedMillis();
 
@@ -150,6 +178,28 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
                     {"resident_units", store->stats().resident_units},
                     {"units", store->units().size()},
                     {"streamed_loads", store->stats().streamed_loads}};
+  }
+  const PagedKvCache& kv = model->kv_cache();
+  j["kv"] = {{"pool", run_residency ? "residency" : "engine"},
+             {"page_size_tokens", kv.options().page_size_tokens},
+             {"bytes_per_token", kv.BytesPerToken()},
+             {"pages", kv.num_pages()},
+             {"pages_used_peak", kv.peak_pages_used()},
+             {"pages_used_after", kv.num_pages() - kv.free_pages()}};
+  if (run_residency) {
+    const residency::Stats stats = run_residency->manager->GetStats();
+    const residency::TierStats& gpu = stats.tiers[static_cast<int>(residency::Tier::kGpu)];
+    j["weights"] = {{"resident_bytes", gpu.weight_bytes},
+                    {"resident_units", gpu.units_resident},
+                    {"units", stats.units},
+                    {"evictions", stats.evictions},
+                    {"bytes_promoted", stats.bytes_promoted}};
+    j["residency"] = {{"gpu_budget_bytes", gpu.budget_bytes},
+                      {"gpu_peak_bytes", gpu.peak_bytes},
+                      {"weight_budget_bytes", run_residency->memory.weight_budget_bytes},
+                      {"kv_pool_bytes", gpu.kv_bytes},
+                      {"workspace_bound_bytes", run_residency->memory.workspace_bytes},
+                      {"workspace_reserved_peak_bytes", model->decoder().peak_workspace_bytes()}};
   }
   return j;
 }

@@ -49,9 +49,10 @@ Result<std::unique_ptr<Mineru2Model>> Mineru2Model::FromSource(const ModelConfig
       PagedKvCache::PagesFor(std::max<int64_t>(options.kv_capacity_tokens, 1), options.kv_page_tokens);
   kv.dtype = options.compute_dtype;
   kv.device = options.device;
+  kv.residency = options.residency;  // the pages come from the manager's KV pool, under its budget
   MINERU_ASSIGN_OR_RETURN(m->cache_, PagedKvCache::Create(kv));
   m->decoder_ = std::make_unique<Qwen2Decoder>(config.text, m->weights_.get(), m->cache_.get(),
-                                               options.attention_key_block_tokens);
+                                               options.attention_key_block_tokens, options.residency);
   if (config.multimodal) {
     m->vision_ = std::make_unique<VisionTower>(*config.multimodal, m->weights_.get(),
                                                options.vision_crops_per_attention);

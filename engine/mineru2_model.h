@@ -1,7 +1,10 @@
 // Mineru2Model: MinerU 2.0 assembled from its parts — the vision tower and projector (vision_tower.h),
 // the image merge and splice (image_merge.h), and the Qwen2 decoder over a paged KV cache
-// (qwen2_decoder.h) — for a model folder or any WeightSource. A later model (MinerU 2.5 / Qwen2-VL)
-// is a sibling class built from its own parts; nothing here switches over architectures.
+// (qwen2_decoder.h) — for a model folder or any WeightSource. With ModelOptions::residency, the weights
+// are leased from the manager, the KV cache's pages come from its KvPagePool and each decoder forward
+// reserves its workspace there: weights, KV pages and workspace share one kGpu budget. A later model
+// (MinerU 2.5 / Qwen2-VL) is a sibling class built from its own parts; nothing here switches over
+// architectures.
 #pragma once
 
 #include <ATen/ATen.h>
@@ -35,7 +38,8 @@ struct ModelOptions {
   int64_t attention_key_block_tokens = 512;
   int64_t vision_crops_per_attention = 1;
   // When set, weights are leased from this manager (on its kGpu tier, under its budget) instead of a
-  // LocalWeightStore; weight_budget_bytes is then unused. Must outlive the model.
+  // LocalWeightStore, the KV pages (kv_capacity_tokens of them) come from its KV pool, and the decoder
+  // reserves its workspace there; weight_budget_bytes is then unused. Must outlive the model.
   residency::ResidencyManager* residency = nullptr;
 };
 

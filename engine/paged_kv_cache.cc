@@ -1,5 +1,8 @@
+// PagedKvCache: see paged_kv_cache.h.
 #include "engine/paged_kv_cache.h"
 
+#include "engine/local_kv_pages.h"
+#include "engine/residency_kv_pages.h"
 #include "engine/torch_status.h"
 
 namespace mineru::engine {
@@ -15,15 +18,26 @@ Result<std::unique_ptr<PagedKvCache>> PagedKvCache::Create(const PagedKvCacheOpt
   if (o.num_pages <= 0) return InvalidArgument("kv cache: the pool needs at least one page");
   std::unique_ptr<PagedKvCache> c(new PagedKvCache());
   c->options_ = o;
-  MINERU_RETURN_IF_ERROR(CatchTorch("allocating the kv cache", [&]() -> Status {
-    const auto opts = at::TensorOptions().dtype(o.dtype).device(o.device);
+  const int64_t elements = o.num_layers * 2 * o.num_kv_heads * o.head_dim;
+  if (o.residency != nullptr) {
+    MINERU_ASSIGN_OR_RETURN(c->provider_, ResidencyKvPages::Create(o.residency, o.num_pages,
+                                                                   o.page_size_tokens, elements, o.dtype));
+    c->options_.device = c->provider_->storage().device();
+  } else {
+    MINERU_ASSIGN_OR_RETURN(
+        c->provider_, LocalKvPages::Create(o.num_pages, o.page_size_tokens, elements, o.dtype, o.device));
+  }
+  MINERU_RETURN_IF_ERROR(CatchTorch("viewing the kv pages", [&]() -> Status {
+    const at::Tensor& storage = c->provider_->storage();
+    // [pages, page, elements] -> [pages * page, layers, 2, kv_heads, head_dim]: views, no copy.
+    at::Tensor tokens =
+        storage.view({storage.size(0) * o.page_size_tokens, o.num_layers, 2, o.num_kv_heads, o.head_dim});
     for (int64_t l = 0; l < o.num_layers; ++l) {
-      c->keys_.push_back(at::zeros({o.num_pages * o.page_size_tokens, o.num_kv_heads, o.head_dim}, opts));
-      c->values_.push_back(at::zeros({o.num_pages * o.page_size_tokens, o.num_kv_heads, o.head_dim}, opts));
+      c->keys_.push_back(tokens.select(1, l).select(1, 0));
+      c->values_.push_back(tokens.select(1, l).select(1, 1));
     }
     return Status::Ok();
   }));
-  for (int64_t p = o.num_pages - 1; p >= 0; --p) c->free_.push_back(p);
   return c;
 }
 
@@ -33,23 +47,25 @@ uint64_t PagedKvCache::BytesPerToken() const {
 }
 
 Status PagedKvCache::Reserve(KvSequence& seq, int64_t total_tokens) {
-  const int64_t need =
-      PagesFor(total_tokens, options_.page_size_tokens) - static_cast<int64_t>(seq.pages_.size());
-  if (need <= 0) return Status::Ok();
-  if (need > free_pages()) {
-    return ResourceExhausted("kv cache: " + std::to_string(total_tokens) + " tokens need " +
-                             std::to_string(need) + " more pages, " + std::to_string(free_pages()) + " free");
+  if (total_tokens <= seq.reserved_) return Status::Ok();
+  if (!seq.registered_) {
+    MINERU_ASSIGN_OR_RETURN(seq.id_, provider_->AddSequence());
+    seq.registered_ = true;
   }
-  for (int64_t i = 0; i < need; ++i) {
-    seq.pages_.push_back(free_.back());
-    free_.pop_back();
-  }
+  MINERU_ASSIGN_OR_RETURN(std::vector<int64_t> added,
+                          provider_->Append(seq.id_, total_tokens - seq.reserved_));
+  seq.pages_.insert(seq.pages_.end(), added.begin(), added.end());
+  seq.reserved_ = total_tokens;
+  peak_pages_used_ = std::max(peak_pages_used_, num_pages() - free_pages());
   return Status::Ok();
 }
 
 void PagedKvCache::Free(KvSequence& seq) {
-  for (auto it = seq.pages_.rbegin(); it != seq.pages_.rend(); ++it) free_.push_back(*it);
+  if (seq.registered_) provider_->FreeSequence(seq.id_).IgnoreError();  // only fails for an unknown id
+  seq.registered_ = false;
+  seq.id_ = 0;
   seq.pages_.clear();
+  seq.reserved_ = 0;
   seq.length_ = 0;
 }
 

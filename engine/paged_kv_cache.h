@@ -1,8 +1,11 @@
-// PagedKvCache: the decoder's keys and values in fixed-size pages. Each layer has one key and one
-// value store of num_pages * page_size_tokens token slots; a sequence owns a page table and reaches
-// token t at slot pages[t / page_size] * page_size + t % page_size. Reads gather a token range into a
-// contiguous tensor, so the attention arithmetic does not depend on the page layout (paged and
-// contiguous storage give bit-identical results).
+// PagedKvCache: the decoder's keys and values in fixed-size pages, over a KvPageProvider that owns the
+// pages (kv_page_provider.h): engine-owned storage (LocalKvPages) or the residency manager's KvPagePool
+// (ResidencyKvPages, when PagedKvCacheOptions::residency is set). Both run the same code here.
+// Layout: the provider's storage [num_pages, page_size_tokens, elements_per_token] is viewed per token
+// as [layers, 2 (key, value), kv_heads, head_dim]; a sequence owns a page table and reaches token t at
+// row pages[t / page_size] * page_size + t % page_size of the flattened [num_pages * page_size, ...]
+// view. Reads gather a token range into a contiguous tensor, so the attention arithmetic does not depend
+// on the page layout (paged and contiguous storage give bit-identical results).
 // Not thread-safe: one forward at a time.
 #pragma once
 
@@ -12,6 +15,11 @@
 #include <vector>
 
 #include "common/result.h"
+#include "engine/kv_page_provider.h"
+
+namespace mineru::residency {
+class ResidencyManager;
+}
 
 namespace mineru::engine {
 
@@ -20,20 +28,31 @@ struct PagedKvCacheOptions {
   int64_t num_kv_heads = 0;
   int64_t head_dim = 0;
   int64_t page_size_tokens = 16;
-  int64_t num_pages = 0;
+  int64_t num_pages = 0;  // usable pages (the null page comes on top)
   at::ScalarType dtype = at::kFloat;
-  at::Device device = at::kCPU;
+  at::Device device = at::kCPU;  // engine-owned storage only; the pool lives on the manager's kGpu tier
+  // When set, the pages come from this manager's KV pool (created if it has none); must outlive the cache.
+  residency::ResidencyManager* residency = nullptr;
 };
 
 class KvSequence {
  public:
+  KvSequence() = default;
+  KvSequence(const KvSequence&) = delete;
+  KvSequence& operator=(const KvSequence&) = delete;
+  KvSequence(KvSequence&&) = default;
+  KvSequence& operator=(KvSequence&&) = default;
+
   int64_t length() const { return length_; }
   const std::vector<int64_t>& pages() const { return pages_; }
 
  private:
   friend class PagedKvCache;
+  bool registered_ = false;  // known to the provider
+  KvPageProvider::SequenceId id_ = 0;
   std::vector<int64_t> pages_;
-  int64_t length_ = 0;
+  int64_t reserved_ = 0;  // tokens the provider holds room for
+  int64_t length_ = 0;    // tokens written by every layer
 };
 
 class PagedKvCache {
@@ -59,17 +78,22 @@ class PagedKvCache {
   // Marks positions [0, length) as written (after every layer wrote them).
   void SetLength(KvSequence& seq, int64_t length) const { seq.length_ = length; }
 
-  int64_t free_pages() const { return static_cast<int64_t>(free_.size()); }
+  int64_t num_pages() const { return provider_->usable_pages(); }  // without the null page
+  int64_t free_pages() const { return provider_->free_pages(); }
+  // Most pages in use in the provider after any Reserve (a shared pool counts its other users too).
+  int64_t peak_pages_used() const { return peak_pages_used_; }
   const PagedKvCacheOptions& options() const { return options_; }
+  KvPageProvider& provider() const { return *provider_; }
 
  private:
   PagedKvCache() = default;
   at::Tensor Slots(const KvSequence& seq, int64_t begin, int64_t end) const;
 
   PagedKvCacheOptions options_;
-  std::vector<at::Tensor> keys_;    // per layer [num_pages * page_size, kv_heads, head_dim]
+  std::unique_ptr<KvPageProvider> provider_;
+  std::vector<at::Tensor> keys_;    // per layer: view [num_pages * page_size, kv_heads, head_dim] of storage
   std::vector<at::Tensor> values_;  // same
-  std::vector<int64_t> free_;       // free page ids, taken from the back
+  int64_t peak_pages_used_ = 0;
 };
 
 }  // namespace mineru::engine

@@ -1,18 +1,22 @@
 #include "engine/qwen2_decoder.h"
 
+#include "engine/decoder_workspace.h"
 #include "engine/qwen2_decoder_layer.h"
 #include "engine/rms_norm.h"
 #include "engine/torch_status.h"
+#include "residency/residency_manager.h"
 
 namespace mineru::engine {
 
 Qwen2Decoder::Qwen2Decoder(const TextConfig& config, WeightSource* weights, PagedKvCache* cache,
-                           int64_t key_block_tokens)
+                           int64_t key_block_tokens, residency::ResidencyManager* workspace_manager)
     : config_(config),
       weights_(weights),
       cache_(cache),
       rope_(config.head_dim, config.rope_theta),
-      key_block_tokens_(key_block_tokens) {}
+      key_block_tokens_(key_block_tokens),
+      workspace_manager_(workspace_manager),
+      lease_conversion_bytes_(LeaseConversionBytes(weights->units(), weights->compute_dtype())) {}
 
 Result<at::Tensor> Qwen2Decoder::Embed(std::span<const int64_t> tokens) const {
   for (int64_t t : tokens) {
@@ -35,6 +39,9 @@ Result<at::Tensor> Qwen2Decoder::Forward(std::span<const DecoderInput> inputs) c
   std::vector<at::Tensor> parts;
   std::vector<int64_t> positions;
   int64_t rows = 0;
+  DecoderWorkspaceShape shape;
+  shape.key_block_tokens = key_block_tokens_;
+  shape.num_slices = static_cast<int64_t>(inputs.size());
   for (const DecoderInput& in : inputs) {
     if (!in.seq || !in.embeds.defined() || in.embeds.dim() != 2 || in.embeds.size(0) < 1 ||
         in.embeds.size(1) != config_.hidden_size) {
@@ -53,7 +60,27 @@ Result<at::Tensor> Qwen2Decoder::Forward(std::span<const DecoderInput> inputs) c
     for (int64_t i = 0; i < n; ++i) positions.push_back(start + i);
     parts.push_back(in.embeds);
     rows += n;
+    shape.max_slice_rows = std::max(shape.max_slice_rows, n);
+    shape.max_keys = std::max(shape.max_keys, start + n);
+    shape.logit_rows += in.all_logits ? n : 1;
   }
+  shape.rows = rows;
+  // The activations of this forward, reserved on the manager's kGpu tier until it returns.
+  const uint64_t workspace_bytes =
+      DecoderWorkspaceBytes(config_, weights_->compute_dtype(), shape) + lease_conversion_bytes_;
+  residency::WorkspaceReservation workspace;
+  if (workspace_manager_ != nullptr) {
+    Result<residency::WorkspaceReservation> reserved = workspace_manager_->ReserveWorkspace(workspace_bytes);
+    if (!reserved.ok() && reserved.status().code() == StatusCode::kResourceExhausted) {
+      // Prefetches in flight hold their room until they land; landed and unleased, they can be evicted.
+      MINERU_RETURN_IF_ERROR(workspace_manager_->WaitForCopies());
+      reserved = workspace_manager_->ReserveWorkspace(workspace_bytes);
+    }
+    if (!reserved.ok()) return reserved.status().WithContext("reserving the decoder's activation workspace");
+    workspace = std::move(reserved).value();
+  }
+  peak_workspace_bytes_ = std::max(peak_workspace_bytes_, workspace_bytes);
+  last_workspace_bytes_ = workspace_bytes;
   return CatchTorch("decoder forward", [&]() -> Result<at::Tensor> {
     const at::Device dev = weights_->device();
     at::Tensor x = (parts.size() == 1 ? parts[0] : at::cat(parts, 0)).to(dev, weights_->compute_dtype());
@@ -81,14 +108,17 @@ Result<at::Tensor> Qwen2Decoder::Forward(std::span<const DecoderInput> inputs) c
       }
     }
     if (static_cast<int64_t>(keep.size()) != rows) x = x.index_select(0, at::tensor(keep, at::kLong).to(dev));
-    MINERU_ASSIGN_OR_RETURN(WeightLease head, weights_->Acquire("head"));
-    x = RmsNorm(x, head.Get("model.norm.weight"), config_.rms_norm_eps);
+    // One lease at a time (the residency manager's smallest budget streams one unit through one slot):
+    // the head's lease ends before the tied head leases the embedding.
     at::Tensor logits;
+    {
+      MINERU_ASSIGN_OR_RETURN(WeightLease head, weights_->Acquire("head"));
+      x = RmsNorm(x, head.Get("model.norm.weight"), config_.rms_norm_eps);
+      if (!weights_->tied()) logits = at::linear(x, head.Get("lm_head.weight"));
+    }
     if (weights_->tied()) {
       MINERU_ASSIGN_OR_RETURN(WeightLease emb, weights_->Acquire("embed_tokens"));
       logits = at::linear(x, emb.Get("model.embed_tokens.weight"));
-    } else {
-      logits = at::linear(x, head.Get("lm_head.weight"));
     }
     return logits.to(at::kCPU, at::kFloat);
   });

@@ -40,6 +40,16 @@ residency::UnitKind ToResidencyKind(const UnitInfo& u, bool tied) {
 
 }  // namespace
 
+uint64_t ResidencyWeightSource::FootprintBytes(const UnitInfo& unit) {
+  residency::UnitSpec spec;
+  for (const UnitTensor& t : unit.tensors) {
+    residency::TensorSpec ts;
+    ts.size_bytes = t.size_bytes;
+    spec.tensors.push_back(std::move(ts));
+  }
+  return residency::UnitFootprintBytes(spec);
+}
+
 Result<std::unique_ptr<ResidencyWeightSource>> ResidencyWeightSource::Create(
     std::shared_ptr<const Checkpoint> checkpoint, std::vector<UnitInfo> units,
     residency::ResidencyManager* manager, at::ScalarType compute_dtype) {

@@ -24,6 +24,9 @@ class ResidencyWeightSource final : public WeightSource {
                                                                residency::ResidencyManager* manager,
                                                                at::ScalarType compute_dtype);
 
+  // Bytes `unit` occupies on a residency tier: its stored dtype, laid out as the manager lays it out.
+  static uint64_t FootprintBytes(const UnitInfo& unit);
+
   const std::vector<UnitInfo>& units() const override { return units_; }
   Result<WeightLease> Acquire(const std::string& unit_name) override;
   bool tied() const override { return tied_; }

@@ -146,7 +146,7 @@ TEST(ModelInvariantsTest, BatchedDecodeAgreesWithDecodingAlone) {
       EXPECT_EQ((*alone)[0].generated, (*batch)[i].generated);
       EXPECT_LE(MaxAbsDiff((*alone)[0].step_logits, (*batch)[i].step_logits), 1e-5);
     }
-    EXPECT_EQ((*model)->kv_cache().free_pages(), (*model)->kv_cache().options().num_pages);  // all returned
+    EXPECT_EQ((*model)->kv_cache().free_pages(), (*model)->kv_cache().num_pages());  // all returned
   }
 }
 

@@ -1,13 +1,16 @@
-// The model with its weights leased from the residency manager (HostDevice, the CPU build's device):
-// at kGpu budgets of 100% and 50% of the weights, and at the least budget that holds the largest unit
-// (one streaming slot), the logits and tokens are bit-identical to the model run without residency,
-// the manager streams units below the full budget, and its kGpu peak stays within the budget. (The
-// golden models are tiny, so their largest unit is a third of all weights; 20% cannot hold it.)
+// The model with its weights leased from the residency manager (HostDevice, the CPU build's device),
+// its KV pages in the manager's pool and its decoder workspace reserved there: at kGpu budgets of the
+// KV pool + the workspace bound + 100% or 50% of the weights, or the least weight share that holds the
+// largest unit (one streaming slot), the logits and tokens are bit-identical to the model run without
+// residency, the manager streams units below the full budget, and its kGpu peak stays within the
+// budget. (The golden models are tiny, so their largest unit is a third of all weights; 20% cannot hold
+// it: the floor is the largest unit.)
 #include "engine/residency_weight_source.h"
 
 #include <gtest/gtest.h>
 
 #include "engine/generator.h"
+#include "engine/infer_memory.h"
 #include "engine/mineru2_model.h"
 #include "residency/host_device.h"
 #include "tests/engine/golden_support.h"
@@ -20,7 +23,11 @@ struct Output {
   at::Tensor prompt_logits;
   at::Tensor step_logits;
   std::vector<int64_t> generated;
+  uint64_t peak_workspace_bytes = 0;
 };
+
+constexpr int64_t kSplicedTokens = 3714;
+constexpr int64_t kGenerate = 8;
 
 Output RunModel(const std::filesystem::path& golden, const char* dir, const ModelOptions& options) {
   Output out;
@@ -33,7 +40,7 @@ Output RunModel(const std::filesystem::path& golden, const char* dir, const Mode
   if (!merged.ok()) return out;
   GenerationRequest req;
   req.prompt_embeds = *(*model)->EmbedPrompt(tokens, &*merged);
-  req.sampling.max_new_tokens = 8;
+  req.sampling.max_new_tokens = kGenerate;
   req.keep_prompt_logits = true;
   req.keep_step_logits = true;
   auto r = Generate((*model)->decoder(), std::span<const GenerationRequest>(&req, 1), {});
@@ -42,6 +49,7 @@ Output RunModel(const std::filesystem::path& golden, const char* dir, const Mode
   out.prompt_logits = (*r)[0].prompt_logits;
   out.step_logits = (*r)[0].step_logits;
   out.generated = (*r)[0].generated;
+  out.peak_workspace_bytes = (*model)->decoder().peak_workspace_bytes();
   return out;
 }
 
@@ -54,24 +62,27 @@ TEST(ResidencyWeightSourceTest, BudgetsThroughResidencyAreBitIdentical) {
     ASSERT_TRUE(reference.prompt_logits.defined());
     auto config = ModelConfig::Load(golden / dir);
     auto ckpt = Checkpoint::Open(golden / dir);
-    const auto units = *ListModelUnits(*ckpt, *config);
-    const uint64_t total = TotalBytes(units);
-    uint64_t largest = 0;
-    for (const auto& u : units) largest = std::max(largest, u.size_bytes);
     for (double fraction : {1.0, 0.5, 0.0}) {
       SCOPED_TRACE(fraction);
+      ModelOptions options;
+      options.kv_capacity_tokens = kSplicedTokens + kGenerate;
+      InferMemoryRequest request;
+      request.units = *ListModelUnits(*ckpt, *config);
+      request.weight_budget_fraction = fraction;  // 0: one unit at a time (the floor)
+      request.kv_page_tokens = options.kv_page_tokens;
+      request.kv_capacity_tokens = options.kv_capacity_tokens;
+      request.prompt_tokens = kSplicedTokens;
+      request.generate = kGenerate;
+      request.all_prompt_logits = true;
+      request.key_block_tokens = options.attention_key_block_tokens;
+      const InferMemory memory = PlanInferMemory(*config, request);
       residency::HostDevice device;
       residency::ResidencyOptions ro;
-      // Room for the weights (plus alignment) at 100%; half of them; or one unit at a time.
-      ro.gpu_budget_bytes = fraction == 1.0 ? total + (1u << 20) : static_cast<uint64_t>(total * fraction);
-      if (fraction == 0.0) {
-        ro.gpu_budget_bytes = largest + (32u << 10);  // alignment of its tensors
-        ro.prefetch_depth = 1;
-      }
+      ro.gpu_budget_bytes = memory.gpu_budget_bytes;
+      if (fraction == 0.0) ro.prefetch_depth = 1;
       ro.pinned_budget_bytes = 0;
       auto manager = residency::ResidencyManager::Create(&device, ro);
       ASSERT_TRUE(manager.ok()) << manager.status().ToString();
-      ModelOptions options;
       options.residency = manager->get();
       const Output out = RunModel(golden, dir, options);
       ASSERT_TRUE(out.prompt_logits.defined());
@@ -81,6 +92,8 @@ TEST(ResidencyWeightSourceTest, BudgetsThroughResidencyAreBitIdentical) {
       const residency::Stats stats = (*manager)->GetStats();
       const auto& gpu = stats.tiers[static_cast<int>(residency::Tier::kGpu)];
       EXPECT_LE(gpu.peak_bytes, ro.gpu_budget_bytes);
+      EXPECT_GE(gpu.peak_bytes, gpu.kv_bytes + out.peak_workspace_bytes);  // the workspace was charged
+      EXPECT_LE(out.peak_workspace_bytes, memory.workspace_bytes);
       EXPECT_GT(stats.acquires, 0u);
       if (fraction < 1.0) {
         EXPECT_GT(stats.evictions, 0u);  // units were streamed through the budget

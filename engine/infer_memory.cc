@@ -1,0 +1,54 @@
+// InferMemory: see infer_memory.h.
+#include "engine/infer_memory.h"
+
+#include <algorithm>
+
+#include "engine/decoder_workspace.h"
+#include "engine/paged_kv_cache.h"
+#include "engine/residency_weight_source.h"
+#include "residency/unit.h"
+
+namespace mineru::engine {
+
+InferMemory PlanInferMemory(const ModelConfig& config, const InferMemoryRequest& r) {
+  InferMemory m;
+  uint64_t largest = 0;
+  for (const UnitInfo& u : r.units) {
+    const uint64_t bytes = ResidencyWeightSource::FootprintBytes(u);
+    m.weights_total_bytes += bytes;
+    largest = std::max(largest, bytes);
+  }
+  m.weight_budget_bytes =
+      r.weight_budget_fraction >= 0
+          ? static_cast<uint64_t>(static_cast<double>(m.weights_total_bytes) * r.weight_budget_fraction)
+          : r.weight_budget_bytes;
+  m.weight_budget_bytes = std::max(m.weight_budget_bytes, largest);
+
+  const TextConfig& t = config.text;
+  const uint64_t bytes_per_token = static_cast<uint64_t>(t.num_layers) * 2 * t.num_kv_heads * t.head_dim *
+                                   c10::elementSize(r.compute_dtype);
+  const uint64_t pages = static_cast<uint64_t>(PagedKvCache::PagesFor(
+                             std::max<int64_t>(r.kv_capacity_tokens, 1), r.kv_page_tokens)) +
+                         1;
+  const uint64_t pool = pages * static_cast<uint64_t>(r.kv_page_tokens) * bytes_per_token;
+  m.kv_pool_bytes =
+      (pool + residency::kBufferAlignBytes - 1) / residency::kBufferAlignBytes * residency::kBufferAlignBytes;
+
+  const int64_t total = r.prompt_tokens + r.generate;
+  DecoderWorkspaceShape prefill;
+  prefill.rows = prefill.max_slice_rows = std::max<int64_t>(std::min(r.prefill_chunk, r.prompt_tokens), 1);
+  prefill.logit_rows = r.all_prompt_logits ? prefill.rows : 1;
+  prefill.max_keys = total;
+  prefill.key_block_tokens = r.key_block_tokens;
+  DecoderWorkspaceShape decode;
+  decode.rows = decode.max_slice_rows = decode.logit_rows = 1;
+  decode.max_keys = total;
+  decode.key_block_tokens = r.key_block_tokens;
+  m.workspace_bytes = std::max(DecoderWorkspaceBytes(t, r.compute_dtype, prefill),
+                               DecoderWorkspaceBytes(t, r.compute_dtype, decode)) +
+                      LeaseConversionBytes(r.units, r.compute_dtype);
+  m.gpu_budget_bytes = m.weight_budget_bytes + m.kv_pool_bytes + m.workspace_bytes;
+  return m;
+}
+
+}  // namespace mineru::engine
