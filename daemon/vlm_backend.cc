@@ -12,27 +12,66 @@
 #include "document/output_writer.h"
 #include "document/pdf_document.h"
 #include "engine/checkpoint.h"
+#include "engine/decoder_workspace.h"
 #include "engine/image_merge.h"
 #include "engine/image_preprocess.h"
-#include "engine/local_weight_store.h"
 #include "engine/mineru2_model.h"
 #include "engine/model_units.h"
+#include "engine/paged_kv_cache.h"
 #include "engine/prompt_template.h"
+#include "engine/residency_weight_source.h"
 #include "engine/tokenizer.h"
 #include "engine/tokenizer_prompt.h"
 #include "engine/torch_status.h"
 #include "residency/cuda_device.h"
 #include "residency/host_device.h"
 #include "residency/residency_manager.h"
+#include "residency/unit.h"
 
 namespace mineru::daemon {
 namespace {
 
-// Working memory on the device beyond weights and KV (activations of a prefill chunk, the vision
-// tower's crops) that a budget of 0 ("everything resident") leaves room for.
-constexpr uint64_t kAutoWorkspaceBytes = 1ull << 30;
-// KV cache for a batch is capped here unless one page alone needs more.
+// With vram_budget = 0 ("everything resident"): room for the vision tower's activations, which the
+// manager does not count, and a cap on the KV cache.
+constexpr uint64_t kVisionAllowanceBytes = 1ull << 30;
 constexpr uint64_t kMaxAutoKvBytes = 4ull << 30;
+
+// KV pool and decoder workspace for `pages` pages decoded together, each with up to `prompt_tokens`
+// spliced prompt tokens and `max_new_tokens` generated ones.
+struct PagesMemory {
+  int64_t kv_tokens = 0;
+  uint64_t kv_bytes = 0;  // the pool's kGpu region, null page included
+  uint64_t workspace_bytes = 0;
+};
+
+PagesMemory PlanPages(const engine::ModelConfig& mc, const std::vector<engine::UnitInfo>& units,
+                      at::ScalarType dtype, const Config& config, int64_t prompt_tokens,
+                      int64_t max_new_tokens, int64_t pages) {
+  const engine::TextConfig& t = mc.text;
+  const uint64_t per_token = static_cast<uint64_t>(t.num_layers) * 2 *
+                             static_cast<uint64_t>(t.num_kv_heads * t.head_dim) * at::elementSize(dtype);
+  const int64_t per_page = prompt_tokens + max_new_tokens;
+  PagesMemory m;
+  m.kv_tokens = pages * per_page;
+  const uint64_t kv_pages =
+      static_cast<uint64_t>(engine::PagedKvCache::PagesFor(m.kv_tokens, config.kv_page_tokens)) + 1;
+  m.kv_bytes = (kv_pages * static_cast<uint64_t>(config.kv_page_tokens) * per_token +
+                residency::kBufferAlignBytes - 1) /
+               residency::kBufferAlignBytes * residency::kBufferAlignBytes;
+  // Prefill runs one page's chunks at a time; a decode step runs every page's next token at once.
+  engine::DecoderWorkspaceShape prefill;
+  prefill.rows = prefill.max_slice_rows = std::min<int64_t>(config.prefill_chunk_tokens, prompt_tokens);
+  prefill.logit_rows = 1;
+  prefill.max_keys = per_page;
+  engine::DecoderWorkspaceShape decode;
+  decode.rows = decode.logit_rows = decode.num_slices = pages;
+  decode.max_slice_rows = 1;
+  decode.max_keys = per_page;
+  m.workspace_bytes = std::max(engine::DecoderWorkspaceBytes(t, dtype, prefill),
+                               engine::DecoderWorkspaceBytes(t, dtype, decode)) +
+                      engine::LeaseConversionBytes(units, dtype);
+  return m;
+}
 
 Result<std::unique_ptr<residency::Device>> OpenDevice() {
 #if defined(MINERU_HAVE_CUDA)
@@ -43,11 +82,13 @@ Result<std::unique_ptr<residency::Device>> OpenDevice() {
 
 }  // namespace
 
-// The smallest kGpu budget that can run a page: the largest unit must fit while it computes.
-static Status CheckBudget(uint64_t budget, uint64_t largest_unit) {
-  if (budget >= largest_unit) return Status::Ok();
-  return InvalidArgument("the model needs a vram_budget of at least " + residency::FormatBytes(largest_unit) +
-                         " (its largest unit); " + residency::FormatBytes(budget) + " is too small");
+// The smallest kGpu budget that can run a page: its KV pages, the workspace and the largest unit.
+static Status CheckBudget(uint64_t budget, uint64_t minimum) {
+  if (budget >= minimum) return Status::Ok();
+  return InvalidArgument("the model needs a vram_budget of at least " + std::to_string(minimum) + " bytes (" +
+                         residency::FormatBytes(minimum) +
+                         ": one page's KV cache, the decoder's working memory and the largest layer); " +
+                         residency::FormatBytes(budget) + " is too small");
 }
 
 struct VlmBackend::State {
@@ -59,7 +100,7 @@ struct VlmBackend::State {
   std::unique_ptr<PageBatcher> batcher;
   uint64_t weight_bytes = 0;
   uint64_t largest_unit_bytes = 0;
-  uint64_t kv_bytes_per_token = 0;
+  uint64_t min_budget_bytes = 0;
   int64_t kv_capacity_tokens = 0;
   int64_t window_pages = 1;
 };
@@ -98,38 +139,46 @@ Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
     }
   }
 
-  // Sizes: weights as stored (the manager holds the file's bytes), the KV cache in the compute dtype.
+  // Sizes. The kGpu budget holds the weights the manager keeps resident (as stored), the KV pool and
+  // the decoder's workspace together; pages are batched as far as KV and workspace fit in half of it.
   MINERU_ASSIGN_OR_RETURN(engine::Checkpoint ckpt, engine::Checkpoint::Open(dir));
   MINERU_ASSIGN_OR_RETURN(std::vector<engine::UnitInfo> units, engine::ListModelUnits(ckpt, mc));
   for (const auto& u : units) {
-    st->weight_bytes += u.size_bytes;
-    st->largest_unit_bytes = std::max(st->largest_unit_bytes, u.size_bytes);
+    const uint64_t bytes = engine::ResidencyWeightSource::FootprintBytes(u);
+    st->weight_bytes += bytes;
+    st->largest_unit_bytes = std::max(st->largest_unit_bytes, bytes);
   }
   MINERU_ASSIGN_OR_RETURN(st->device, OpenDevice());
   const at::ScalarType dtype = st->device->is_cuda() ? at::kBFloat16 : at::kFloat;
-  st->kv_bytes_per_token = static_cast<uint64_t>(mc.text.num_layers) * 2 *
-                           static_cast<uint64_t>(mc.text.num_kv_heads * mc.text.head_dim) *
-                           at::elementSize(dtype);
   const int64_t max_new_tokens =
       config.max_new_tokens > 0 ? config.max_new_tokens : mc.generation.max_new_tokens;
   const auto& mm = *mc.multimodal;
   const int64_t largest_image = engine::MergedImageShape(engine::TileGrid{mm.max_grid_side, mm.max_grid_side},
                                                          mm.vision.patches_per_side, mm.anyres_max_tiles)
                                     .num_tokens;
-  const int64_t page_tokens = static_cast<int64_t>(prompt.size()) - 1 + largest_image + max_new_tokens;
-  const int64_t batch_tokens = std::max<int64_t>(
-      page_tokens, std::min<int64_t>(config.max_batch * page_tokens,
-                                     static_cast<int64_t>(kMaxAutoKvBytes / st->kv_bytes_per_token)));
-  st->kv_capacity_tokens = batch_tokens;
-  st->window_pages = std::clamp<int64_t>(batch_tokens / page_tokens, 1, config.max_batch);
+  const int64_t prompt_tokens = static_cast<int64_t>(prompt.size()) - 1 + largest_image;
+  const PagesMemory one = PlanPages(mc, units, dtype, config, prompt_tokens, max_new_tokens, 1);
+  int64_t pages = 1;
+  PagesMemory chosen = one;
+  for (int64_t n = 2; n <= config.max_batch; ++n) {
+    const PagesMemory more = PlanPages(mc, units, dtype, config, prompt_tokens, max_new_tokens, n);
+    const bool fits = config.vram_budget_bytes == 0
+                          ? more.kv_bytes <= kMaxAutoKvBytes
+                          : more.kv_bytes + more.workspace_bytes <= config.vram_budget_bytes / 2;
+    if (!fits) break;
+    pages = n;
+    chosen = more;
+  }
+  st->kv_capacity_tokens = chosen.kv_tokens;
+  st->window_pages = pages;
+  st->min_budget_bytes = one.kv_bytes + one.workspace_bytes + st->largest_unit_bytes;
 
   residency::ResidencyOptions ro;
   ro.gpu_budget_bytes = config.vram_budget_bytes;
   if (ro.gpu_budget_bytes == 0) {
-    ro.gpu_budget_bytes =
-        st->weight_bytes + static_cast<uint64_t>(batch_tokens) * st->kv_bytes_per_token + kAutoWorkspaceBytes;
+    ro.gpu_budget_bytes = st->weight_bytes + chosen.kv_bytes + chosen.workspace_bytes + kVisionAllowanceBytes;
   }
-  MINERU_RETURN_IF_ERROR(CheckBudget(ro.gpu_budget_bytes, st->largest_unit_bytes));
+  MINERU_RETURN_IF_ERROR(CheckBudget(ro.gpu_budget_bytes, st->min_budget_bytes));
   ro.pinned_budget_bytes = config.pinned_budget_bytes;
   if (ro.pinned_budget_bytes == 0) ro.pinned_budget_bytes = st->weight_bytes;
   ro.keep_alive_ms = config.keep_alive_ms;
@@ -138,7 +187,7 @@ Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
   engine::ModelOptions mo;
   mo.compute_dtype = dtype;
   mo.kv_page_tokens = config.kv_page_tokens;
-  mo.kv_capacity_tokens = batch_tokens;
+  mo.kv_capacity_tokens = st->kv_capacity_tokens;
   mo.residency = st->manager.get();
   MINERU_ASSIGN_OR_RETURN(st->model, engine::Mineru2Model::Load(dir, mo));
 
@@ -151,7 +200,7 @@ Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
   bo.no_repeat_ngram_size = mc.generation.no_repeat_ngram_size;
   bo.eos_token_ids = mc.generation.eos_token_ids;
   bo.prefill_chunk_tokens = config.prefill_chunk_tokens;
-  bo.kv_capacity_tokens = batch_tokens;
+  bo.kv_capacity_tokens = st->kv_capacity_tokens;
   st->batcher = std::make_unique<PageBatcher>(std::move(bo));
   return std::unique_ptr<VlmBackend>(new VlmBackend(std::move(st)));
 }
@@ -292,7 +341,7 @@ BackendStats VlmBackend::Stats() const {
 Status VlmBackend::Reconfigure(const Config& config) {
   State& st = *state_;
   if (config.vram_budget_bytes != st.config.vram_budget_bytes && config.vram_budget_bytes != 0) {
-    MINERU_RETURN_IF_ERROR(CheckBudget(config.vram_budget_bytes, st.largest_unit_bytes));
+    MINERU_RETURN_IF_ERROR(CheckBudget(config.vram_budget_bytes, st.min_budget_bytes));
     MINERU_RETURN_IF_ERROR(
         st.manager->SetBudget(residency::Tier::kGpu, config.vram_budget_bytes).WithContext("vram_budget"));
     MINERU_LOG(kInfo) << "VRAM budget now " << residency::FormatBytes(config.vram_budget_bytes);
