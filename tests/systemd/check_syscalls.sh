@@ -8,11 +8,14 @@
 #    socket's directory, /tmp (private under PrivateTmp=), /dev or its own /proc entries: under
 #    ProtectSystem=strict the rest of the file system is read-only.
 #
-#   check_syscalls.sh SERVICE_UNIT MINERUD MINERUCTL
+#   check_syscalls.sh SERVICE_UNIT MINERUD MINERUCTL [MAKE_TINY_VLM_MODEL GOLDEN_MODEL_DIR]
+#
+# With the last two, the daemon runs the model backend on a tiny test model folder made from the
+# golden checkpoint (skipped when ../shared is absent, unless MINERU_REQUIRE_SHARED=1).
 #
 # Skipped (77) while minerud or mineructl lack the options the session needs.
 set -u -o pipefail
-unit=$1 minerud=$2 mineructl=$3
+unit=$1 minerud=$2 mineructl=$3 make_model=${4:-} golden_model=${5:-}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 skip() { echo "SKIP: $*"; exit 77; }
@@ -64,20 +67,37 @@ printf '%s\n' '%%MediaBox 0 0 595 842' '%%Font Helv Helvetica' \
 mutool create -o "$scratch/sample.pdf" "$scratch/page.txt" "$scratch/page.txt" 2>/dev/null ||
   fail "mutool create"
 
+model_args=()
+if [[ -n $make_model ]]; then
+  if [[ ! -d $golden_model ]]; then
+    [[ ${MINERU_REQUIRE_SHARED:-} == 1 ]] && fail "$golden_model is missing"
+    skip "no golden model at $golden_model"
+  fi
+  "$make_model" "$golden_model" "$scratch/model" || fail "cannot make the test model folder"
+  model_args=(--model "$scratch/model" --set max_new_tokens=16)
+fi
+
 sock=$scratch/minerud.sock
 # LeakSanitizer cannot run under ptrace (sanitizer builds): leaks are checked by the other tests.
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
 strace -f -qq -y -s 512 -o "$scratch/trace" \
-  "$minerud" --config /dev/null --socket "$sock" --state-dir "$scratch/state" >"$scratch/daemon.log" 2>&1 &
+  "$minerud" --config /dev/null --socket "$sock" --state-dir "$scratch/state" "${model_args[@]}" \
+  >"$scratch/daemon.log" 2>&1 &
 tracer=$!
-for _ in $(seq 200); do [[ -S $sock ]] && break; sleep 0.1; done
+for _ in $(seq 600); do [[ -S $sock ]] && break; sleep 0.1; done
 [[ -S $sock ]] || fail "minerud did not listen on $sock:"$'\n'"$(cat "$scratch/daemon.log")"
 daemon=$(pgrep -P "$tracer" -x minerud | head -1)
 [[ -n $daemon ]] || fail "cannot find minerud's pid"
 
 "$mineructl" --socket "$sock" submit "$scratch/sample.pdf" -o "$scratch/out" >"$scratch/client.log" 2>&1 ||
   fail "mineructl submit exited $?:"$'\n'"$(cat "$scratch/client.log")"
-[[ -s $scratch/out/sample.md ]] || fail "no sample.md written"
+if [[ -n $make_model ]]; then
+  # The tiny model's weights are random: its text need not hold a block, but it is there.
+  [[ -f $scratch/out/sample.md ]] || fail "no sample.md written"
+  [[ -s $scratch/out/sample_model_output.txt ]] || fail "the model backend wrote no sample_model_output.txt"
+else
+  [[ -s $scratch/out/sample.md ]] || fail "no sample.md written"
+fi
 "$mineructl" --socket "$sock" stats >/dev/null 2>&1 || fail "mineructl stats"
 "$mineructl" --socket "$sock" list >/dev/null 2>&1 || fail "mineructl list"
 kill -HUP "$daemon"
