@@ -120,20 +120,20 @@ void Scheduler::Release(const Reservation& r) {
   user_bytes_[r.uid] -= r.document_bytes;
 }
 
+Status Scheduler::StartWrite(const Reservation& r) {
+  std::lock_guard lock(mu_);
+  if (!draining_) return Status::Ok();
+  // Not started yet: refuse it cleanly rather than hold the drain up.
+  --active_jobs_;
+  --user_jobs_[r.uid];
+  user_bytes_[r.uid] -= r.document_bytes;
+  return Unavailable("minerud is shutting down and accepts no new jobs");
+}
+
 Result<JobInfo> Scheduler::Write(const Reservation& r, std::span<const uint8_t> document) {
   if (document.size() != r.document_bytes) {
     Release(r);
     return InvalidArgument("the document is not the size that was reserved");
-  }
-  {
-    std::lock_guard lock(mu_);
-    if (draining_) {
-      // Not started yet: refuse it cleanly rather than hold the drain up.
-      --active_jobs_;
-      --user_jobs_[r.uid];
-      user_bytes_[r.uid] -= r.document_bytes;
-      return Unavailable("minerud is shutting down and accepts no new jobs");
-    }
   }
   Result<JobId> id = options_.spool->AllocateId();
   if (!id.ok()) {

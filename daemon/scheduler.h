@@ -107,8 +107,11 @@ class Scheduler {
   // Checks the name and the limits (same errors as Submit) and reserves a place. Cheap; no I/O.
   Result<Reservation> Reserve(uid_t uid, const std::string& name, uint64_t document_bytes,
                               document::PageRange pages = {});
+  // Before Write(): kUnavailable, with the reservation released, when a drain began since Reserve().
+  // A write already started is finished, and its job kept for the next start.
+  Status StartWrite(const Reservation& reservation);
   // Allocates the id and spools the job durably (blocking I/O; any thread, not under a lock). On an
-  // error the reservation is released; kUnavailable when a drain began before the write started.
+  // error the reservation is released.
   Result<JobInfo> Write(const Reservation& reservation, std::span<const uint8_t> document);
   // Gives back a reservation that will not be written.
   void Release(const Reservation& reservation);

@@ -50,12 +50,17 @@ void SpoolWriter::Run() {
       tasks_.pop_front();
       busy_ = true;
     }
-    if (options_.before_write) options_.before_write();
     Completion c;
     c.session_id = task->session_id;
     c.request_id = task->request_id;
     c.watch = task->watch;
-    c.job = options_.scheduler->Write(task->reservation, task->document.bytes());
+    Status start = options_.scheduler->StartWrite(task->reservation);
+    if (start.ok()) {
+      if (options_.before_write) options_.before_write();  // counts as part of the write
+      c.job = options_.scheduler->Write(task->reservation, task->document.bytes());
+    } else {
+      c.job = start;
+    }
     task.reset();  // unmaps the document now that it is on disk
     {
       std::lock_guard lock(mu_);

@@ -11,7 +11,8 @@
 //
 // Tasks run one at a time in submission order. Stop (the destructor) finishes the write in progress
 // and releases the reservations of those not started; their clients get no answer (the daemon is
-// exiting). A drain (Scheduler::BeginDrain) makes tasks not yet started fail with kUnavailable.
+// exiting). A drain (Scheduler::BeginDrain) makes tasks not yet started fail with kUnavailable; the
+// one being written is finished (its job stays queued in the spool for the next start).
 //
 // Threads: Enqueue/TakeCompletions/Idle from the loop; the writer thread inside. Locking: mu_ guards
 // the lists and `busy_`; it is never held while writing, nor while calling `wake` or `before_write`.
@@ -37,7 +38,8 @@ class SpoolWriter {
   struct Options {
     Scheduler* scheduler = nullptr;  // outlives the writer
     std::function<void()> wake;      // called from the writer thread when completions wait
-    // Test hook: runs on the writer thread before each write (e.g. to hold it until a test lets go).
+    // Test hook: runs on the writer thread at the start of each write, after the drain check (a test
+    // holds it there to play a slow disk).
     std::function<void()> before_write;
   };
 

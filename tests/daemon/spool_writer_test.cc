@@ -143,18 +143,26 @@ TEST_F(SpoolWriterTest, ReservationHoldsTheLimitWhileTheWriteIsInFlight) {
   EXPECT_EQ(scheduler_->Reserve(1000, "doc", 3).status().code(), StatusCode::kBusy) << "still queued";
 }
 
-TEST_F(SpoolWriterTest, DrainRefusesWritesNotStartedAndGivesTheirPlaceBack) {
+TEST_F(SpoolWriterTest, DrainFinishesTheWriteInFlightAndRefusesTheRest) {
   Gate gate;
   auto writer = MakeWriter([&] { gate.Pass(); });
   writer->Enqueue(Task(1, 1, "1 0"));
   gate.WaitForWriter();
+  // A second user's document waits behind the one being written.
+  auto r = scheduler_->Reserve(2000, "other", 3);
+  ASSERT_TRUE(r.ok());
+  writer->Enqueue(SpoolWriter::Task{2, 2, false, std::move(*r), Sealed("1 0")});
   scheduler_->BeginDrain();
   gate.Open();
-  auto done = TakeN(*writer, 1);
-  ASSERT_FALSE(done[0].job.ok());
-  EXPECT_EQ(done[0].job.status().code(), StatusCode::kUnavailable);
-  EXPECT_TRUE(scheduler_->List(std::nullopt).empty());
-  EXPECT_EQ(scheduler_->Stats().queued, 0);
+  auto done = TakeN(*writer, 2);
+  ASSERT_TRUE(done[0].job.ok()) << "the write in flight is finished";
+  scheduler_->Commit(*done[0].job);
+  EXPECT_EQ(done[1].session_id, 2u);
+  ASSERT_FALSE(done[1].job.ok());
+  EXPECT_EQ(done[1].job.status().code(), StatusCode::kUnavailable);
+  EXPECT_EQ(scheduler_->List(std::nullopt).size(), 1u);
+  EXPECT_EQ(scheduler_->Stats().queued, 1);
+  EXPECT_TRUE(writer->Idle());
 }
 
 TEST_F(SpoolWriterTest, AFullDiskIsAnErrorAndTheReservationIsReleased) {
