@@ -336,9 +336,18 @@ Result<JobStatus> Client::Wait(uint64_t job_id, const std::function<void(const P
     impl_->pages.erase(it);
   }
   Deadline deadline = timeout_ms < 0 ? Deadline::Never() : Deadline::InMillis(timeout_ms);
-  // A job this connection submitted (not detached) streams its events here. For any other job the
-  // daemon sends no events, so its status is asked for periodically.
-  MINERU_ASSIGN_OR_RETURN(JobStatus current, GetStatus(job_id));
+  // A daemon with kCapWatchJobs streams the events of any job we may see once we watch it (a job this
+  // connection submitted streams anyway; watching it again does no harm). An older daemon sends events
+  // only for our own submits, so there the status is asked for periodically.
+  const bool can_watch = (impl_->hello.capabilities & shm::kCapWatchJobs) != 0;
+  JobStatus current;
+  if (can_watch) {
+    shm::WatchRequest req{impl_->next_request_id++, job_id};
+    MINERU_ASSIGN_OR_RETURN(shm::WatchReply r, impl_->CallFor<shm::WatchReply>(req, req.request_id));
+    current = FromWire(r.job);
+  } else {
+    MINERU_ASSIGN_OR_RETURN(current, GetStatus(job_id));
+  }
   uint32_t last_done = UINT32_MAX;
   auto report = [&](uint32_t done, uint32_t total) {
     if (on_progress && done != last_done) on_progress(Progress{job_id, done, total});
@@ -352,6 +361,7 @@ Result<JobStatus> Client::Wait(uint64_t job_id, const std::function<void(const P
   // wait lasts until that event even when the status already says the job is over.
   const bool until_event =
       (impl_->hello.capabilities & shm::kCapPageResults) != 0 && impl_->followed.count(job_id) > 0;
+  constexpr int64_t kPollMs = 500;  // only for a daemon without kCapWatchJobs
   bool finished = false;
   while (until_event ? !finished : !is_final(current.state)) {
     // Events already received first.
@@ -377,12 +387,13 @@ Result<JobStatus> Client::Wait(uint64_t job_id, const std::function<void(const P
     if (finished) break;
     if (deadline.Expired())
       return DeadlineExceeded("job " + std::to_string(job_id) + " did not finish in time");
-    auto m = impl_->Receive(Deadline::InMillis(500));
+    auto m = impl_->Receive(can_watch ? deadline : Deadline::InMillis(kPollMs));
     if (m.ok()) {
       if (Impl::IsJobEvent(*m)) impl_->events.push_back(std::move(*m));
       continue;
     }
     if (m.status().code() != StatusCode::kDeadlineExceeded) return m.status();
+    if (can_watch) continue;  // the deadline check above answers
     MINERU_ASSIGN_OR_RETURN(current, GetStatus(job_id));
     report(current.pages_done, current.pages_total);
   }

@@ -118,6 +118,8 @@ void RequestHandler::Handle(Session& s, shm::Message message, std::vector<Unique
           OnFetch(s, m);
         } else if constexpr (std::is_same_v<T, shm::StatsRequest>) {
           OnStats(s, m);
+        } else if constexpr (std::is_same_v<T, shm::WatchRequest>) {
+          OnWatch(s, m);
         } else if constexpr (std::is_same_v<T, shm::Ping>) {
           s.Send(shm::Pong{m.nonce, m.padding});
         } else if constexpr (std::is_same_v<T, shm::Goodbye>) {
@@ -149,7 +151,7 @@ void RequestHandler::OnHello(Session& s, const shm::Hello& m) {
   reply.session_id = s.id();
   reply.peer_uid = s.peer().uid;
   reply.max_document_bytes = max_document_bytes_;
-  reply.capabilities = shm::kCapZeroCopySubmit;
+  reply.capabilities = shm::kCapZeroCopySubmit | shm::kCapWatchJobs;
   std::vector<UniqueFd> ring_fds;
   if (m.capabilities & shm::kCapResultRing) {
     uint64_t bytes = m.ring_bytes_wanted == 0 ? options_.ring_bytes : m.ring_bytes_wanted;
@@ -194,19 +196,35 @@ void RequestHandler::OnSubmit(Session& s, const shm::SubmitRequest& m, std::vect
     Error(s, m.request_id, document.status());
     return;
   }
-  auto job = options_.scheduler->Submit(s.peer().uid, m.document_name, document->bytes(),
-                                        document::PageRange{m.first_page, m.last_page});
-  if (!job.ok()) {
-    Error(s, m.request_id, job.status());
+  // Limits now (counted from here); the durable write runs on the spool thread, the answer comes from
+  // OnSpooled().
+  auto reservation = options_.scheduler->Reserve(s.peer().uid, m.document_name, document->bytes().size(),
+                                                 document::PageRange{m.first_page, m.last_page});
+  if (!reservation.ok()) {
+    Error(s, m.request_id, reservation.status());
+    return;
+  }
+  options_.spool_writer->Enqueue(
+      SpoolWriter::Task{s.id(), m.request_id, !m.detach, std::move(*reservation), std::move(*document)});
+}
+
+void RequestHandler::OnSpooled(Session* s, const SpoolWriter::Completion& c) {
+  // The job is durable: it runs whether or not its submitter is still there.
+  if (c.job.ok()) {
+    if (s != nullptr && !s->closing() && c.watch) s->watched_jobs().insert(c.job->id);
+    options_.scheduler->Commit(*c.job);
+  }
+  if (s == nullptr || s->closing()) return;
+  if (!c.job.ok()) {
+    Error(*s, c.request_id, c.job.status());
     return;
   }
   shm::JobAccepted accepted;
-  accepted.request_id = m.request_id;
-  accepted.job_id = job->id;
+  accepted.request_id = c.request_id;
+  accepted.job_id = c.job->id;
   auto stats = options_.scheduler->Stats();
   accepted.queue_position = Clamp32(stats.queued > 0 ? stats.queued - 1 + stats.running : 0);
-  if (!m.detach) s.watched_jobs().insert(job->id);
-  s.Send(accepted);
+  s->Send(accepted);
 }
 
 void RequestHandler::OnStatus(Session& s, const shm::StatusRequest& m) {
@@ -216,6 +234,17 @@ void RequestHandler::OnStatus(Session& s, const shm::StatusRequest& m) {
     return;
   }
   s.Send(shm::StatusReply{m.request_id, ToWire(*info, options_.backend_name)});
+}
+
+void RequestHandler::OnWatch(Session& s, const shm::WatchRequest& m) {
+  auto info = Visible(s.peer().uid, m.job_id);
+  if (!info.ok()) {
+    Error(s, m.request_id, info.status());
+    return;
+  }
+  // Loop thread: no event of the job is dispatched between this snapshot and the subscription.
+  if (!IsFinal(info->state)) s.watched_jobs().insert(m.job_id);
+  s.Send(shm::WatchReply{m.request_id, ToWire(*info, options_.backend_name)});
 }
 
 void RequestHandler::OnList(Session& s, const shm::ListRequest& m) {

@@ -1,8 +1,10 @@
 // RequestHandler: the daemon's answers to client messages, with access checks.
 //
 // Every request names a job only by id; a job of another user is answered exactly like an id that
-// never existed ("no job N"), so nobody learns which ids are in use. Submit takes the sealed memfd
-// that came with it, checks it (shm::SealedDocument), spools and queues the job. Fetch writes the
+// never existed ("no job N"), so nobody learns which ids are in use. Watch subscribes a session to
+// a job's events under the same rule. Submit takes the sealed memfd
+// that came with it, checks it (shm::SealedDocument) and reserves the job's place; the spool thread
+// (SpoolWriter) makes it durable and OnSpooled() queues it and answers. Fetch writes the
 // job's output files as records into the session's result ring, then sends FetchReply.
 //
 // Loop thread only.
@@ -21,6 +23,7 @@
 #include "daemon/job.h"
 #include "daemon/scheduler.h"
 #include "daemon/session.h"
+#include "daemon/spool_writer.h"
 #include "shm/protocol.h"
 
 namespace mineru::daemon {
@@ -29,6 +32,7 @@ class RequestHandler {
  public:
   struct Options {
     Scheduler* scheduler = nullptr;
+    SpoolWriter* spool_writer = nullptr;  // makes submitted documents durable off the loop
     std::string backend_name;
     const Backend* backend = nullptr;  // its memory tiers and counters join StatsReply
     uint64_t ring_bytes = 4ull << 20;  // default result ring size per session
@@ -42,6 +46,9 @@ class RequestHandler {
   void SetMaxDocumentBytes(uint64_t bytes) { max_document_bytes_ = bytes; }
 
   void Handle(Session& session, shm::Message message, std::vector<UniqueFd> fds);
+  // A submit the spool thread finished: commits the job and answers with JobAccepted or the error.
+  // `session` is null when the submitter has gone.
+  void OnSpooled(Session* session, const SpoolWriter::Completion& completion);
   // Forwards a scheduler event to a session that watches the job.
   void Deliver(Session& session, const JobEvent& event);
 
@@ -54,6 +61,7 @@ class RequestHandler {
   void OnHello(Session& s, const shm::Hello& m);
   void OnSubmit(Session& s, const shm::SubmitRequest& m, std::vector<UniqueFd> fds);
   void OnStatus(Session& s, const shm::StatusRequest& m);
+  void OnWatch(Session& s, const shm::WatchRequest& m);
   void OnList(Session& s, const shm::ListRequest& m);
   void OnCancel(Session& s, const shm::CancelRequest& m);
   void OnFetch(Session& s, const shm::FetchRequest& m);

@@ -71,65 +71,92 @@ void Scheduler::Start() {
 
 Result<JobInfo> Scheduler::Submit(uid_t uid, const std::string& name, std::span<const uint8_t> document,
                                   document::PageRange pages) {
+  MINERU_ASSIGN_OR_RETURN(Reservation reservation, Reserve(uid, name, document.size(), pages));
+  MINERU_ASSIGN_OR_RETURN(JobInfo info, Write(reservation, document));
+  Commit(info);
+  return info;
+}
+
+Result<Scheduler::Reservation> Scheduler::Reserve(uid_t uid, const std::string& name, uint64_t document_bytes,
+                                                  document::PageRange pages) {
   MINERU_RETURN_IF_ERROR(ValidateJobName(name));
   if (pages.first > pages.last) return InvalidArgument(pages.ToString() + " is empty");
-  if (document.empty()) return InvalidArgument("the document is empty");
-  JobLimits limits;
-  {
-    std::lock_guard lock(mu_);
-    limits = options_.limits;
-    if (draining_) return Unavailable("minerud is shutting down and accepts no new jobs");
-    if (document.size() > limits.max_document_bytes) {
-      return ResourceExhausted("document is " + FormatByteSize(document.size()) +
-                               ", larger than max_document_size " +
-                               FormatByteSize(limits.max_document_bytes));
-    }
-    if (document.size() > limits.max_bytes_per_user) {
-      return ResourceExhausted("document is larger than max_bytes_per_user " +
-                               FormatByteSize(limits.max_bytes_per_user));
-    }
-    if (active_jobs_ >= limits.max_jobs_queued) {
-      ++counters_.rejected_busy_total;
-      return Busy("the queue is full (" + std::to_string(limits.max_jobs_queued) + " jobs); retry later");
-    }
-    if (user_jobs_[uid] >= limits.max_jobs_per_user) {
-      ++counters_.rejected_busy_total;
-      return Busy("you have " + std::to_string(user_jobs_[uid]) +
-                  " jobs waiting or running (max_jobs_per_user); retry later");
-    }
-    if (user_bytes_[uid] + document.size() > limits.max_bytes_per_user) {
-      ++counters_.rejected_busy_total;
-      return Busy("your queued documents would exceed max_bytes_per_user; retry later");
-    }
-    // Reserve while the spool writes (outside the lock).
-    ++active_jobs_;
-    ++user_jobs_[uid];
-    user_bytes_[uid] += document.size();
+  if (document_bytes == 0) return InvalidArgument("the document is empty");
+  std::lock_guard lock(mu_);
+  const JobLimits& limits = options_.limits;
+  if (draining_) return Unavailable("minerud is shutting down and accepts no new jobs");
+  if (document_bytes > limits.max_document_bytes) {
+    return ResourceExhausted("document is " + FormatByteSize(document_bytes) +
+                             ", larger than max_document_size " + FormatByteSize(limits.max_document_bytes));
   }
-  auto unreserve = [&] {
-    std::lock_guard lock(mu_);
-    --active_jobs_;
-    --user_jobs_[uid];
-    user_bytes_[uid] -= document.size();
-  };
+  if (document_bytes > limits.max_bytes_per_user) {
+    return ResourceExhausted("document is larger than max_bytes_per_user " +
+                             FormatByteSize(limits.max_bytes_per_user));
+  }
+  if (active_jobs_ >= limits.max_jobs_queued) {
+    ++counters_.rejected_busy_total;
+    return Busy("the queue is full (" + std::to_string(limits.max_jobs_queued) + " jobs); retry later");
+  }
+  if (user_jobs_[uid] >= limits.max_jobs_per_user) {
+    ++counters_.rejected_busy_total;
+    return Busy("you have " + std::to_string(user_jobs_[uid]) +
+                " jobs waiting or running (max_jobs_per_user); retry later");
+  }
+  if (user_bytes_[uid] + document_bytes > limits.max_bytes_per_user) {
+    ++counters_.rejected_busy_total;
+    return Busy("your queued documents would exceed max_bytes_per_user; retry later");
+  }
+  // Counted from now on, so concurrent submits cannot pass the limits while this one is written.
+  ++active_jobs_;
+  ++user_jobs_[uid];
+  user_bytes_[uid] += document_bytes;
+  return Reservation{uid, name, document_bytes, pages};
+}
+
+void Scheduler::Release(const Reservation& r) {
+  std::lock_guard lock(mu_);
+  --active_jobs_;
+  --user_jobs_[r.uid];
+  user_bytes_[r.uid] -= r.document_bytes;
+}
+
+Status Scheduler::StartWrite(const Reservation& r) {
+  std::lock_guard lock(mu_);
+  if (!draining_) return Status::Ok();
+  // Not started yet: refuse it cleanly rather than hold the drain up.
+  --active_jobs_;
+  --user_jobs_[r.uid];
+  user_bytes_[r.uid] -= r.document_bytes;
+  return Unavailable("minerud is shutting down and accepts no new jobs");
+}
+
+Result<JobInfo> Scheduler::Write(const Reservation& r, std::span<const uint8_t> document) {
+  if (document.size() != r.document_bytes) {
+    Release(r);
+    return InvalidArgument("the document is not the size that was reserved");
+  }
   Result<JobId> id = options_.spool->AllocateId();
   if (!id.ok()) {
-    unreserve();
+    Release(r);
     return id.status();
   }
   JobInfo info;
   info.id = *id;
-  info.uid = uid;
-  info.name = name;
+  info.uid = r.uid;
+  info.name = r.name;
   info.state = JobState::kQueued;
-  info.document_bytes = document.size();
-  info.pages = pages;
+  info.document_bytes = r.document_bytes;
+  info.pages = r.pages;
   info.submitted_ms = WallNowMillis();
   Status s = options_.spool->Accept(info, document);
   if (!s.ok()) {
-    unreserve();
+    Release(r);
     return s;
   }
+  return info;
+}
+
+void Scheduler::Commit(const JobInfo& info) {
   {
     std::lock_guard lock(mu_);
     jobs_[info.id] = Entry{info, std::make_shared<CancelFlag>(false), false};
@@ -137,7 +164,6 @@ Result<JobInfo> Scheduler::Submit(uid_t uid, const std::string& name, std::span<
     ++counters_.accepted_total;
   }
   work_cv_.notify_one();
-  return info;
 }
 
 std::optional<JobInfo> Scheduler::Find(JobId id) const {

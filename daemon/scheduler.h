@@ -1,6 +1,9 @@
 // Scheduler: the job table, the queue, the limits, and the worker threads that run jobs.
 //
-// Submit() checks the limits, spools the job (durable before it returns) and queues it; workers take
+// Submit() checks the limits, spools the job (durable before it returns) and queues it. The daemon
+// splits it in three so the event loop never waits for the disk: Reserve() (loop: limits checked and
+// the job counted against them), Write() (the spool thread: id, document and record made durable),
+// Commit() (loop: the job enters the table and the queue). Workers take
 // jobs in submission order and run them through the Backend page by page, writing results to the spool
 // before the record says kDone. Everything the event loop must hear (progress, a job finished) is put
 // on an event list and announced through the `wake` callback; the loop calls TakeEvents() and gets the
@@ -93,6 +96,28 @@ class Scheduler {
   // name, kUnavailable while draining.
   Result<JobInfo> Submit(uid_t uid, const std::string& name, std::span<const uint8_t> document,
                          document::PageRange pages = {});
+
+  // Submit in three steps. A reservation counts against the limits from Reserve() until Write()
+  // fails, Release() is called, or Commit() turns it into a job.
+  struct Reservation {
+    uid_t uid = 0;
+    std::string name;
+    uint64_t document_bytes = 0;
+    document::PageRange pages;
+  };
+  // Checks the name and the limits (same errors as Submit) and reserves a place. Cheap; no I/O.
+  Result<Reservation> Reserve(uid_t uid, const std::string& name, uint64_t document_bytes,
+                              document::PageRange pages = {});
+  // Before Write(): kUnavailable, with the reservation released, when a drain began since Reserve().
+  // A write already started is finished, and its job kept for the next start.
+  Status StartWrite(const Reservation& reservation);
+  // Allocates the id and spools the job durably (blocking I/O; any thread, not under a lock). On an
+  // error the reservation is released.
+  Result<JobInfo> Write(const Reservation& reservation, std::span<const uint8_t> document);
+  // Gives back a reservation that will not be written.
+  void Release(const Reservation& reservation);
+  // Queues a job Write() spooled.
+  void Commit(const JobInfo& info);
 
   std::optional<JobInfo> Find(JobId id) const;
   // Jobs of `uid`, or of everyone when `uid` is empty; by id.

@@ -1,9 +1,11 @@
 #include "daemon/server.h"
 
+#include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -29,6 +31,19 @@ int64_t WorkerCount(const Config& config) {
   if (config.workers > 0) return config.workers;
   unsigned n = std::thread::hardware_concurrency();
   return n == 0 ? 1 : static_cast<int64_t>(n);
+}
+
+// Test hook: with MINERUD_TEST_SPOOL_GATE=PATH (a FIFO), the spool thread reads one byte from it
+// before each write, so a test can hold a submit "on the disk" and check the loop still answers.
+std::function<void()> SpoolGateFromEnvironment() {
+  const char* path = std::getenv("MINERUD_TEST_SPOOL_GATE");
+  if (path == nullptr || path[0] == '\0') return {};
+  MINERU_LOG(kWarning) << "test hook: spool writes wait for a byte on " << path;
+  return [gate = std::string(path)] {
+    UniqueFd fd(::open(gate.c_str(), O_RDONLY | O_CLOEXEC));
+    char byte;
+    if (fd) (void)!::read(fd.get(), &byte, 1);
+  };
 }
 
 }  // namespace
@@ -61,8 +76,15 @@ Status Server::Init() {
   scheduler_ = std::make_unique<Scheduler>(std::move(so));
   MINERU_RETURN_IF_ERROR(scheduler_->Recover());
 
+  SpoolWriter::Options wo;
+  wo.scheduler = scheduler_.get();
+  wo.wake = [this] { uv_async_send(&wake_); };
+  wo.before_write = SpoolGateFromEnvironment();
+  spool_writer_ = std::make_unique<SpoolWriter>(std::move(wo));
+
   RequestHandler::Options ho;
   ho.scheduler = scheduler_.get();
+  ho.spool_writer = spool_writer_.get();
   ho.backend_name = std::string(options_.backend->name());
   ho.backend = options_.backend.get();
   ho.extra_counters = [this] {
@@ -93,6 +115,7 @@ Status Server::Init() {
 }
 
 Server::~Server() {
+  spool_writer_.reset();  // its thread uses the scheduler and wakes the loop
   scheduler_.reset();  // joins the workers before the loop goes away
   if (loop_ready_) {
     if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&wake_))) CloseAllHandles();
@@ -153,7 +176,17 @@ void Server::AcceptAll() {
 
 void Server::OnWake(uv_async_t* handle) { static_cast<Server*>(handle->data)->DispatchEvents(); }
 
+void Server::FinishSpooled() {
+  for (const SpoolWriter::Completion& c : spool_writer_->TakeCompletions()) {
+    auto it = sessions_.find(c.session_id);
+    handler_->OnSpooled(it == sessions_.end() ? nullptr : it->second.get(), c);
+  }
+}
+
 void Server::DispatchEvents() {
+  // Spooled submits first: their jobs are committed (and followed by their submitters) before any of
+  // their events can exist.
+  FinishSpooled();
   std::vector<JobEvent> events = scheduler_->TakeEvents();
   for (const JobEvent& e : events) {
     if (e.kind == JobEvent::Kind::kProgress && e.info.state == JobState::kRunning && e.info.pages_done == 0 &&
@@ -209,6 +242,10 @@ void Server::BeginShutdown() {
 }
 
 void Server::CheckDrained() {
+  // Documents being spooled when the drain began are finished and answered (their jobs stay queued in
+  // the spool for the next start); ones not started were refused with kUnavailable.
+  FinishSpooled();
+  if (!spool_writer_->Idle()) return;  // its completion wakes us again
   if (!scheduler_->Idle()) {
     if (drain_deadline_.Expired() && !interrupted_) {
       MINERU_LOG(kWarning) << "drain timeout: interrupting running jobs (they run again at the next start)";

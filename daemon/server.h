@@ -1,6 +1,7 @@
 // Server: minerud's event loop. One libuv loop on the main thread serves the listening socket and
 // every session; the scheduler's workers wake it with uv_async_send and the callback drains all
-// pending job events at once. SIGTERM/SIGINT drain and exit, SIGHUP reloads the config, a 1 s timer
+// pending job events at once. Submitted documents are made durable on the spool thread (SpoolWriter),
+// which wakes the loop the same way; its completions are handled before job events. SIGTERM/SIGINT drain and exit, SIGHUP reloads the config, a 1 s timer
 // pings the watchdog (only while the workers' heartbeat is fresh), updates STATUS= and expires old
 // results.
 //
@@ -23,6 +24,7 @@
 #include "daemon/scheduler.h"
 #include "daemon/session.h"
 #include "daemon/spool.h"
+#include "daemon/spool_writer.h"
 
 namespace mineru::daemon {
 
@@ -55,6 +57,7 @@ class Server {
 
   void AcceptAll();
   void DispatchEvents();
+  void FinishSpooled();
   void BeginShutdown();
   void CheckDrained();
   void Reload();
@@ -75,6 +78,7 @@ class Server {
   Notifier notifier_;
   std::optional<Spool> spool_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<SpoolWriter> spool_writer_;  // destroyed before scheduler_
   std::unique_ptr<RequestHandler> handler_;
   std::map<uint64_t, std::unique_ptr<Session>> sessions_;
   uint64_t next_session_id_ = 1;

@@ -50,6 +50,10 @@ const char* MessageTypeName(MessageType type) {
       return "pong";
     case MessageType::kGoodbye:
       return "goodbye";
+    case MessageType::kWatchRequest:
+      return "watch";
+    case MessageType::kWatchReply:
+      return "watch-reply";
   }
   return "unknown";
 }

@@ -15,13 +15,19 @@
 //                               ◄─────────   PageProgress*, PageResultNotice*, JobDone | JobFailed
 //   StatusRequest/ListRequest/CancelRequest/FetchRequest/StatsRequest/Ping
 //                               ◄─────────   the matching reply | ErrorReply
+//   WatchRequest (only when HelloReply has kCapWatchJobs) ─►
+//                               ◄─────────   WatchReply | ErrorReply (kNotFound: "no job N")
+//                               ◄─────────   PageProgress*, JobDone | JobFailed  (as for a submit)
 // Requests carry a client-chosen `request_id` echoed in the reply. Job events are unsolicited and
 // carry the `job_id` the daemon assigned in JobAccepted. Result bytes never travel on the socket:
 // they are records in the session's result ring (shm/result_record.h); a PageResultNotice tells the
 // client which ring sequence numbers belong to a page.
 //
 // Stability: the numeric values of MessageType, OutputKind, JobState and the field order of every
-// struct are the wire format of kProtocolVersion. Changing any of them means a new version.
+// struct are the wire format of kProtocolVersion. Changing any of them means a new version. A message
+// added later gets the next MessageType value and a Capability bit; a peer sends it only when the
+// other side announced that bit in the handshake, so older peers (which refuse unknown types) never
+// see it and the version stays (WatchRequest/WatchReply: kCapWatchJobs).
 #pragma once
 
 #include <cstdint>
@@ -67,6 +73,8 @@ enum class MessageType : uint16_t {
   kPing = 20,
   kPong = 21,
   kGoodbye = 22,
+  kWatchRequest = 23,  // kCapWatchJobs
+  kWatchReply = 24,    // kCapWatchJobs
 };
 
 // Outputs a client asks for (bit set in SubmitRequest::outputs and FetchRequest::outputs).
@@ -95,6 +103,7 @@ enum Capability : uint64_t {
   // The client reads page results while it waits: for the jobs it follows, the daemon writes each
   // finished page into the result ring and sends PageResultNotice. Only with kCapResultRing.
   kCapPageResults = 1ull << 2,
+  kCapWatchJobs = 1ull << 3,  // daemon: understands WatchRequest
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -401,6 +410,35 @@ struct StatsReply {
   bool operator==(const StatsReply&) const = default;
 };
 
+// client -> daemon (only when HelloReply announced kCapWatchJobs): stream the events of `job_id` to
+// this session from now on, as for a job it submitted. A job the peer may not see is answered like
+// StatusRequest: ErrorReply kNotFound "no job N".
+struct WatchRequest {
+  static constexpr MessageType kType = MessageType::kWatchRequest;
+  uint64_t request_id = 0;
+  uint64_t job_id = 0;
+
+  template <class A>
+  void serialize(A& ar) {
+    ar(request_id, job_id);
+  }
+  bool operator==(const WatchRequest&) const = default;
+};
+
+// daemon -> client: the job as it was when the watch began. Every event after this snapshot follows
+// (PageProgress*, then JobDone | JobFailed), unless the job had already ended (state final: none).
+struct WatchReply {
+  static constexpr MessageType kType = MessageType::kWatchReply;
+  uint64_t request_id = 0;
+  JobInfo job;
+
+  template <class A>
+  void serialize(A& ar) {
+    ar(request_id, job);
+  }
+  bool operator==(const WatchReply&) const = default;
+};
+
 // daemon -> client: a request (or the frame itself) was refused. `code` mirrors mineru::StatusCode:
 // kBusy (queue full: retry after `retry_after_ms`), kPermissionDenied, kInvalidArgument, kNotFound,
 // kResourceExhausted, kUnimplemented, kDataLoss (a broken frame) ... never kOk.
@@ -459,7 +497,8 @@ struct Goodbye {
 using Message =
     std::variant<Hello, HelloReply, SubmitRequest, JobAccepted, PageProgress, PageResultNotice, JobDone,
                  JobFailed, StatusRequest, StatusReply, ListRequest, ListReply, CancelRequest, CancelReply,
-                 FetchRequest, FetchReply, StatsRequest, StatsReply, ErrorReply, Ping, Pong, Goodbye>;
+                 FetchRequest, FetchReply, StatsRequest, StatsReply, ErrorReply, Ping, Pong, Goodbye,
+                 WatchRequest, WatchReply>;
 
 inline MessageType TypeOf(const Message& m) {
   return std::visit([](const auto& v) { return std::decay_t<decltype(v)>::kType; }, m);

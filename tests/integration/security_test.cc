@@ -116,6 +116,10 @@ TEST_F(SecurityTest, SecondUidCannotSeeOrTouchAnotherUsersJobs) {
   EXPECT_EQ(status.err, "mineructl: no job " + root_job + "\n");
   RunResult never = daemon_->Ctl({"status", "987654"}, as_user);
   EXPECT_EQ(never.err, "mineructl: no job 987654\n");
+  // Nor can it follow the job's events.
+  RunResult wait = daemon_->Ctl({"wait", root_job}, as_user);
+  EXPECT_EQ(wait.exit_code, 65);
+  EXPECT_EQ(wait.err, "mineructl: no job " + root_job + "\n");
   EXPECT_EQ(daemon_->Ctl({"cancel", root_job}, as_user).exit_code, 65);
   EXPECT_EQ(daemon_->Ctl({"fetch", root_job, "-o", user_dir + "/stolen"}, as_user).exit_code, 65);
   EXPECT_FALSE(fs::exists(user_dir + "/stolen"));

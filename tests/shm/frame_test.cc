@@ -67,6 +67,8 @@ std::vector<Message> AllMessages() {
   all.push_back(Ping{14, std::string(40, 'p')});
   all.push_back(Pong{14, std::string(40, 'p')});
   all.push_back(Goodbye{"daemon stopping"});
+  all.push_back(WatchRequest{15, 99});
+  all.push_back(WatchReply{15, SampleJob(99)});
   return all;
 }
 
@@ -199,7 +201,7 @@ TEST(FrameTest, WrongMagicVersionTypeAndReservedAreRefused) {
     EXPECT_NE(r.status().message().find("version " + std::to_string(version)), std::string::npos)
         << r.status().message();
   }
-  for (uint16_t type : {uint16_t{0}, uint16_t{23}, uint16_t{0xFFFF}}) {
+  for (uint16_t type : {uint16_t{0}, uint16_t{25}, uint16_t{0xFFFF}}) {
     auto bytes = good;
     std::memcpy(bytes.data() + 6, &type, 2);
     auto r = DecodeFrameBytes(bytes);
@@ -246,6 +248,7 @@ TEST(FrameTest, FieldValuesAreValidated) {
   JobInfo job = SampleJob(1);
   job.state = static_cast<JobState>(9);
   EXPECT_EQ(DecodeFrameBytes(EncodeFrame(StatusReply{1, job})).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(DecodeFrameBytes(EncodeFrame(WatchReply{1, job})).status().code(), StatusCode::kInvalidArgument);
 
   SubmitRequest submit;
   submit.document_bytes = 10;
