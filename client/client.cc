@@ -364,25 +364,29 @@ Result<JobStatus> Client::Wait(uint64_t job_id, const std::function<void(const P
   constexpr int64_t kPollMs = 500;  // only for a daemon without kCapWatchJobs
   bool finished = false;
   while (until_event ? !finished : !is_final(current.state)) {
-    // Events already received first.
-    while (!impl_->events.empty() && !finished) {
-      shm::Message m = std::move(impl_->events.front());
-      impl_->events.pop_front();
-      if (auto* p = std::get_if<shm::PageProgress>(&m); p && p->job_id == job_id) {
-        report(p->pages_done, p->pages_total);
-      } else if (auto* n = std::get_if<shm::PageResultNotice>(&m)) {
-        // Read now whichever job it is for: the ring is read in order.
+    // Events already received first. Another job's end stays queued for its own Wait; its progress is
+    // dropped (a Wait starts from the job's status); its pages are read now, since the ring is read in
+    // order, and kept.
+    for (auto it = impl_->events.begin(); it != impl_->events.end() && !finished;) {
+      if (auto* n = std::get_if<shm::PageResultNotice>(&*it)) {
         MINERU_ASSIGN_OR_RETURN(PageResult page, impl_->TakePage(*n));
         if (n->job_id != job_id) {
           impl_->pages[n->job_id].push_back(std::move(page));
         } else if (on_page) {
           on_page(page);
         }
-      } else if ((std::holds_alternative<shm::JobDone>(m) && std::get<shm::JobDone>(m).job_id == job_id) ||
-                 (std::holds_alternative<shm::JobFailed>(m) &&
-                  std::get<shm::JobFailed>(m).job_id == job_id)) {
-        finished = true;
+      } else if (auto* p = std::get_if<shm::PageProgress>(&*it)) {
+        if (p->job_id == job_id) report(p->pages_done, p->pages_total);
+      } else if (auto* d = std::get_if<shm::JobDone>(&*it); d && d->job_id != job_id) {
+        ++it;
+        continue;
+      } else if (auto* f = std::get_if<shm::JobFailed>(&*it); f && f->job_id != job_id) {
+        ++it;
+        continue;
+      } else {
+        finished = true;  // this job's JobDone or JobFailed
       }
+      it = impl_->events.erase(it);
     }
     if (finished) break;
     if (deadline.Expired())
