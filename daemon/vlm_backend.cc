@@ -100,7 +100,8 @@ struct VlmBackend::State {
   std::unique_ptr<PageBatcher> batcher;
   uint64_t weight_bytes = 0;
   uint64_t largest_unit_bytes = 0;
-  uint64_t min_budget_bytes = 0;
+  uint64_t min_budget_bytes = 0;      // one page: what a start needs
+  uint64_t running_budget_bytes = 0;  // the KV pool as sized at start, its batch's workspace, a unit
   int64_t kv_capacity_tokens = 0;
   int64_t window_pages = 1;
 };
@@ -172,6 +173,7 @@ Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
   st->kv_capacity_tokens = chosen.kv_tokens;
   st->window_pages = pages;
   st->min_budget_bytes = one.kv_bytes + one.workspace_bytes + st->largest_unit_bytes;
+  st->running_budget_bytes = chosen.kv_bytes + chosen.workspace_bytes + st->largest_unit_bytes;
 
   residency::ResidencyOptions ro;
   ro.gpu_budget_bytes = config.vram_budget_bytes;
@@ -342,6 +344,12 @@ Status VlmBackend::Reconfigure(const Config& config) {
   State& st = *state_;
   if (config.vram_budget_bytes != st.config.vram_budget_bytes && config.vram_budget_bytes != 0) {
     MINERU_RETURN_IF_ERROR(CheckBudget(config.vram_budget_bytes, st.min_budget_bytes));
+    // The KV pool keeps the size it got at start (for its batch of pages).
+    if (config.vram_budget_bytes < st.running_budget_bytes) {
+      return InvalidArgument("the KV cache was sized at start for " + std::to_string(st.window_pages) +
+                             " pages at once; a vram_budget below " +
+                             residency::FormatBytes(st.running_budget_bytes) + " needs a restart");
+    }
     MINERU_RETURN_IF_ERROR(
         st.manager->SetBudget(residency::Tier::kGpu, config.vram_budget_bytes).WithContext("vram_budget"));
     MINERU_LOG(kInfo) << "VRAM budget now " << residency::FormatBytes(config.vram_budget_bytes);
