@@ -83,11 +83,26 @@ PageBatcherStats PageBatcher::stats() const {
   return stats_;
 }
 
+void PageBatcher::RequestIdleWork() {
+  {
+    std::lock_guard lock(mu_);
+    idle_work_ = true;
+  }
+  cv_.notify_one();
+}
+
 void PageBatcher::Run() {
   std::unique_lock lock(mu_);
   for (;;) {
-    cv_.wait(lock, [&] { return stopping_ || !queue_.empty(); });
+    cv_.wait(lock, [&] { return stopping_ || !queue_.empty() || idle_work_; });
     if (stopping_) return;
+    if (queue_.empty()) {
+      idle_work_ = false;
+      lock.unlock();
+      if (options_.idle_work) options_.idle_work();
+      lock.lock();
+      continue;
+    }
     std::vector<Pending> batch = TakeBatch(lock);
     stats_.pages_waiting = queue_.size();
     if (batch.empty()) continue;

@@ -17,6 +17,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <future>
 #include <mutex>
 #include <span>
@@ -40,6 +41,9 @@ struct PageBatcherOptions {
   std::vector<int64_t> eos_token_ids;
   int64_t prefill_chunk_tokens = 2048;
   int64_t kv_capacity_tokens = 0;  // KV tokens for all pages of a batch together
+  // Run on the batcher's thread after RequestIdleWork() while no page waits (idle demotion of weights:
+  // device copies stay off the event loop and never overlap a batch).
+  std::function<void()> idle_work;
 };
 
 struct PageWork {
@@ -74,6 +78,9 @@ class PageBatcher {
   // same batch.
   std::vector<std::future<Result<std::string>>> Submit(std::vector<PageWork> pages);
 
+  // Asks for one run of options.idle_work once no page waits. Never blocks.
+  void RequestIdleWork();
+
   // KV tokens a page of this size needs at most.
   int64_t WorstCaseTokens(int64_t image_width, int64_t image_height) const;
   PageBatcherStats stats() const;
@@ -94,6 +101,7 @@ class PageBatcher {
   std::condition_variable cv_;
   std::deque<Pending> queue_;  // Guarded by mu_
   bool stopping_ = false;      // Guarded by mu_
+  bool idle_work_ = false;     // Guarded by mu_
   PageBatcherStats stats_;     // Guarded by mu_
   std::thread thread_;
 };

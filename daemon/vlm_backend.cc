@@ -203,6 +203,7 @@ Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
   bo.eos_token_ids = mc.generation.eos_token_ids;
   bo.prefill_chunk_tokens = config.prefill_chunk_tokens;
   bo.kv_capacity_tokens = st->kv_capacity_tokens;
+  bo.idle_work = [manager = st->manager.get()] { manager->Tick(); };
   st->batcher = std::make_unique<PageBatcher>(std::move(bo));
   return std::unique_ptr<VlmBackend>(new VlmBackend(std::move(st)));
 }
@@ -360,6 +361,6 @@ Status VlmBackend::Reconfigure(const Config& config) {
   return Status::Ok();
 }
 
-void VlmBackend::Tick() { state_->manager->Tick(); }
+void VlmBackend::Tick() { state_->batcher->RequestIdleWork(); }
 
 }  // namespace mineru::daemon

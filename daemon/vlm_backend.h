@@ -7,7 +7,8 @@
 // share batches), and turns each page's model text into blocks (document/model_output_parser.h) and
 // MinerU's output files, NAME_model_output.txt included.
 // Run-time control: Reconfigure() applies a new vram_budget (SIGHUP) at once — shrinking frees
-// unleased weights within a pass; Tick() demotes idle weights after keep_alive.
+// unleased weights within a pass; Tick() has the model thread demote the weights to pinned memory once
+// keep_alive has passed without a page (the next page brings them back).
 #pragma once
 
 #include <memory>

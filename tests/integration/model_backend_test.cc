@@ -226,6 +226,35 @@ TEST_F(ModelBackendTest, SmallVramBudgetAndAPageRangeGiveTheSameText) {
   EXPECT_GT(stats["counters"]["model_evictions_total"].get<double>(), 0) << stats.dump();
 }
 
+TEST_F(ModelBackendTest, IdleWeightsLeaveTheGpuTierAfterKeepAliveAndComeBackForTheNextPage) {
+  ASSERT_TRUE(daemon_->Start(Args({"--set", "keep_alive=300ms"})));
+  const fs::path out = fs::path(tmp_.path()) / "out";
+  auto gpu = [&](const char* key) {  // a field of the gpu tier's row
+    const json stats = Stats();
+    for (const json& t : stats["tiers"]) {
+      if (t["tier"] == "gpu") return t[key].get<double>();
+    }
+    return -1.0;
+  };
+  auto idle_demotions = [&] { return Stats()["counters"]["model_idle_demotions_total"].get<double>(); };
+  RunResult r = daemon_->Ctl({"-q", "submit", pdf_, "-o", out.string(), "--name", "a", "--pages", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << daemon_->Log();
+  // The daemon's tick (once a second) hands the demotion to the model thread.
+  for (int i = 0; i < 100 && idle_demotions() < 1; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(idle_demotions(), 1);
+  EXPECT_EQ(gpu("units_resident"), 0);
+  const double promoted = Stats()["counters"]["model_bytes_promoted_total"].get<double>();
+  r = daemon_->Ctl({"-q", "submit", pdf_, "-o", out.string(), "--name", "b", "--pages", "1"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << daemon_->Log();
+  EXPECT_EQ(ReadAll(out / "b_model_output.txt"), Expected(0)) << "same text after the weights came back";
+  // They came back for the page (and leave again once idle).
+  EXPECT_GT(Stats()["counters"]["model_bytes_promoted_total"].get<double>(), promoted);
+  for (int i = 0; i < 100 && idle_demotions() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  EXPECT_EQ(idle_demotions(), 2);
+}
+
 TEST_F(ModelBackendTest, APageRangePastTheEndFailsTheJobClearly) {
   ASSERT_TRUE(daemon_->Start(Args({})));
   RunResult r =
