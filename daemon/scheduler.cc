@@ -347,6 +347,9 @@ void Scheduler::WorkerLoop() {
       id = queue_.front();
       queue_.pop_front();
       ++running_;
+      // Running from the moment it leaves the queue: a Cancel in between leaves the job to this worker
+      // (which sees the flag) instead of finishing it a second time.
+      jobs_.at(id).info.state = JobState::kRunning;
     }
     Beat();
     RunJob(id);

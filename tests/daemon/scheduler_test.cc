@@ -237,7 +237,7 @@ TEST_F(SchedulerTest, InterruptedJobRunsAgainAfterRecoverAndFinishedOnesAreKept)
   EXPECT_EQ(WaitFinal(*s, running_id).state, JobState::kCancelled);
   // A new job gets a fresh id.
   auto next = s->Submit(1, "next", Doc("1 0"));
-  ASSERT_TRUE(next.ok());
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
   EXPECT_GT(next->id, queued_id);
 }
 
