@@ -494,6 +494,17 @@ Result<std::vector<ResultFile>> Client::Fetch(uint64_t job_id) {
   return files;
 }
 
+Result<uint64_t> Client::SetVramBudget(uint64_t bytes) {
+  if ((impl_->hello.capabilities & shm::kCapSetBudget) == 0) {
+    return Unimplemented("this minerud cannot change its VRAM budget while running (version " +
+                         impl_->hello.daemon_version + ")");
+  }
+  if (bytes == 0) return InvalidArgument("a VRAM budget must be more than 0 bytes");
+  shm::BudgetRequest req{impl_->next_request_id++, bytes};
+  MINERU_ASSIGN_OR_RETURN(shm::BudgetReply r, impl_->CallFor<shm::BudgetReply>(req, req.request_id));
+  return r.vram_budget_bytes;
+}
+
 Result<DaemonStats> Client::Stats() {
   shm::StatsRequest req{impl_->next_request_id++};
   MINERU_ASSIGN_OR_RETURN(shm::StatsReply r, impl_->CallFor<shm::StatsReply>(req, req.request_id));

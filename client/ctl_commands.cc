@@ -410,6 +410,19 @@ int DaemonStatusCmd(const CtlOptions& o, Printer& p) {
   return kExitOk;
 }
 
+int BudgetCmd(const CtlOptions& o, Printer& p) {
+  auto c = Connect(o);
+  if (!c.ok()) return p.Error(c.status());
+  auto budget = c->SetVramBudget(o.vram_budget_bytes);
+  if (!budget.ok()) return p.Error(budget.status());
+  if (p.json()) {
+    p.Json({{"vram_budget_bytes", *budget}});
+  } else {
+    p.Line("VRAM budget " + FormatByteSize(*budget));
+  }
+  return kExitOk;
+}
+
 }  // namespace
 
 int RunCommand(const CtlOptions& o) {
@@ -431,6 +444,8 @@ int RunCommand(const CtlOptions& o) {
       return StatsCmd(o, p);
     case Command::kDaemonStatus:
       return DaemonStatusCmd(o, p);
+    case Command::kBudget:
+      return BudgetCmd(o, p);
     case Command::kHelp:
     case Command::kVersion:
       break;

@@ -54,6 +54,8 @@ std::string CtlUsage() {
          "  fetch ID -o DIR       write a finished job's results under DIR\n"
          "  stats                 daemon counters: queue, jobs, pages, memory per tier\n"
          "  daemon-status         is minerud up; its version, socket and your uid as it sees it\n"
+         "  budget SIZE           set the model's VRAM budget (e.g. 6G) until minerud's next reload or\n"
+         "                        restart (root and the admin group)\n"
          "\n"
          "Global options:\n"
          "  --socket PATH         minerud's socket (default $MINERU_SOCKET, else\n"
@@ -153,6 +155,7 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
             {"fetch", Command::kFetch},
             {"stats", Command::kStats},
             {"daemon-status", Command::kDaemonStatus},
+            {"budget", Command::kBudget},
         };
         bool found = false;
         for (const auto& [name, cmd] : kCommands) {
@@ -203,6 +206,14 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
       if (o.job_ids.size() != 1) return InvalidArgument("fetch needs exactly one job ID");
       if (o.output_dir.empty()) return InvalidArgument("fetch needs -o DIR");
       break;
+    case Command::kBudget: {
+      if (positional.size() != 1) return InvalidArgument("budget needs one SIZE, e.g. 6G");
+      auto bytes = ParseByteSize(positional[0]);
+      if (!bytes.ok() || *bytes == 0)
+        return InvalidArgument("budget: '" + positional[0] + "' is not a size, e.g. 6G");
+      o.vram_budget_bytes = *bytes;
+      break;
+    }
     case Command::kList:
     case Command::kStats:
     case Command::kDaemonStatus:

@@ -36,7 +36,8 @@ enum class Command {
   kCancel,
   kFetch,
   kStats,
-  kDaemonStatus
+  kDaemonStatus,
+  kBudget
 };
 
 struct CtlOptions {
@@ -57,6 +58,8 @@ struct CtlOptions {
   std::vector<uint64_t> job_ids;
   bool all = false;         // list --all (every user's; admins), cancel --all (all of mine)
   int64_t timeout_ms = -1;  // wait --timeout
+  // budget
+  uint64_t vram_budget_bytes = 0;
 };
 
 // Parses argv. Usage errors are kInvalidArgument with a message (exit 64).

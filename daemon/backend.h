@@ -92,6 +92,11 @@ class Backend {
   // A reloaded config (SIGHUP): a backend applies what it can change while running (memory budgets).
   // An error keeps the backend's previous settings.
   virtual Status Reconfigure(const Config&) { return Status::Ok(); }
+  // A new VRAM budget from `mineructl budget`, in force until the next reload. kUnimplemented for a
+  // backend without a model; kInvalidArgument (naming the minimum) when too small.
+  virtual Result<uint64_t> SetVramBudget(uint64_t) {
+    return Unimplemented("this minerud runs no model (the text-layer backend): there is no VRAM budget");
+  }
   // Called about once a second from the event loop (idle demotion of weights). Must not block.
   virtual void Tick() {}
 };

@@ -120,6 +120,8 @@ void RequestHandler::Handle(Session& s, shm::Message message, std::vector<Unique
           OnStats(s, m);
         } else if constexpr (std::is_same_v<T, shm::WatchRequest>) {
           OnWatch(s, m);
+        } else if constexpr (std::is_same_v<T, shm::BudgetRequest>) {
+          OnBudget(s, m);
         } else if constexpr (std::is_same_v<T, shm::Ping>) {
           s.Send(shm::Pong{m.nonce, m.padding});
         } else if constexpr (std::is_same_v<T, shm::Goodbye>) {
@@ -151,7 +153,7 @@ void RequestHandler::OnHello(Session& s, const shm::Hello& m) {
   reply.session_id = s.id();
   reply.peer_uid = s.peer().uid;
   reply.max_document_bytes = max_document_bytes_;
-  reply.capabilities = shm::kCapZeroCopySubmit | shm::kCapWatchJobs;
+  reply.capabilities = shm::kCapZeroCopySubmit | shm::kCapWatchJobs | shm::kCapSetBudget;
   std::vector<UniqueFd> ring_fds;
   if (m.capabilities & shm::kCapResultRing) {
     uint64_t bytes = m.ring_bytes_wanted == 0 ? options_.ring_bytes : m.ring_bytes_wanted;
@@ -234,6 +236,21 @@ void RequestHandler::OnStatus(Session& s, const shm::StatusRequest& m) {
     return;
   }
   s.Send(shm::StatusReply{m.request_id, ToWire(*info, options_.backend_name)});
+}
+
+void RequestHandler::OnBudget(Session& s, const shm::BudgetRequest& m) {
+  if (!access_.IsAdmin(s.peer().uid)) {
+    Error(s, m.request_id, PermissionDenied("only root and the admin group may change the VRAM budget"));
+    return;
+  }
+  Result<uint64_t> budget = options_.backend ? options_.backend->SetVramBudget(m.vram_budget_bytes)
+                                             : Result<uint64_t>(Unimplemented("no backend"));
+  if (!budget.ok()) {
+    Error(s, m.request_id, budget.status());
+    return;
+  }
+  MINERU_LOG(kInfo) << "uid " << s.peer().uid << " set the VRAM budget to " << *budget << " bytes";
+  s.Send(shm::BudgetReply{m.request_id, *budget});
 }
 
 void RequestHandler::OnWatch(Session& s, const shm::WatchRequest& m) {

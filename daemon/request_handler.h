@@ -34,7 +34,7 @@ class RequestHandler {
     Scheduler* scheduler = nullptr;
     SpoolWriter* spool_writer = nullptr;  // makes submitted documents durable off the loop
     std::string backend_name;
-    const Backend* backend = nullptr;  // its memory tiers and counters join StatsReply
+    Backend* backend = nullptr;  // its memory tiers and counters join StatsReply; BudgetRequest goes to it
     uint64_t ring_bytes = 4ull << 20;  // default result ring size per session
     // Counters for StatsRequest beyond the scheduler's (sessions, uptime, memory ...).
     std::function<std::map<std::string, double>()> extra_counters;
@@ -62,6 +62,7 @@ class RequestHandler {
   void OnSubmit(Session& s, const shm::SubmitRequest& m, std::vector<UniqueFd> fds);
   void OnStatus(Session& s, const shm::StatusRequest& m);
   void OnWatch(Session& s, const shm::WatchRequest& m);
+  void OnBudget(Session& s, const shm::BudgetRequest& m);
   void OnList(Session& s, const shm::ListRequest& m);
   void OnCancel(Session& s, const shm::CancelRequest& m);
   void OnFetch(Session& s, const shm::FetchRequest& m);

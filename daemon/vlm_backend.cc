@@ -343,22 +343,28 @@ BackendStats VlmBackend::Stats() const {
 
 Status VlmBackend::Reconfigure(const Config& config) {
   State& st = *state_;
-  if (config.vram_budget_bytes != st.config.vram_budget_bytes && config.vram_budget_bytes != 0) {
-    MINERU_RETURN_IF_ERROR(CheckBudget(config.vram_budget_bytes, st.min_budget_bytes));
-    // The KV pool keeps the size it got at start (for its batch of pages).
-    if (config.vram_budget_bytes < st.running_budget_bytes) {
-      return InvalidArgument("the KV cache was sized at start for " + std::to_string(st.window_pages) +
-                             " pages at once; a vram_budget below " +
-                             residency::FormatBytes(st.running_budget_bytes) + " needs a restart");
-    }
-    MINERU_RETURN_IF_ERROR(
-        st.manager->SetBudget(residency::Tier::kGpu, config.vram_budget_bytes).WithContext("vram_budget"));
-    MINERU_LOG(kInfo) << "VRAM budget now " << residency::FormatBytes(config.vram_budget_bytes);
-    st.config.vram_budget_bytes = config.vram_budget_bytes;
-  } else if (config.vram_budget_bytes != st.config.vram_budget_bytes) {
+  if (config.vram_budget_bytes == st.config.vram_budget_bytes) return Status::Ok();
+  if (config.vram_budget_bytes == 0) {
     MINERU_LOG(kWarning) << "vram_budget = 0 (all free memory) takes effect at restart";
+    return Status::Ok();
   }
+  MINERU_RETURN_IF_ERROR(SetVramBudget(config.vram_budget_bytes).status().WithContext("vram_budget"));
+  st.config.vram_budget_bytes = config.vram_budget_bytes;
   return Status::Ok();
+}
+
+Result<uint64_t> VlmBackend::SetVramBudget(uint64_t bytes) {
+  State& st = *state_;
+  MINERU_RETURN_IF_ERROR(CheckBudget(bytes, st.min_budget_bytes));
+  // The KV pool keeps the size it got at start (for its batch of pages).
+  if (bytes < st.running_budget_bytes) {
+    return InvalidArgument("the KV cache was sized at start for " + std::to_string(st.window_pages) +
+                           " pages at once; a vram_budget below " +
+                           residency::FormatBytes(st.running_budget_bytes) + " needs a restart");
+  }
+  MINERU_RETURN_IF_ERROR(st.manager->SetBudget(residency::Tier::kGpu, bytes));
+  MINERU_LOG(kInfo) << "VRAM budget now " << residency::FormatBytes(bytes);
+  return st.manager->budget(residency::Tier::kGpu);
 }
 
 void VlmBackend::Tick() { state_->batcher->RequestIdleWork(); }

@@ -30,6 +30,7 @@ class VlmBackend final : public Backend {
                               const CancelFlag& cancel) override;
   BackendStats Stats() const override;
   Status Reconfigure(const Config& config) override;
+  Result<uint64_t> SetVramBudget(uint64_t bytes) override;
   void Tick() override;
 
   // One line for the log: device, budgets, what fits.

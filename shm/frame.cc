@@ -14,7 +14,7 @@ namespace {
 static_assert(std::endian::native == std::endian::little, "the wire format is little-endian");
 
 constexpr uint16_t kFirstType = static_cast<uint16_t>(MessageType::kHello);
-constexpr uint16_t kLastType = static_cast<uint16_t>(MessageType::kWatchReply);
+constexpr uint16_t kLastType = static_cast<uint16_t>(MessageType::kBudgetReply);
 static_assert(std::variant_size_v<Message> == kLastType - kFirstType + 1, "one alternative per type");
 
 template <typename T>
@@ -126,6 +126,9 @@ struct Validator {
   }
   Status operator()(const StatusReply& m) const { return CheckJobInfo(m.job); }
   Status operator()(const WatchReply& m) const { return CheckJobInfo(m.job); }
+  Status operator()(const BudgetRequest& m) const {
+    return m.vram_budget_bytes == 0 ? InvalidArgument("a VRAM budget of 0 bytes") : Status::Ok();
+  }
   Status operator()(const ListReply& m) const {
     if (m.jobs.size() > kMaxListItems) return InvalidArgument("too many jobs in a list reply");
     for (const JobInfo& job : m.jobs) MINERU_RETURN_IF_ERROR(CheckJobInfo(job));

@@ -54,6 +54,10 @@ const char* MessageTypeName(MessageType type) {
       return "watch";
     case MessageType::kWatchReply:
       return "watch-reply";
+    case MessageType::kBudgetRequest:
+      return "budget";
+    case MessageType::kBudgetReply:
+      return "budget-reply";
   }
   return "unknown";
 }

@@ -18,6 +18,8 @@
 //   WatchRequest (only when HelloReply has kCapWatchJobs) ─►
 //                               ◄─────────   WatchReply | ErrorReply (kNotFound: "no job N")
 //                               ◄─────────   PageProgress*, JobDone | JobFailed  (as for a submit)
+//   BudgetRequest (only when HelloReply has kCapSetBudget) ─►
+//                               ◄─────────   BudgetReply | ErrorReply (permission, no model, too small)
 // Requests carry a client-chosen `request_id` echoed in the reply. Job events are unsolicited and
 // carry the `job_id` the daemon assigned in JobAccepted. Result bytes never travel on the socket:
 // they are records in the session's result ring (shm/result_record.h); a PageResultNotice tells the
@@ -73,8 +75,10 @@ enum class MessageType : uint16_t {
   kPing = 20,
   kPong = 21,
   kGoodbye = 22,
-  kWatchRequest = 23,  // kCapWatchJobs
-  kWatchReply = 24,    // kCapWatchJobs
+  kWatchRequest = 23,   // kCapWatchJobs
+  kWatchReply = 24,     // kCapWatchJobs
+  kBudgetRequest = 25,  // kCapSetBudget
+  kBudgetReply = 26,    // kCapSetBudget
 };
 
 // Outputs a client asks for (bit set in SubmitRequest::outputs and FetchRequest::outputs).
@@ -104,6 +108,7 @@ enum Capability : uint64_t {
   // finished page into the result ring and sends PageResultNotice. Only with kCapResultRing.
   kCapPageResults = 1ull << 2,
   kCapWatchJobs = 1ull << 3,  // daemon: understands WatchRequest
+  kCapSetBudget = 1ull << 4,  // daemon: understands BudgetRequest
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -439,6 +444,35 @@ struct WatchReply {
   bool operator==(const WatchReply&) const = default;
 };
 
+// client -> daemon (only when HelloReply announced kCapSetBudget): the model's VRAM (kGpu) budget from
+// now until the next reload or restart, where the config's vram_budget applies again. Root and the
+// admin group only (kPermissionDenied); kUnimplemented when the daemon runs no model; kInvalidArgument
+// when the budget is too small to run a page.
+struct BudgetRequest {
+  static constexpr MessageType kType = MessageType::kBudgetRequest;
+  uint64_t request_id = 0;
+  uint64_t vram_budget_bytes = 0;  // > 0
+
+  template <class A>
+  void serialize(A& ar) {
+    ar(request_id, vram_budget_bytes);
+  }
+  bool operator==(const BudgetRequest&) const = default;
+};
+
+// daemon -> client: the budget now in force.
+struct BudgetReply {
+  static constexpr MessageType kType = MessageType::kBudgetReply;
+  uint64_t request_id = 0;
+  uint64_t vram_budget_bytes = 0;
+
+  template <class A>
+  void serialize(A& ar) {
+    ar(request_id, vram_budget_bytes);
+  }
+  bool operator==(const BudgetReply&) const = default;
+};
+
 // daemon -> client: a request (or the frame itself) was refused. `code` mirrors mineru::StatusCode:
 // kBusy (queue full: retry after `retry_after_ms`), kPermissionDenied, kInvalidArgument, kNotFound,
 // kResourceExhausted, kUnimplemented, kDataLoss (a broken frame) ... never kOk.
@@ -498,7 +532,7 @@ using Message =
     std::variant<Hello, HelloReply, SubmitRequest, JobAccepted, PageProgress, PageResultNotice, JobDone,
                  JobFailed, StatusRequest, StatusReply, ListRequest, ListReply, CancelRequest, CancelReply,
                  FetchRequest, FetchReply, StatsRequest, StatsReply, ErrorReply, Ping, Pong, Goodbye,
-                 WatchRequest, WatchReply>;
+                 WatchRequest, WatchReply, BudgetRequest, BudgetReply>;
 
 inline MessageType TypeOf(const Message& m) {
   return std::visit([](const auto& v) { return std::decay_t<decltype(v)>::kType; }, m);

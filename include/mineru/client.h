@@ -144,6 +144,9 @@ class Client {
   // from the daemon's spool.
   Result<std::vector<ResultFile>> Fetch(uint64_t job_id);
   Result<DaemonStats> Stats();
+  // Sets the daemon's VRAM budget until its next reload or restart (root and the admin group);
+  // returns the budget in force.
+  Result<uint64_t> SetVramBudget(uint64_t bytes);
   // Round trip time of an empty Ping, in microseconds.
   Result<double> Ping();
 

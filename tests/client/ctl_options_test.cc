@@ -38,6 +38,17 @@ TEST(CtlOptionsTest, PageRangesCountFromOne) {
   EXPECT_FALSE(Parse({"submit", "a.pdf", "--pages", "0"}).ok());
 }
 
+TEST(CtlOptionsTest, BudgetTakesOneSize) {
+  auto o = Parse({"budget", "6G"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->command, Command::kBudget);
+  EXPECT_EQ(o->vram_budget_bytes, 6ull << 30);
+  EXPECT_FALSE(Parse({"budget"}).ok());
+  EXPECT_FALSE(Parse({"budget", "0"}).ok());
+  EXPECT_FALSE(Parse({"budget", "6G", "7G"}).ok());
+  EXPECT_FALSE(Parse({"budget", "six"}).ok());
+}
+
 TEST(CtlOptionsTest, AliasesAndIds) {
   auto ps = Parse({"ps", "--all"});
   ASSERT_TRUE(ps.ok());

@@ -292,6 +292,14 @@ TEST_F(CliTest, TwoClientsAtOnceGetIdenticalResults) {
   }
 }
 
+TEST_F(CliTest, BudgetWithoutAModelIsAClearError) {
+  RunResult r = daemon_->Ctl({"budget", "6G"});
+  EXPECT_EQ(r.exit_code, 1) << r.err;
+  EXPECT_NE(r.err.find("runs no model"), std::string::npos) << r.err;
+  EXPECT_EQ(daemon_->Ctl({"budget", "lots"}).exit_code, 64);
+  EXPECT_EQ(daemon_->Ctl({"budget"}).exit_code, 64);
+}
+
 TEST_F(CliTest, UsageErrorsAndUnreachableDaemon) {
   EXPECT_EQ(daemon_->Ctl({"frobnicate"}).exit_code, 64);
   EXPECT_EQ(daemon_->Ctl({"submit"}).exit_code, 64);

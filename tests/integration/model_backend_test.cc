@@ -311,6 +311,34 @@ TEST_F(ModelBackendTest, ABudgetTooSmallForOnePageIsRefusedAtStartNamingTheMinim
   EXPECT_EQ(SplitPages(ReadAll(out / "doc_model_output.txt")).at(0), Expected(3));
 }
 
+TEST_F(ModelBackendTest, MineructlBudgetChangesTheVramBudgetAtOnce) {
+  const uint64_t weights = fs::file_size(golden_ / "model.safetensors");
+  const uint64_t minimum = MinimumBudget();
+  ASSERT_GT(minimum, 0u);
+  ASSERT_TRUE(daemon_->Start(Args({"--vram-budget", std::to_string(minimum + 2 * weights)})));
+  const uint64_t small = minimum + weights / 3;
+  RunResult r = daemon_->Ctl({"--json", "budget", std::to_string(small)});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(json::parse(r.out)["vram_budget_bytes"].get<uint64_t>(), small);
+  const json stats = Stats();
+  for (const json& t : stats["tiers"]) {
+    if (t["tier"] == "gpu") EXPECT_EQ(t["budget_bytes"].get<uint64_t>(), small) << stats.dump();
+  }
+  // Too small: refused, naming the minimum; the budget stays.
+  r = daemon_->Ctl({"budget", "1000"});
+  EXPECT_EQ(r.exit_code, 65) << r.err;
+  EXPECT_NE(r.err.find("needs a vram_budget of at least"), std::string::npos) << r.err;
+  // Pages run under the new budget and give the same text.
+  const fs::path out = fs::path(tmp_.path()) / "out";
+  r = daemon_->Ctl({"-q", "submit", pdf_, "-o", out.string(), "--name", "doc", "--pages", "2"});
+  ASSERT_EQ(r.exit_code, 0) << r.err << daemon_->Log();
+  EXPECT_EQ(ReadAll(out / "doc_model_output.txt"), Expected(1));
+  const json after = Stats();
+  for (const json& t : after["tiers"]) {
+    if (t["tier"] == "gpu") EXPECT_EQ(t["budget_bytes"].get<uint64_t>(), small) << after.dump();
+  }
+}
+
 TEST_F(ModelBackendTest, AModelFolderWithoutATokenizerIsAConfigErrorNamingTheFile) {
   fs::remove(model_ / "tokenizer.json");
   RunResult r = RunProgram({MinerudPath(), "--model", model_.string(), "--socket",

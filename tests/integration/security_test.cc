@@ -127,6 +127,9 @@ TEST_F(SecurityTest, SecondUidCannotSeeOrTouchAnotherUsersJobs) {
   EXPECT_EQ(list.exit_code, 0);
   EXPECT_TRUE(list.out.empty()) << list.out;
   EXPECT_EQ(daemon_->Ctl({"list", "--all"}, as_user).exit_code, 77);
+  RunResult budget = daemon_->Ctl({"budget", "1G"}, as_user);
+  EXPECT_EQ(budget.exit_code, 77) << budget.err;
+  EXPECT_NE(budget.err.find("only root and the admin group"), std::string::npos) << budget.err;
   RunResult who = daemon_->Ctl({"--json", "daemon-status"}, as_user);
   EXPECT_NE(who.out.find("\"peer_uid\":" + std::to_string(pw->pw_uid)), std::string::npos) << who.out;
 

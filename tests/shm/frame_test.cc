@@ -69,6 +69,8 @@ std::vector<Message> AllMessages() {
   all.push_back(Goodbye{"daemon stopping"});
   all.push_back(WatchRequest{15, 99});
   all.push_back(WatchReply{15, SampleJob(99)});
+  all.push_back(BudgetRequest{16, 6ull << 30});
+  all.push_back(BudgetReply{16, 6ull << 30});
   return all;
 }
 
@@ -201,7 +203,7 @@ TEST(FrameTest, WrongMagicVersionTypeAndReservedAreRefused) {
     EXPECT_NE(r.status().message().find("version " + std::to_string(version)), std::string::npos)
         << r.status().message();
   }
-  for (uint16_t type : {uint16_t{0}, uint16_t{25}, uint16_t{0xFFFF}}) {
+  for (uint16_t type : {uint16_t{0}, uint16_t{27}, uint16_t{0xFFFF}}) {
     auto bytes = good;
     std::memcpy(bytes.data() + 6, &type, 2);
     auto r = DecodeFrameBytes(bytes);
@@ -249,6 +251,8 @@ TEST(FrameTest, FieldValuesAreValidated) {
   job.state = static_cast<JobState>(9);
   EXPECT_EQ(DecodeFrameBytes(EncodeFrame(StatusReply{1, job})).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(DecodeFrameBytes(EncodeFrame(WatchReply{1, job})).status().code(), StatusCode::kInvalidArgument);
+  // A VRAM budget of 0 bytes.
+  EXPECT_EQ(DecodeFrameBytes(EncodeFrame(BudgetRequest{1, 0})).status().code(), StatusCode::kInvalidArgument);
 
   SubmitRequest submit;
   submit.document_bytes = 10;
