@@ -25,10 +25,12 @@ std::string ByteSymbol(int byte, int* next_shifted) {
 
 }  // namespace
 
-std::string MakeTinyVlmModel(const std::filesystem::path& golden_model_dir,
-                             const std::filesystem::path& out_dir) {
+std::string MakeTinyVlmModel(const std::filesystem::path& golden_dir, const std::filesystem::path& out_dir) {
   namespace fs = std::filesystem;
   std::error_code ec;
+  // Links name their target as given: relative to the link's folder unless absolute.
+  const fs::path golden_model_dir = fs::absolute(golden_dir, ec);
+  if (ec) return "cannot resolve " + golden_dir.string() + ": " + ec.message();
   fs::create_directories(out_dir, ec);
   if (ec) return "cannot create " + out_dir.string() + ": " + ec.message();
   std::ifstream config_in(golden_model_dir / "config.json");
