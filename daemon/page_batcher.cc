@@ -15,9 +15,8 @@ Result<std::string> DecodeModelText(const engine::Tokenizer& tokenizer, std::spa
   std::vector<int32_t> known;
   known.reserve(ids.size());
   for (int64_t id : ids) {
-    const int32_t one = static_cast<int32_t>(id);
-    if (id >= 0 && id <= INT32_MAX && tokenizer.Decode(std::span<const int32_t>(&one, 1)).ok()) {
-      known.push_back(one);
+    if (id >= 0 && id <= INT32_MAX && tokenizer.TokenPiece(static_cast<int32_t>(id)).has_value()) {
+      known.push_back(static_cast<int32_t>(id));
     } else {
       ++*dropped;
     }

@@ -26,7 +26,6 @@
 #include "residency/cuda_device.h"
 #include "residency/host_device.h"
 #include "residency/residency_manager.h"
-#include "residency/unit.h"
 
 namespace mineru::daemon {
 namespace {
@@ -48,16 +47,10 @@ PagesMemory PlanPages(const engine::ModelConfig& mc, const std::vector<engine::U
                       at::ScalarType dtype, const Config& config, int64_t prompt_tokens,
                       int64_t max_new_tokens, int64_t pages) {
   const engine::TextConfig& t = mc.text;
-  const uint64_t per_token = static_cast<uint64_t>(t.num_layers) * 2 *
-                             static_cast<uint64_t>(t.num_kv_heads * t.head_dim) * at::elementSize(dtype);
   const int64_t per_page = prompt_tokens + max_new_tokens;
   PagesMemory m;
   m.kv_tokens = pages * per_page;
-  const uint64_t kv_pages =
-      static_cast<uint64_t>(engine::PagedKvCache::PagesFor(m.kv_tokens, config.kv_page_tokens)) + 1;
-  m.kv_bytes = (kv_pages * static_cast<uint64_t>(config.kv_page_tokens) * per_token +
-                residency::kBufferAlignBytes - 1) /
-               residency::kBufferAlignBytes * residency::kBufferAlignBytes;
+  m.kv_bytes = engine::PagedKvCache::PoolBytes(t, dtype, config.kv_page_tokens, m.kv_tokens);
   // Prefill runs one page's chunks at a time; a decode step runs every page's next token at once.
   engine::DecoderWorkspaceShape prefill;
   prefill.rows = prefill.max_slice_rows = std::min<int64_t>(config.prefill_chunk_tokens, prompt_tokens);

@@ -6,7 +6,6 @@
 #include "engine/decoder_workspace.h"
 #include "engine/paged_kv_cache.h"
 #include "engine/residency_weight_source.h"
-#include "residency/unit.h"
 
 namespace mineru::engine {
 
@@ -25,14 +24,7 @@ InferMemory PlanInferMemory(const ModelConfig& config, const InferMemoryRequest&
   m.weight_budget_bytes = std::max(m.weight_budget_bytes, largest);
 
   const TextConfig& t = config.text;
-  const uint64_t bytes_per_token = static_cast<uint64_t>(t.num_layers) * 2 * t.num_kv_heads * t.head_dim *
-                                   c10::elementSize(r.compute_dtype);
-  const uint64_t pages = static_cast<uint64_t>(PagedKvCache::PagesFor(
-                             std::max<int64_t>(r.kv_capacity_tokens, 1), r.kv_page_tokens)) +
-                         1;
-  const uint64_t pool = pages * static_cast<uint64_t>(r.kv_page_tokens) * bytes_per_token;
-  m.kv_pool_bytes =
-      (pool + residency::kBufferAlignBytes - 1) / residency::kBufferAlignBytes * residency::kBufferAlignBytes;
+  m.kv_pool_bytes = PagedKvCache::PoolBytes(t, r.compute_dtype, r.kv_page_tokens, r.kv_capacity_tokens);
 
   const int64_t total = r.prompt_tokens + r.generate;
   DecoderWorkspaceShape prefill;

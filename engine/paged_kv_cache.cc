@@ -1,9 +1,12 @@
 // PagedKvCache: see paged_kv_cache.h.
 #include "engine/paged_kv_cache.h"
 
+#include <algorithm>
+
 #include "engine/local_kv_pages.h"
 #include "engine/residency_kv_pages.h"
 #include "engine/torch_status.h"
+#include "residency/unit.h"
 
 namespace mineru::engine {
 
@@ -39,6 +42,20 @@ Result<std::unique_ptr<PagedKvCache>> PagedKvCache::Create(const PagedKvCacheOpt
     return Status::Ok();
   }));
   return c;
+}
+
+uint64_t PagedKvCache::BytesPerToken(const TextConfig& config, at::ScalarType dtype) {
+  return static_cast<uint64_t>(config.num_layers) * 2 * static_cast<uint64_t>(config.num_kv_heads) *
+         static_cast<uint64_t>(config.head_dim) * c10::elementSize(dtype);
+}
+
+uint64_t PagedKvCache::PoolBytes(const TextConfig& config, at::ScalarType dtype, int64_t page_size_tokens,
+                                 int64_t capacity_tokens) {
+  const uint64_t pages =
+      static_cast<uint64_t>(PagesFor(std::max<int64_t>(capacity_tokens, 1), page_size_tokens)) + 1;
+  const uint64_t bytes = pages * static_cast<uint64_t>(page_size_tokens) * BytesPerToken(config, dtype);
+  return (bytes + residency::kBufferAlignBytes - 1) / residency::kBufferAlignBytes *
+         residency::kBufferAlignBytes;
 }
 
 uint64_t PagedKvCache::BytesPerToken() const {

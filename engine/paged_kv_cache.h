@@ -16,6 +16,7 @@
 
 #include "common/result.h"
 #include "engine/kv_page_provider.h"
+#include "engine/model_config.h"
 
 namespace mineru::residency {
 class ResidencyManager;
@@ -58,6 +59,12 @@ class KvSequence {
 class PagedKvCache {
  public:
   static Result<std::unique_ptr<PagedKvCache>> Create(const PagedKvCacheOptions& options);
+  // Bytes of one token's keys and values over all layers of `config`, in `dtype`.
+  static uint64_t BytesPerToken(const TextConfig& config, at::ScalarType dtype);
+  // The kGpu bytes a residency KV pool takes for `capacity_tokens` (at least 1) in pages of
+  // `page_size_tokens`: the null page included, rounded up as the manager allocates.
+  static uint64_t PoolBytes(const TextConfig& config, at::ScalarType dtype, int64_t page_size_tokens,
+                            int64_t capacity_tokens);
   // Pages needed for `tokens` tokens.
   static int64_t PagesFor(int64_t tokens, int64_t page_size_tokens) {
     return (tokens + page_size_tokens - 1) / page_size_tokens;
