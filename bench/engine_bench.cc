@@ -12,12 +12,19 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "common/clock.h"
+#include "engine/decoder_workspace.h"
 #include "engine/dummy_weight_source.h"
 #include "engine/generator.h"
+#include "engine/host_allocator.h"
 #include "engine/mineru2_model.h"
+#include "engine/paged_kv_cache.h"
+#include "engine/vision_workspace.h"
+#include "residency/host_device.h"
+#include "residency/residency_manager.h"
 
 namespace mineru::engine {
 namespace {
@@ -52,20 +59,23 @@ double Time(F fn, int reps) {
   return best;
 }
 
-// GFLOP/s of at::linear over a list of (rows, in, out) shapes, timed together.
-double MatmulGflops(const std::vector<std::array<int64_t, 3>>& shapes, at::ScalarType dtype) {
+// GFLOP/s of float32 at::linear (this machine's BLAS) over a list of (rows, in, out) shapes, timed
+// together: the fastest dense product this CPU offers, whatever the model's dtype. In bf16 the engine
+// reaches it through widened operands (engine/dense_ops.h); libtorch's own CPU bf16 GEMM would be a far
+// lower limit (≈50x slower without AVX512-BF16).
+double MatmulGflops(const std::vector<std::array<int64_t, 3>>& shapes) {
   std::vector<at::Tensor> xs, ws;
   double flops = 0;
   for (const auto& s : shapes) {
-    xs.push_back(at::randn({s[0], s[1]}).to(dtype));
-    ws.push_back(at::randn({s[2], s[1]}).to(dtype));
+    xs.push_back(at::randn({s[0], s[1]}));
+    ws.push_back(at::randn({s[2], s[1]}));
     flops += 2.0 * s[0] * s[1] * s[2];
   }
   const double t = Time(
       [&] {
         for (size_t i = 0; i < xs.size(); ++i) (void)at::linear(xs[i], ws[i]);
       },
-      2);
+      3);
   return flops / t / 1e9;
 }
 
@@ -78,7 +88,9 @@ double CopyBandwidthGBs() {
 }
 
 int Run(const BenchOptions& o) {
-  if (o.threads > 0) at::set_num_threads(o.threads);
+  KeepFreedHostMemoryForReuse();
+  // Every core by default (libtorch's own default may count physical cores only).
+  at::set_num_threads(o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency()));
   auto config = ModelConfig::Load(o.config_dir);
   if (!config.ok()) {
     std::fprintf(stderr, "engine_bench: %s\n", config.status().ToString().c_str());
@@ -99,7 +111,41 @@ int Run(const BenchOptions& o) {
   std::printf("weights: %.2f GB generated in %.1f s\n", weight_bytes / 1e9, gen_clock.ElapsedSeconds());
   ModelOptions mo;
   mo.compute_dtype = dtype;
-  mo.kv_capacity_tokens = o.prefill_tokens + 16 * (o.decode_context + o.decode_steps + 2) + 64;
+  // The prefill page, then decode batches of up to 16 sequences (one page of slack each).
+  mo.kv_capacity_tokens =
+      o.prefill_tokens + 16 * (o.decode_context + 16 + o.decode_steps + 2 + mo.kv_page_tokens);
+  // KV pages and each forward's workspace come from a residency manager (HostDevice: this CPU's
+  // memory), as in mineru-infer and the daemon; its budget is the pool plus the largest forward's
+  // workspace bound (a decoder forward's or the vision encode's). The random weights stay outside it
+  // (they have no file to map).
+  DecoderWorkspaceShape prefill;
+  prefill.rows = prefill.max_slice_rows = std::min(o.prefill_chunk, o.prefill_tokens);
+  prefill.logit_rows = 1;
+  prefill.max_keys = o.prefill_tokens;
+  prefill.on_cpu = true;
+  DecoderWorkspaceShape decode;
+  decode.rows = decode.logit_rows = decode.num_slices = 16;
+  decode.max_slice_rows = 1;
+  decode.max_keys = o.decode_context + 16 + o.decode_steps + 2;
+  decode.on_cpu = true;
+  residency::HostDevice device;
+  residency::ResidencyOptions ro;
+  VisionWorkspaceShape vision;
+  vision.crops = o.crops;
+  vision.crops_per_chunk = mo.vision_crops_per_chunk;
+  vision.crops_per_attention = mo.vision_crops_per_attention;
+  vision.on_cpu = true;
+  ro.gpu_budget_bytes =
+      PagedKvCache::PoolBytes(t, dtype, mo.kv_page_tokens, mo.kv_capacity_tokens) +
+      std::max({DecoderWorkspaceBytes(t, dtype, prefill), DecoderWorkspaceBytes(t, dtype, decode),
+                VisionWorkspaceBytes(*config->multimodal, t.hidden_size, dtype, vision)});
+  ro.pinned_budget_bytes = 0;
+  auto manager = residency::ResidencyManager::Create(&device, ro);
+  if (!manager.ok()) {
+    std::fprintf(stderr, "engine_bench: %s\n", manager.status().ToString().c_str());
+    return 1;
+  }
+  mo.residency = manager->get();
   auto model = Mineru2Model::FromSource(*config, std::move(*weights), mo);
   if (!model.ok()) {
     std::fprintf(stderr, "engine_bench: %s\n", model.status().ToString().c_str());
@@ -129,7 +175,7 @@ int Run(const BenchOptions& o) {
       std::fprintf(stderr, "engine_bench: %s\n", out.status().ToString().c_str());
       return 1;
     }
-    const double gflops = MatmulGflops(shapes, dtype);
+    const double gflops = MatmulGflops(shapes);
     const double achieved = flops / s / 1e9;
     std::printf(
         "vision   %3ld crops: %7.3f crops/s  %7.1f GFLOP/s | matmul limit %7.1f GFLOP/s = %6.3f crops/s"
@@ -163,7 +209,7 @@ int Run(const BenchOptions& o) {
       std::fprintf(stderr, "engine_bench: %s\n", logits.status().ToString().c_str());
       return 1;
     }
-    const double gflops = MatmulGflops(shapes, dtype);
+    const double gflops = MatmulGflops(shapes);
     const double achieved = flops / s / 1e9;
     std::printf(
         "prefill %5ld tokens (chunk %ld): %8.1f tokens/s  %7.1f GFLOP/s | matmul limit %7.1f GFLOP/s ="
@@ -207,6 +253,9 @@ int Run(const BenchOptions& o) {
           100.0 * tps / (limit1 * batch), tps / tps1);
     }
   }
+  const residency::TierStats& gpu = (*manager)->GetStats().tiers[static_cast<int>(residency::Tier::kGpu)];
+  std::printf("residency manager (kGpu = host memory here): KV pool %.0f MiB, peak %.0f of %.0f MiB budget\n",
+              gpu.kv_bytes / 1048576.0, gpu.peak_bytes / 1048576.0, gpu.budget_bytes / 1048576.0);
   std::printf("peak host memory: %.0f MiB\n", PeakRssMiB());
   return 0;
 }

@@ -23,6 +23,7 @@
 #include "engine/tokenizer.h"
 #include "engine/tokenizer_prompt.h"
 #include "engine/torch_status.h"
+#include "engine/vision_workspace.h"
 #include "residency/cuda_device.h"
 #include "residency/host_device.h"
 #include "residency/residency_manager.h"
@@ -30,9 +31,7 @@
 namespace mineru::daemon {
 namespace {
 
-// With vram_budget = 0 ("everything resident"): room for the vision tower's activations, which the
-// manager does not count, and a cap on the KV cache.
-constexpr uint64_t kVisionAllowanceBytes = 1ull << 30;
+// With vram_budget = 0 ("everything resident"): a cap on the KV cache.
 constexpr uint64_t kMaxAutoKvBytes = 4ull << 30;
 
 // KV pool and decoder workspace for `pages` pages decoded together, each with up to `prompt_tokens`
@@ -44,7 +43,7 @@ struct PagesMemory {
 };
 
 PagesMemory PlanPages(const engine::ModelConfig& mc, const std::vector<engine::UnitInfo>& units,
-                      at::ScalarType dtype, const Config& config, int64_t prompt_tokens,
+                      at::ScalarType dtype, bool on_cpu, const Config& config, int64_t prompt_tokens,
                       int64_t max_new_tokens, int64_t pages) {
   const engine::TextConfig& t = mc.text;
   const int64_t per_page = prompt_tokens + max_new_tokens;
@@ -56,13 +55,25 @@ PagesMemory PlanPages(const engine::ModelConfig& mc, const std::vector<engine::U
   prefill.rows = prefill.max_slice_rows = std::min<int64_t>(config.prefill_chunk_tokens, prompt_tokens);
   prefill.logit_rows = 1;
   prefill.max_keys = per_page;
+  prefill.on_cpu = on_cpu;
   engine::DecoderWorkspaceShape decode;
   decode.rows = decode.logit_rows = decode.num_slices = pages;
   decode.max_slice_rows = 1;
   decode.max_keys = per_page;
-  m.workspace_bytes = std::max(engine::DecoderWorkspaceBytes(t, dtype, prefill),
-                               engine::DecoderWorkspaceBytes(t, dtype, decode)) +
-                      engine::LeaseConversionBytes(units, dtype);
+  decode.on_cpu = on_cpu;
+  const uint64_t decoder = std::max(engine::DecoderWorkspaceBytes(t, dtype, prefill),
+                                    engine::DecoderWorkspaceBytes(t, dtype, decode)) +
+                           engine::LeaseConversionBytes(units, dtype);
+  // A page's crops through the vision tower (at most the largest grid's), reserved in turn with the
+  // decoder's forwards on the one model thread: the budget holds the larger of the two.
+  const engine::MultimodalConfig& mm = *mc.multimodal;
+  engine::VisionWorkspaceShape vision;
+  vision.crops = 1 + mm.max_grid_side * mm.max_grid_side;
+  vision.crops_per_chunk = engine::ModelOptions().vision_crops_per_chunk;
+  vision.crops_per_attention = engine::ModelOptions().vision_crops_per_attention;
+  vision.on_cpu = on_cpu;
+  m.workspace_bytes = std::max(decoder, engine::VisionWorkspaceBytes(mm, t.hidden_size, dtype, vision) +
+                                            engine::VisionLeaseConversionBytes(units, dtype));
   return m;
 }
 
@@ -143,7 +154,8 @@ Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
     st->largest_unit_bytes = std::max(st->largest_unit_bytes, bytes);
   }
   MINERU_ASSIGN_OR_RETURN(st->device, OpenDevice());
-  const at::ScalarType dtype = st->device->is_cuda() ? at::kBFloat16 : at::kFloat;
+  const bool on_cpu = !st->device->is_cuda();
+  const at::ScalarType dtype = on_cpu ? at::kFloat : at::kBFloat16;
   const int64_t max_new_tokens =
       config.max_new_tokens > 0 ? config.max_new_tokens : mc.generation.max_new_tokens;
   const auto& mm = *mc.multimodal;
@@ -151,11 +163,11 @@ Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
                                                          mm.vision.patches_per_side, mm.anyres_max_tiles)
                                     .num_tokens;
   const int64_t prompt_tokens = static_cast<int64_t>(prompt.size()) - 1 + largest_image;
-  const PagesMemory one = PlanPages(mc, units, dtype, config, prompt_tokens, max_new_tokens, 1);
+  const PagesMemory one = PlanPages(mc, units, dtype, on_cpu, config, prompt_tokens, max_new_tokens, 1);
   int64_t pages = 1;
   PagesMemory chosen = one;
   for (int64_t n = 2; n <= config.max_batch; ++n) {
-    const PagesMemory more = PlanPages(mc, units, dtype, config, prompt_tokens, max_new_tokens, n);
+    const PagesMemory more = PlanPages(mc, units, dtype, on_cpu, config, prompt_tokens, max_new_tokens, n);
     const bool fits = config.vram_budget_bytes == 0
                           ? more.kv_bytes <= kMaxAutoKvBytes
                           : more.kv_bytes + more.workspace_bytes <= config.vram_budget_bytes / 2;
@@ -171,7 +183,7 @@ Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
   residency::ResidencyOptions ro;
   ro.gpu_budget_bytes = config.vram_budget_bytes;
   if (ro.gpu_budget_bytes == 0) {
-    ro.gpu_budget_bytes = st->weight_bytes + chosen.kv_bytes + chosen.workspace_bytes + kVisionAllowanceBytes;
+    ro.gpu_budget_bytes = st->weight_bytes + chosen.kv_bytes + chosen.workspace_bytes;
   }
   MINERU_RETURN_IF_ERROR(CheckBudget(ro.gpu_budget_bytes, st->min_budget_bytes));
   ro.pinned_budget_bytes = config.pinned_budget_bytes;

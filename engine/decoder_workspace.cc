@@ -3,6 +3,9 @@
 
 #include <algorithm>
 
+#include "engine/attention_cpu_kernel.h"
+#include "engine/dense_ops.h"
+
 namespace mineru::engine {
 
 uint64_t DecoderWorkspaceBytes(const TextConfig& c, at::ScalarType compute_dtype,
@@ -37,25 +40,54 @@ uint64_t DecoderWorkspaceBytes(const TextConfig& c, at::ScalarType compute_dtype
   // scaled queries (3 while reshaped), accumulator (old, rescaled, p.v, new), the final division and
   // reordering, scores and probabilities, the causal mask, row positions, max/argmax and corrections,
   // the gathered keys and values (dtype and float32, plus a contiguous copy for the batched matmul).
-  const uint64_t attention = 3 * m * heads * d * f + 4 * m * heads * d * f + 2 * m * heads * d * f +
-                             m * heads * d * s + 2 * m * heads * b * f + m * heads * b + (heads + 2) * m * l +
-                             m * heads * (8 * f + 2 * l) + 2 * b * kvh * d * (s + 2 * f) + 4 * b * l + b * l;
+  // A decode step (one token per sequence) attends every sequence at once: `batch` of each, plus the
+  // padding mask and positions.
+  const uint64_t batch = (m <= 1 && slices > 1) ? slices : 1;
+  const uint64_t q = m * batch;
+  const uint64_t aten_attention =
+      3 * q * heads * d * f + 4 * q * heads * d * f + 2 * q * heads * d * f + q * heads * d * s +
+      2 * q * heads * b * f + q * heads * b + (heads + 2) * q * l + q * heads * (8 * f + 2 * l) +
+      batch * (2 * b * kvh * d * (s + 2 * f) + 4 * b * l + b * l) + batch * b * (2 + l) + 2 * batch * l;
+  // The fused CPU kernel (attention_cpu_kernel.h) writes no scores: the scaled, reordered queries,
+  // the running state and accumulator, per block the gathered keys and values with their float32,
+  // transposed (padded) and contiguous copies, and the division and reordering of the result.
+  const uint64_t fused_attention = 5 * m * heads * d * f + 2 * m * heads * f + 2 * b * kvh * d * s +
+                                   2 * b * l + 3 * b * kvh * d * f + kvh * d * (b + 8) * f +
+                                   2 * m * heads * d * f + m * heads * d * s;
+  const bool fused = shape.on_cpu && batch == 1 && CpuAttentionKernelAvailable(c.head_dim);
+  const uint64_t attention = fused ? fused_attention : aten_attention;
   const uint64_t attn_out = 2 * r * heads * d * s + 2 * r * h * s;
   const uint64_t mlp = 3 * r * inter * s + 2 * r * h * s;
-  const uint64_t layer = 2 * norm(r) + qkv + rope + kv_write + attention + attn_out + mlp;
+  // bf16 products on the CPU (dense_ops.h) widen their operands to float32: the input rows, the
+  // result and its block copy, one widened weight block (at most kWidenBlockOutputs rows of it).
+  const bool widened = compute_dtype == at::kBFloat16 && shape.on_cpu;
+  const uint64_t wblock = static_cast<uint64_t>(kWidenBlockOutputs);
+  // The result is built block by block (one more copy) only when it is wider than a block.
+  const auto result = [&](uint64_t n_rows, uint64_t outputs) {
+    return n_rows * outputs * f * (outputs > wblock ? 2 : 1);
+  };
+  const uint64_t layer_widen =
+      widened ? r * inter * f + result(r, inter) +
+                    std::max(std::min(inter, wblock) * h, std::min(h, wblock) * inter) * f
+              : 0;
+  const uint64_t head_widen = widened ? rl * h * f + result(rl, vocab) + std::min(vocab, wblock) * h * f : 0;
+  const uint64_t layer = 2 * norm(r) + qkv + rope + kv_write + attention + attn_out + mlp + layer_widen;
   // Head: the kept rows, the final norm, logits in the dtype and as float32 on the host.
-  const uint64_t head = rl * h * s + 2 * rl * l + norm(rl) + rl * vocab * (s + f);
+  const uint64_t head = rl * h * s + 2 * rl * l + norm(rl) + rl * vocab * (s + f) + head_widen;
   return input + layer + head;
 }
 
-uint64_t LeaseConversionBytes(const std::vector<UnitInfo>& units, at::ScalarType compute_dtype) {
+namespace {
+
+// The largest converted copy among the units `counted` selects.
+template <typename Pred>
+uint64_t LargestConversion(const std::vector<UnitInfo>& units, at::ScalarType compute_dtype, Pred counted) {
   const at::ScalarType stored_as = compute_dtype == at::kFloat      ? at::kFloat
                                    : compute_dtype == at::kBFloat16 ? at::kBFloat16
                                                                     : at::kHalf;
   uint64_t largest = 0;
   for (const UnitInfo& u : units) {
-    if (u.kind != UnitKind::kEmbedding && u.kind != UnitKind::kDecoderLayer && u.kind != UnitKind::kHead)
-      continue;
+    if (!counted(u.kind)) continue;
     uint64_t bytes = 0;
     for (const UnitTensor& t : u.tensors) {
       const at::ScalarType stored = t.dtype == StorageDtype::kF32    ? at::kFloat
@@ -69,6 +101,20 @@ uint64_t LeaseConversionBytes(const std::vector<UnitInfo>& units, at::ScalarType
     largest = std::max(largest, bytes);
   }
   return largest;
+}
+
+}  // namespace
+
+uint64_t LeaseConversionBytes(const std::vector<UnitInfo>& units, at::ScalarType compute_dtype) {
+  return LargestConversion(units, compute_dtype, [](UnitKind k) {
+    return k == UnitKind::kEmbedding || k == UnitKind::kDecoderLayer || k == UnitKind::kHead;
+  });
+}
+
+uint64_t VisionLeaseConversionBytes(const std::vector<UnitInfo>& units, at::ScalarType compute_dtype) {
+  return LargestConversion(units, compute_dtype, [](UnitKind k) {
+    return k == UnitKind::kVisionEmbeddings || k == UnitKind::kVisionLayer || k == UnitKind::kProjector;
+  });
 }
 
 }  // namespace mineru::engine

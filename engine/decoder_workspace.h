@@ -5,8 +5,9 @@
 // qwen2_decoder_layer.cc, paged_attention.cc, rms_norm.cc, rotary_embedding.cc, swiglu_mlp.cc), summed
 // as if none were freed within a layer: the residual stream and its norms, q/k/v and RoPE, the attention
 // of the largest slice over one key block (scores, probabilities, mask, the gathered keys and values, the
-// running max/sum/accumulator, in float32), the attention output, the MLP, and the head over the rows
-// that need logits. Only one layer's temporaries count, since each layer frees them before the next.
+// running max/sum/accumulator, in float32; a decode step attends all its sequences at once), the
+// attention output, the MLP, the head over the rows that need logits, and in bf16 the widened operands
+// of the CPU's dense products. Only one layer's temporaries count: each layer frees them before the next.
 // It is never L x L: attention is bounded by the key block (paged_attention.h) and the prefill chunk.
 // LeaseConversionBytes adds the copy a weight source makes when it converts a decoder unit's stored
 // dtype to the compute dtype for the duration of a lease (ResidencyWeightSource does; one lease at a
@@ -31,6 +32,9 @@ struct DecoderWorkspaceShape {
   int64_t max_keys = 0;        // longest sequence after the forward (keys attended), capped by key_block
   int64_t key_block_tokens = 512;
   int64_t num_slices = 1;
+  // On the CPU, attention runs the fused kernel (attention_cpu_kernel.h) and bf16 products widen
+  // their operands (dense_ops.h).
+  bool on_cpu = false;
 };
 
 uint64_t DecoderWorkspaceBytes(const TextConfig& config, at::ScalarType compute_dtype,
@@ -39,5 +43,7 @@ uint64_t DecoderWorkspaceBytes(const TextConfig& config, at::ScalarType compute_
 // The largest decoder unit (embedding, layer, head) counted in `compute_dtype` over its tensors whose
 // stored dtype differs: what a per-lease conversion allocates; 0 when the checkpoint is in that dtype.
 uint64_t LeaseConversionBytes(const std::vector<UnitInfo>& units, at::ScalarType compute_dtype);
+// The same over the vision units (embeddings, encoder layers, projector), for the vision encode.
+uint64_t VisionLeaseConversionBytes(const std::vector<UnitInfo>& units, at::ScalarType compute_dtype);
 
 }  // namespace mineru::engine

@@ -6,6 +6,7 @@
 #include "engine/decoder_workspace.h"
 #include "engine/paged_kv_cache.h"
 #include "engine/residency_weight_source.h"
+#include "engine/vision_workspace.h"
 
 namespace mineru::engine {
 
@@ -32,13 +33,25 @@ InferMemory PlanInferMemory(const ModelConfig& config, const InferMemoryRequest&
   prefill.logit_rows = r.all_prompt_logits ? prefill.rows : 1;
   prefill.max_keys = total;
   prefill.key_block_tokens = r.key_block_tokens;
+  prefill.on_cpu = true;  // mineru-infer computes on the CPU (HostDevice)
   DecoderWorkspaceShape decode;
   decode.rows = decode.max_slice_rows = decode.logit_rows = 1;
   decode.max_keys = total;
   decode.key_block_tokens = r.key_block_tokens;
+  decode.on_cpu = true;
   m.workspace_bytes = std::max(DecoderWorkspaceBytes(t, r.compute_dtype, prefill),
                                DecoderWorkspaceBytes(t, r.compute_dtype, decode)) +
                       LeaseConversionBytes(r.units, r.compute_dtype);
+  if (r.vision_crops > 0 && config.multimodal) {
+    VisionWorkspaceShape vision;
+    vision.crops = r.vision_crops;
+    vision.crops_per_chunk = r.vision_crops_per_chunk;
+    vision.crops_per_attention = r.vision_crops_per_attention;
+    vision.on_cpu = true;
+    m.workspace_bytes = std::max(
+        m.workspace_bytes, VisionWorkspaceBytes(*config.multimodal, t.hidden_size, r.compute_dtype, vision) +
+                               VisionLeaseConversionBytes(r.units, r.compute_dtype));
+  }
   m.gpu_budget_bytes = m.weight_budget_bytes + m.kv_pool_bytes + m.workspace_bytes;
   return m;
 }

@@ -5,7 +5,8 @@
 // the weights as the manager holds them (stored dtype, aligned). The share is raised to the largest unit
 // when smaller, because the manager streams units through a slot at least that large (the run says so
 // in its JSON: residency.weight_budget_bytes). The KV pool holds kv_capacity_tokens; the workspace is
-// the largest DecoderWorkspaceBytes over the run's prefill chunks and decode steps.
+// the largest DecoderWorkspaceBytes over the run's prefill chunks and decode steps, or the vision
+// encode's VisionWorkspaceBytes when larger (they are reserved one after the other).
 #pragma once
 
 #include <ATen/ATen.h>
@@ -30,6 +31,9 @@ struct InferMemoryRequest {
   int64_t prefill_chunk = 512;
   bool all_prompt_logits = false;
   int64_t key_block_tokens = 512;
+  int64_t vision_crops = 0;  // crops of the page's image (0: no image)
+  int64_t vision_crops_per_chunk = 4;
+  int64_t vision_crops_per_attention = 1;
 };
 
 struct InferMemory {

@@ -23,12 +23,14 @@ const char kInferUsage[] =
     "  --generate N        greedy new tokens (default 0: prefill only); stops at EOS\n"
     "  --no-repeat-ngram N ban repeated n-grams over generated tokens (default: the checkpoint's, 100)\n"
     "  --logits-out F      float32 prompt_logits [spliced length, vocab] and step_logits [generated, vocab]\n"
-    "  --vram-budget B     bytes (or P% of the weights) kept resident; the rest stays on disk.\n"
-    "                      Runs through the residency manager: its GPU budget adds the KV pages and\n"
-    "                      the decoder's workspace to B (B is raised to the largest weight unit)\n"
+    "  --vram-budget B     bytes (or P% of the weights) kept resident; the rest stays on disk\n"
+    "                      (default: all of them). Every run goes through the residency manager: its\n"
+    "                      GPU budget adds the KV pages and the decoder's workspace to B (B is raised\n"
+    "                      to the largest weight unit)\n"
     "  --kv-page-tokens N  KV cache page size in tokens (default 16)\n"
     "  --prefill-chunk N   prefill chunk in tokens (default 512)\n"
-    "  --dtype f32|bf16    compute dtype (default f32; weights are upcast exactly)\n"
+    "  --dtype f32|bf16    compute dtype (default f32; weights are upcast exactly). bf16 on a CPU:\n"
+    "                      bf16 operands, float32 sums, one rounding per product, as a GPU computes\n"
     "  --threads N         CPU threads for libtorch\n";
 
 namespace {

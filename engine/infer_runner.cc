@@ -7,7 +7,6 @@
 #include "engine/image_preprocess.h"
 #include "engine/image_preprocess_png.h"
 #include "engine/infer_memory.h"
-#include "engine/local_weight_store.h"
 #include "engine/mineru2_model.h"
 #include "engine/tokenizer.h"
 #include "engine/torch_status.h"
@@ -29,8 +28,9 @@ Result<at::Tensor> ReadPixels(const std::string& path) {
                     [&]() -> Result<at::Tensor> { return view.to(at::kFloat, false, true); });
 }
 
-// The residency manager of a --vram-budget run: HostDevice (the CPU build's device) and one kGpu budget
-// for the weights' share, the KV pool and the decoder's workspace (infer_memory.h).
+// The residency manager every run goes through: HostDevice (the CPU build's device) and one kGpu budget
+// for the weights' share (--vram-budget, or all of the weights), the KV pool and the decoder's
+// workspace (infer_memory.h).
 struct RunResidency {
   std::unique_ptr<residency::HostDevice> device;
   std::unique_ptr<residency::ResidencyManager> manager;
@@ -41,8 +41,12 @@ Result<RunResidency> CreateRunResidency(const InferOptions& o, const ModelConfig
                                         InferMemoryRequest request) {
   MINERU_ASSIGN_OR_RETURN(Checkpoint ckpt, Checkpoint::Open(o.model_dir));
   MINERU_ASSIGN_OR_RETURN(request.units, ListModelUnits(ckpt, config));
+  request.weight_budget_fraction = 1.0;  // without --vram-budget: every weight stays resident
   if (o.vram_budget_fraction) request.weight_budget_fraction = *o.vram_budget_fraction;
-  if (o.vram_budget_bytes) request.weight_budget_bytes = *o.vram_budget_bytes;
+  if (o.vram_budget_bytes) {
+    request.weight_budget_fraction = -1;
+    request.weight_budget_bytes = *o.vram_budget_bytes;
+  }
   RunResidency r;
   r.memory = PlanInferMemory(config, request);
   r.device = std::make_unique<residency::HostDevice>();
@@ -112,22 +116,22 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
     if (pixels->dim() == 4 && pixels->size(0) > need) pixels = pixels->narrow(0, 0, need).contiguous();
   }
   mo.kv_capacity_tokens = static_cast<int64_t>(tokens.size()) + image_tokens_max + o.generate + 1;
-  // --vram-budget: weights, KV pages and workspace through the residency manager, under one kGpu budget.
-  // Declared before the model, which must go first.
-  std::optional<RunResidency> run_residency;
-  if (o.vram_budget_bytes || o.vram_budget_fraction) {
-    InferMemoryRequest request;
-    request.compute_dtype = mo.compute_dtype;
-    request.kv_page_tokens = mo.kv_page_tokens;
-    request.kv_capacity_tokens = mo.kv_capacity_tokens;
-    request.prompt_tokens = static_cast<int64_t>(tokens.size()) + image_tokens_max;
-    request.generate = o.generate;
-    request.prefill_chunk = o.prefill_chunk;
-    request.all_prompt_logits = o.logits_out.has_value();
-    request.key_block_tokens = mo.attention_key_block_tokens;
-    MINERU_ASSIGN_OR_RETURN(run_residency, CreateRunResidency(o, config, std::move(request)));
-    mo.residency = run_residency->manager.get();
-  }
+  // Weights, KV pages and workspace through the residency manager, under one kGpu budget. Declared
+  // before the model, which must go first.
+  InferMemoryRequest request;
+  request.compute_dtype = mo.compute_dtype;
+  request.kv_page_tokens = mo.kv_page_tokens;
+  request.kv_capacity_tokens = mo.kv_capacity_tokens;
+  request.prompt_tokens = static_cast<int64_t>(tokens.size()) + image_tokens_max;
+  request.generate = o.generate;
+  request.prefill_chunk = o.prefill_chunk;
+  request.all_prompt_logits = o.logits_out.has_value();
+  request.key_block_tokens = mo.attention_key_block_tokens;
+  request.vision_crops = pixels ? pixels->size(0) : 0;
+  request.vision_crops_per_chunk = mo.vision_crops_per_chunk;
+  request.vision_crops_per_attention = mo.vision_crops_per_attention;
+  MINERU_ASSIGN_OR_RETURN(RunResidency run_residency, CreateRunResidency(o, config, std::move(request)));
+  mo.residency = run_residency.manager.get();
   MINERU_ASSIGN_OR_RETURN(std::unique_ptr<Mineru2Model> model, Mineru2Model::Load(o.model_dir, mo));
   const double load_ms = load_clock.ElapsedMillis();
 
@@ -173,34 +177,28 @@ Result<nlohmann::json> RunInfer(const InferOptions& o) {
   }
   j["timings_ms"] = {
       {"load", load_ms}, {"vision", vision_ms}, {"prefill", r.prefill_ms}, {"decode", r.decode_ms}};
-  if (auto* store = dynamic_cast<LocalWeightStore*>(&model->weights())) {
-    j["weights"] = {{"resident_bytes", store->stats().resident_bytes},
-                    {"resident_units", store->stats().resident_units},
-                    {"units", store->units().size()},
-                    {"streamed_loads", store->stats().streamed_loads}};
-  }
   const PagedKvCache& kv = model->kv_cache();
-  j["kv"] = {{"pool", run_residency ? "residency" : "engine"},
+  j["kv"] = {{"pool", "residency"},
              {"page_size_tokens", kv.options().page_size_tokens},
              {"bytes_per_token", kv.BytesPerToken()},
              {"pages", kv.num_pages()},
              {"pages_used_peak", kv.peak_pages_used()},
              {"pages_used_after", kv.num_pages() - kv.free_pages()}};
-  if (run_residency) {
-    const residency::Stats stats = run_residency->manager->GetStats();
-    const residency::TierStats& gpu = stats.tiers[static_cast<int>(residency::Tier::kGpu)];
-    j["weights"] = {{"resident_bytes", gpu.weight_bytes},
-                    {"resident_units", gpu.units_resident},
-                    {"units", stats.units},
-                    {"evictions", stats.evictions},
-                    {"bytes_promoted", stats.bytes_promoted}};
-    j["residency"] = {{"gpu_budget_bytes", gpu.budget_bytes},
-                      {"gpu_peak_bytes", gpu.peak_bytes},
-                      {"weight_budget_bytes", run_residency->memory.weight_budget_bytes},
-                      {"kv_pool_bytes", gpu.kv_bytes},
-                      {"workspace_bound_bytes", run_residency->memory.workspace_bytes},
-                      {"workspace_reserved_peak_bytes", model->decoder().peak_workspace_bytes()}};
-  }
+  const residency::Stats stats = run_residency.manager->GetStats();
+  const residency::TierStats& gpu = stats.tiers[static_cast<int>(residency::Tier::kGpu)];
+  j["weights"] = {{"resident_bytes", gpu.weight_bytes},
+                  {"resident_units", gpu.units_resident},
+                  {"units", stats.units},
+                  {"evictions", stats.evictions},
+                  {"bytes_promoted", stats.bytes_promoted}};
+  j["residency"] = {
+      {"gpu_budget_bytes", gpu.budget_bytes},
+      {"gpu_peak_bytes", gpu.peak_bytes},
+      {"weight_budget_bytes", run_residency.memory.weight_budget_bytes},
+      {"kv_pool_bytes", gpu.kv_bytes},
+      {"workspace_bound_bytes", run_residency.memory.workspace_bytes},
+      {"workspace_reserved_peak_bytes", model->decoder().peak_workspace_bytes()},
+      {"vision_workspace_reserved_bytes", model->vision() ? model->vision()->last_workspace_bytes() : 0}};
   return j;
 }
 

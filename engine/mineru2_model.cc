@@ -33,7 +33,8 @@ Result<std::unique_ptr<Mineru2Model>> Mineru2Model::Load(const std::filesystem::
 Result<std::unique_ptr<Mineru2Model>> Mineru2Model::FromSource(const ModelConfig& config,
                                                                std::unique_ptr<WeightSource> weights,
                                                                const ModelOptions& options) {
-  if (options.attention_key_block_tokens < 1 || options.vision_crops_per_attention < 1) {
+  if (options.attention_key_block_tokens < 1 || options.vision_crops_per_attention < 1 ||
+      options.vision_crops_per_chunk < 1) {
     return InvalidArgument("attention block sizes must be positive");
   }
   if (options.kv_page_tokens < 1) return InvalidArgument("--kv-page-tokens must be at least 1");
@@ -54,8 +55,9 @@ Result<std::unique_ptr<Mineru2Model>> Mineru2Model::FromSource(const ModelConfig
   m->decoder_ = std::make_unique<Qwen2Decoder>(config.text, m->weights_.get(), m->cache_.get(),
                                                options.attention_key_block_tokens, options.residency);
   if (config.multimodal) {
-    m->vision_ = std::make_unique<VisionTower>(*config.multimodal, m->weights_.get(),
-                                               options.vision_crops_per_attention);
+    m->vision_ = std::make_unique<VisionTower>(*config.multimodal, config.text.hidden_size, m->weights_.get(),
+                                               options.vision_crops_per_attention,
+                                               options.vision_crops_per_chunk, options.residency);
   }
   return m;
 }

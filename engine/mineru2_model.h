@@ -37,6 +37,7 @@ struct ModelOptions {
   int64_t kv_capacity_tokens = 32768;  // pages for this many tokens across all sequences
   int64_t attention_key_block_tokens = 512;
   int64_t vision_crops_per_attention = 1;
+  int64_t vision_crops_per_chunk = 4;  // crops through a vision encoder layer at once
   // When set, weights are leased from this manager (on its kGpu tier, under its budget) instead of a
   // LocalWeightStore, the KV pages (kv_capacity_tokens of them) come from its KV pool, and the decoder
   // reserves its workspace there; weight_budget_bytes is then unused. Must outlive the model.
@@ -58,6 +59,7 @@ class Mineru2Model {
   WeightSource& weights() { return *weights_; }
   const Qwen2Decoder& decoder() const { return *decoder_; }
   PagedKvCache& kv_cache() { return *cache_; }
+  const VisionTower* vision() const { return vision_.get(); }  // null for a text-only model
 
   // Vision features per crop (projector output, optionally the SigLIP output too).
   Result<VisionOutput> EncodeCrops(const at::Tensor& pixels, bool keep_siglip) const;

@@ -2,6 +2,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "engine/host_allocator.h"
 #include "engine/infer_options.h"
 #include "engine/infer_runner.h"
 #include "engine/torch_status.h"
@@ -18,6 +19,7 @@ int main(int argc, char** argv) {
     std::fputs(kInferUsage, stdout);
     return 0;
   }
+  KeepFreedHostMemoryForReuse();  // one run, then exit: keep the model's blocks for reuse
   auto result = CatchTorch("mineru-infer", [&] { return RunInfer(*options); });
   if (!result.ok()) {
     std::fprintf(stderr, "mineru-infer: %s\n", result.status().ToString().c_str());

@@ -1,12 +1,73 @@
 #include "engine/paged_attention.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
+
+#include "engine/attention_cpu_kernel.h"
 
 namespace mineru::engine {
 
+namespace {
+
+// PagedAttention through the fused CPU kernel (attention_cpu_kernel.h): the same blocks and the same
+// online softmax, without materialising scores.
+at::Tensor FusedCpuAttention(const at::Tensor& q, int64_t start, const PagedKvCache& cache, int64_t layer,
+                             const KvSequence& seq, const AttentionShape& s) {
+  const int64_t n = q.size(0);
+  const int64_t group = s.num_heads / s.num_kv_heads;
+  const int64_t rows = group * n;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
+  const at::Tensor qg = (q.to(at::kFloat) * scale)
+                            .view({n, s.num_kv_heads, group, s.head_dim})
+                            .permute({1, 2, 0, 3})
+                            .reshape({s.num_kv_heads, rows, s.head_dim})
+                            .contiguous();
+  std::vector<int64_t> row_pos(static_cast<size_t>(rows));
+  for (int64_t r = 0; r < rows; ++r) row_pos[static_cast<size_t>(r)] = start + r % n;
+  at::Tensor running_max = at::full({s.num_kv_heads, rows}, -std::numeric_limits<float>::infinity());
+  at::Tensor running_sum = at::zeros({s.num_kv_heads, rows});
+  at::Tensor acc = at::zeros({s.num_kv_heads, rows, s.head_dim});
+  const int64_t last = start + n;
+  for (int64_t kb = 0; kb < last; kb += s.key_block_tokens) {
+    const int64_t ke = std::min(kb + s.key_block_tokens, last);
+    const int64_t b = ke - kb;
+    const int64_t padded = (b + 7) / 8 * 8;
+    auto [k, v] = cache.Read(layer, seq, kb, ke);  // [b, kvh, d]
+    at::Tensor kt = at::zeros({s.num_kv_heads, s.head_dim, padded});
+    kt.narrow(2, 0, b).copy_(k.to(at::kFloat).permute({1, 2, 0}));
+    const at::Tensor vv = v.to(at::kFloat).permute({1, 0, 2}).contiguous();  // [kvh, b, d]
+    AttentionBlockArgs args;
+    args.kv_heads = s.num_kv_heads;
+    args.rows = rows;
+    args.head_dim = s.head_dim;
+    args.q = qg.data_ptr<float>();
+    args.q_pos = row_pos.data();
+    args.kt = kt.data_ptr<float>();
+    args.v = vv.data_ptr<float>();
+    args.key_start = kb;
+    args.keys = b;
+    args.keys_padded = padded;
+    args.running_max = running_max.data_ptr<float>();
+    args.running_sum = running_sum.data_ptr<float>();
+    args.acc = acc.data_ptr<float>();
+    AttendKeyBlock(args);
+  }
+  return (acc / running_sum.unsqueeze(-1))
+      .view({s.num_kv_heads, group, n, s.head_dim})
+      .permute({2, 0, 1, 3})
+      .reshape({n, s.num_heads * s.head_dim})
+      .to(q.scalar_type());
+}
+
+}  // namespace
+
 at::Tensor PagedAttention(const at::Tensor& q, int64_t start, const PagedKvCache& cache, int64_t layer,
                           const KvSequence& seq, const AttentionShape& s) {
+  if (q.device().is_cpu() && CpuAttentionKernelAvailable(s.head_dim)) {
+    return FusedCpuAttention(q, start, cache, layer, seq, s);
+  }
   const int64_t n = q.size(0);
   const int64_t group = s.num_heads / s.num_kv_heads;
   const int64_t rows = group * n;
@@ -48,6 +109,48 @@ at::Tensor PagedAttention(const at::Tensor& q, int64_t start, const PagedKvCache
                        .permute({2, 0, 1, 3})
                        .reshape({n, s.num_heads * s.head_dim});
   return out.to(q.scalar_type());
+}
+
+at::Tensor PagedDecodeAttention(const at::Tensor& q, std::span<const int64_t> positions,
+                                const PagedKvCache& cache, int64_t layer,
+                                std::span<const KvSequence* const> seqs, const AttentionShape& s) {
+  const int64_t batch = q.size(0);
+  const int64_t group = s.num_heads / s.num_kv_heads;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
+  const auto dev = q.device();
+  // [B, heads, d] -> [B, kvh, g, d]: head h is query g = h % group of kv head h / group.
+  at::Tensor qg = (q.to(at::kFloat) * scale).view({batch, s.num_kv_heads, group, s.head_dim});
+  const auto fopts = at::TensorOptions().dtype(at::kFloat).device(dev);
+  at::Tensor running_max =
+      at::full({batch, s.num_kv_heads, group, 1}, -std::numeric_limits<float>::infinity(), fopts);
+  at::Tensor running_sum = at::zeros({batch, s.num_kv_heads, group, 1}, fopts);
+  at::Tensor acc = at::zeros({batch, s.num_kv_heads, group, s.head_dim}, fopts);
+  std::vector<int64_t> lengths(positions.begin(), positions.end());
+  for (int64_t& l : lengths) ++l;
+  const at::Tensor pos =
+      at::tensor(std::vector<int64_t>(positions.begin(), positions.end()), at::kLong).to(dev);
+  const int64_t last = *std::max_element(lengths.begin(), lengths.end());
+  for (int64_t kb = 0; kb < last; kb += s.key_block_tokens) {
+    const int64_t ke = std::min(kb + s.key_block_tokens, last);
+    const int64_t b = ke - kb;
+    auto [k, v] = cache.ReadPadded(layer, seqs, lengths, kb, ke);  // [B, b, kvh, d]
+    at::Tensor kt = k.to(at::kFloat).permute({0, 2, 3, 1});        // [B, kvh, d, b]
+    at::Tensor vv = v.to(at::kFloat).permute({0, 2, 1, 3});        // [B, kvh, b, d]
+    at::Tensor scores = at::matmul(qg, kt);                        // [B, kvh, g, b]
+    // Keys past a sequence's own position: its future (none in a decode step) and the padding.
+    const at::Tensor key_pos = at::arange(kb, ke, at::TensorOptions().dtype(at::kLong).device(dev));
+    const at::Tensor masked = key_pos.unsqueeze(0) > pos.unsqueeze(1);  // [B, b]
+    scores.masked_fill_(masked.view({batch, 1, 1, b}), -std::numeric_limits<float>::infinity());
+    vv = vv.masked_fill(masked.view({batch, 1, b, 1}), 0.0);  // the null page's bytes never reach the sum
+    // Block 0 holds key 0 of every sequence, so the running maximum is finite from then on.
+    at::Tensor new_max = at::maximum(running_max, std::get<0>(scores.max(-1, /*keepdim=*/true)));
+    at::Tensor p = (scores - new_max).exp_();
+    at::Tensor correction = (running_max - new_max).exp_();
+    running_sum = running_sum * correction + p.sum(-1, /*keepdim=*/true);
+    acc = acc * correction + at::matmul(p, vv);
+    running_max = new_max;
+  }
+  return (acc / running_sum).reshape({batch, s.num_heads * s.head_dim}).to(q.scalar_type());
 }
 
 }  // namespace mineru::engine

@@ -8,6 +8,8 @@
 
 #include <ATen/ATen.h>
 
+#include <span>
+
 #include "engine/paged_kv_cache.h"
 
 namespace mineru::engine {
@@ -23,5 +25,13 @@ struct AttentionShape {
 // Returns [n, num_heads * head_dim] in q's dtype; the softmax runs in float32.
 at::Tensor PagedAttention(const at::Tensor& q, int64_t start, const PagedKvCache& cache, int64_t layer,
                           const KvSequence& seq, const AttentionShape& shape);
+
+// One decode step of B sequences in one computation: q [B, num_heads, head_dim], query i at position
+// positions[i] of seqs[i] (the cache holds its keys 0 .. positions[i]). Keys are read in the same
+// blocks, padded past each sequence's end and masked there. Returns [B, num_heads * head_dim] in q's
+// dtype. Equal to PagedAttention per sequence up to the summation order of the batched products.
+at::Tensor PagedDecodeAttention(const at::Tensor& q, std::span<const int64_t> positions,
+                                const PagedKvCache& cache, int64_t layer,
+                                std::span<const KvSequence* const> seqs, const AttentionShape& shape);
 
 }  // namespace mineru::engine

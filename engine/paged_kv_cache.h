@@ -12,6 +12,7 @@
 #include <ATen/ATen.h>
 
 #include <memory>
+#include <span>
 #include <vector>
 
 #include "common/result.h"
@@ -82,6 +83,15 @@ class PagedKvCache {
   // Keys and values of positions [begin, end) as contiguous [end-begin, kv_heads, head_dim].
   std::pair<at::Tensor, at::Tensor> Read(int64_t layer, const KvSequence& seq, int64_t begin,
                                          int64_t end) const;
+  // One token per sequence (a decode step): k, v [B, kv_heads, head_dim], row i at position
+  // positions[i] of seqs[i] (reserved before).
+  void WriteTokens(int64_t layer, std::span<const KvSequence* const> seqs, std::span<const int64_t> positions,
+                   const at::Tensor& k, const at::Tensor& v);
+  // Keys and values of positions [begin, end) of every sequence, [B, end-begin, kv_heads, head_dim];
+  // positions at or past lengths[i] read the null page, which callers mask.
+  std::pair<at::Tensor, at::Tensor> ReadPadded(int64_t layer, std::span<const KvSequence* const> seqs,
+                                               std::span<const int64_t> lengths, int64_t begin,
+                                               int64_t end) const;
   // Marks positions [0, length) as written (after every layer wrote them).
   void SetLength(KvSequence& seq, int64_t length) const { seq.length_ = length; }
 

@@ -1,9 +1,11 @@
 #include "engine/qwen2_decoder.h"
 
 #include "engine/decoder_workspace.h"
+#include "engine/dense_ops.h"
 #include "engine/qwen2_decoder_layer.h"
 #include "engine/rms_norm.h"
 #include "engine/torch_status.h"
+#include "engine/workspace_reservation.h"
 #include "residency/residency_manager.h"
 
 namespace mineru::engine {
@@ -42,6 +44,7 @@ Result<at::Tensor> Qwen2Decoder::Forward(std::span<const DecoderInput> inputs) c
   DecoderWorkspaceShape shape;
   shape.key_block_tokens = key_block_tokens_;
   shape.num_slices = static_cast<int64_t>(inputs.size());
+  shape.on_cpu = weights_->device().is_cpu();
   for (const DecoderInput& in : inputs) {
     if (!in.seq || !in.embeds.defined() || in.embeds.dim() != 2 || in.embeds.size(0) < 1 ||
         in.embeds.size(1) != config_.hidden_size) {
@@ -68,17 +71,8 @@ Result<at::Tensor> Qwen2Decoder::Forward(std::span<const DecoderInput> inputs) c
   // The activations of this forward, reserved on the manager's kGpu tier until it returns.
   const uint64_t workspace_bytes =
       DecoderWorkspaceBytes(config_, weights_->compute_dtype(), shape) + lease_conversion_bytes_;
-  residency::WorkspaceReservation workspace;
-  if (workspace_manager_ != nullptr) {
-    Result<residency::WorkspaceReservation> reserved = workspace_manager_->ReserveWorkspace(workspace_bytes);
-    if (!reserved.ok() && reserved.status().code() == StatusCode::kResourceExhausted) {
-      // Prefetches in flight hold their room until they land; landed and unleased, they can be evicted.
-      MINERU_RETURN_IF_ERROR(workspace_manager_->WaitForCopies());
-      reserved = workspace_manager_->ReserveWorkspace(workspace_bytes);
-    }
-    if (!reserved.ok()) return reserved.status().WithContext("reserving the decoder's activation workspace");
-    workspace = std::move(reserved).value();
-  }
+  MINERU_ASSIGN_OR_RETURN(residency::WorkspaceReservation workspace,
+                          ReserveActivations(workspace_manager_, workspace_bytes, "decoder"));
   peak_workspace_bytes_ = std::max(peak_workspace_bytes_, workspace_bytes);
   last_workspace_bytes_ = workspace_bytes;
   return CatchTorch("decoder forward", [&]() -> Result<at::Tensor> {
@@ -114,11 +108,11 @@ Result<at::Tensor> Qwen2Decoder::Forward(std::span<const DecoderInput> inputs) c
     {
       MINERU_ASSIGN_OR_RETURN(WeightLease head, weights_->Acquire("head"));
       x = RmsNorm(x, head.Get("model.norm.weight"), config_.rms_norm_eps);
-      if (!weights_->tied()) logits = at::linear(x, head.Get("lm_head.weight"));
+      if (!weights_->tied()) logits = Linear(x, head.Get("lm_head.weight"));
     }
     if (weights_->tied()) {
       MINERU_ASSIGN_OR_RETURN(WeightLease emb, weights_->Acquire("embed_tokens"));
-      logits = at::linear(x, emb.Get("model.embed_tokens.weight"));
+      logits = Linear(x, emb.Get("model.embed_tokens.weight"));
     }
     return logits.to(at::kCPU, at::kFloat);
   });

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "engine/dense_ops.h"
 #include "engine/model_units.h"
 
 namespace mineru::engine {
@@ -18,28 +19,25 @@ at::Tensor SiglipEncoderLayer(const at::Tensor& x, const WeightLease& w, int64_t
   const auto heads = [&](const at::Tensor& t) {  // [crops, n, hidden] -> [crops, heads, n, head_dim]
     return t.view({crops, n, c.num_heads, c.head_dim}).transpose(1, 2);
   };
-  at::Tensor q =
-      heads(at::linear(h, w.Get(p + "self_attn.q_proj.weight"), w.Get(p + "self_attn.q_proj.bias")));
-  at::Tensor k =
-      heads(at::linear(h, w.Get(p + "self_attn.k_proj.weight"), w.Get(p + "self_attn.k_proj.bias")));
-  at::Tensor v =
-      heads(at::linear(h, w.Get(p + "self_attn.v_proj.weight"), w.Get(p + "self_attn.v_proj.bias")));
+  at::Tensor q = heads(Linear(h, w.Get(p + "self_attn.q_proj.weight"), w.Get(p + "self_attn.q_proj.bias")));
+  at::Tensor k = heads(Linear(h, w.Get(p + "self_attn.k_proj.weight"), w.Get(p + "self_attn.k_proj.bias")));
+  at::Tensor v = heads(Linear(h, w.Get(p + "self_attn.v_proj.weight"), w.Get(p + "self_attn.v_proj.bias")));
   std::vector<at::Tensor> outs;
   for (int64_t c0 = 0; c0 < crops; c0 += crops_per_attention) {
     const int64_t m = std::min(crops_per_attention, crops - c0);
-    at::Tensor scores = at::matmul(q.narrow(0, c0, m), k.narrow(0, c0, m).transpose(-1, -2)) * scale;
+    at::Tensor scores = Matmul(q.narrow(0, c0, m), k.narrow(0, c0, m).transpose(-1, -2)) * scale;
     at::Tensor probs = at::softmax(scores, -1, at::kFloat).to(q.scalar_type());
-    outs.push_back(at::matmul(probs, v.narrow(0, c0, m)));
+    outs.push_back(Matmul(probs, v.narrow(0, c0, m)));
   }
   at::Tensor attn =
       (outs.size() == 1 ? outs[0] : at::cat(outs, 0)).transpose(1, 2).reshape({crops, n, c.hidden_size});
   at::Tensor hidden =
-      x + at::linear(attn, w.Get(p + "self_attn.out_proj.weight"), w.Get(p + "self_attn.out_proj.bias"));
+      x + Linear(attn, w.Get(p + "self_attn.out_proj.weight"), w.Get(p + "self_attn.out_proj.bias"));
 
   at::Tensor m = at::layer_norm(hidden, {c.hidden_size}, w.Get(p + "layer_norm2.weight"),
                                 w.Get(p + "layer_norm2.bias"), c.layer_norm_eps);
-  m = at::gelu(at::linear(m, w.Get(p + "mlp.fc1.weight"), w.Get(p + "mlp.fc1.bias")), "tanh");
-  return hidden + at::linear(m, w.Get(p + "mlp.fc2.weight"), w.Get(p + "mlp.fc2.bias"));
+  m = at::gelu(Linear(m, w.Get(p + "mlp.fc1.weight"), w.Get(p + "mlp.fc1.bias")), "tanh");
+  return hidden + Linear(m, w.Get(p + "mlp.fc2.weight"), w.Get(p + "mlp.fc2.bias"));
 }
 
 }  // namespace mineru::engine

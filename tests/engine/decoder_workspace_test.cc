@@ -6,32 +6,16 @@
 // context beyond the key block (never L x L).
 #include "engine/decoder_workspace.h"
 
-#include <c10/core/Allocator.h>
-#include <c10/util/ThreadLocalDebugInfo.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
 
 #include "engine/mineru2_model.h"
+#include "tests/engine/allocation_meter.h"
 #include "tests/support/shared_data.h"
 
 namespace mineru::engine {
 namespace {
-
-// Live bytes allocated on this thread while installed (frees of older tensors are not reported).
-class AllocationMeter final : public c10::MemoryReportingInfoBase {
- public:
-  void reportMemoryUsage(void*, int64_t alloc_size, int64_t, int64_t, c10::Device) override {
-    live_ += alloc_size;
-    peak_ = std::max(peak_, live_);
-  }
-  bool memoryProfilingEnabled() const override { return true; }
-  int64_t peak() const { return peak_; }
-
- private:
-  int64_t live_ = 0;
-  int64_t peak_ = 0;
-};
 
 struct Measured {
   int64_t peak = 0;
@@ -41,12 +25,8 @@ struct Measured {
 // Runs one forward under the meter; the decoder reports the bound it used for it.
 template <typename F>
 Measured Measure(const Qwen2Decoder& decoder, F&& forward) {
-  auto meter = std::make_shared<AllocationMeter>();
-  {
-    c10::DebugInfoGuard guard(c10::DebugInfoKind::PROFILER_STATE, meter);
-    forward();
-  }
-  return {meter->peak(), decoder.last_workspace_bytes()};
+  const int64_t peak = testing::PeakAllocatedBytes(std::forward<F>(forward));
+  return {peak, decoder.last_workspace_bytes()};
 }
 
 TEST(DecoderWorkspaceTest, BoundCoversWhatAForwardAllocates) {
@@ -97,8 +77,10 @@ TEST(DecoderWorkspaceTest, BoundCoversWhatAForwardAllocates) {
       EXPECT_GT(runs[i].peak, 0);
       EXPECT_LE(static_cast<uint64_t>(runs[i].peak), runs[i].bound);
       // A sum over every tensor (as if none were freed within a layer; in float32 the dtype casts that
-      // the bound counts are no-ops): loose by a small factor, never by orders of magnitude.
-      EXPECT_LE(runs[i].bound, 6 * static_cast<uint64_t>(runs[i].peak));
+      // the bound counts are no-ops): loose by a small factor, never by orders of magnitude. Up to 6.5x
+      // here, for a 200-row chunk with every row's logits in bf16, whose widened products and fused
+      // attention free most of what they allocate before the next term does.
+      EXPECT_LE(runs[i].bound, 8 * static_cast<uint64_t>(runs[i].peak));
       std::printf("%s forward %zu: allocated at most %lld bytes, bound %llu (%.2fx)\n", dir, i,
                   static_cast<long long>(runs[i].peak), static_cast<unsigned long long>(runs[i].bound),
                   static_cast<double>(runs[i].bound) / static_cast<double>(runs[i].peak));
@@ -130,6 +112,13 @@ TEST(DecoderWorkspaceTest, BoundDependsOnTheChunkAndKeyBlockNotOnTheContext) {
   EXPECT_LT(short_context, uint64_t{128} << 20);
   std::printf("MinerU 2.0 decoder, bf16, chunk 512, key block 512: workspace bound %.1f MiB\n",
               static_cast<double>(short_context) / (1 << 20));
+  // On the CPU, bf16 products widen their operands to float32 (dense_ops.h): more, still bounded.
+  s.rows = s.max_slice_rows = 512;
+  s.on_cpu = true;
+  const uint64_t cpu = DecoderWorkspaceBytes(c, at::kBFloat16, s);
+  EXPECT_GT(cpu, short_context);
+  EXPECT_LT(cpu, uint64_t{192} << 20);
+  std::printf("the same on the CPU: %.1f MiB\n", static_cast<double>(cpu) / (1 << 20));
 }
 
 }  // namespace

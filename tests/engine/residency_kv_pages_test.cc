@@ -49,6 +49,7 @@ TEST(ResidencyKvPagesTest, GoldenGenerationKeepsItsKvInThePoolWithinTheBudget) {
   request.generate = generate;
   request.prefill_chunk = chunk;
   request.key_block_tokens = options.attention_key_block_tokens;
+  request.vision_crops = 5;  // the page's crops go through the vision tower under the same budget
   const InferMemory memory = PlanInferMemory(*config, request);
   ASSERT_LT(memory.weight_budget_bytes, memory.weights_total_bytes / 2);
 

@@ -75,6 +75,7 @@ TEST(ResidencyWeightSourceTest, BudgetsThroughResidencyAreBitIdentical) {
       request.generate = kGenerate;
       request.all_prompt_logits = true;
       request.key_block_tokens = options.attention_key_block_tokens;
+      request.vision_crops = 5;  // the page's crops go through the vision tower under the same budget
       const InferMemory memory = PlanInferMemory(*config, request);
       residency::HostDevice device;
       residency::ResidencyOptions ro;

@@ -199,8 +199,10 @@ TEST_F(ModelBackendTest, EveryPageMatchesTheEngineAloneAndPagesShareBatches) {
 }
 
 TEST_F(ModelBackendTest, SmallVramBudgetAndAPageRangeGiveTheSameText) {
-  // Room for one page's KV cache, the workspace and the largest unit, plus 30% of the weights: the
-  // rest of the weights stream in for every page.
+  // Room for one page's KV cache, the largest workspace (here the vision encode's: the tiny model's
+  // 0.5 MB of weights are dwarfed by a page's 17 crops of activations) and the largest unit, plus 30%
+  // of the weights: while the vision workspace is held, the rest of the weights cannot stay, so they
+  // are loaded again for every page.
   const uint64_t weights = fs::file_size(golden_ / "model.safetensors");
   const uint64_t minimum = MinimumBudget();
   ASSERT_GT(minimum, 0u);
@@ -223,7 +225,8 @@ TEST_F(ModelBackendTest, SmallVramBudgetAndAPageRangeGiveTheSameText) {
     EXPECT_EQ(t["budget_bytes"].get<double>(), static_cast<double>(budget));
     EXPECT_LE(t["peak_bytes"].get<double>(), static_cast<double>(budget));
   }
-  EXPECT_GT(stats["counters"]["model_evictions_total"].get<double>(), 0) << stats.dump();
+  EXPECT_GT(stats["counters"]["model_bytes_promoted_total"].get<double>(), static_cast<double>(weights))
+      << stats.dump();
 }
 
 TEST_F(ModelBackendTest, IdleWeightsLeaveTheGpuTierAfterKeepAliveAndComeBackForTheNextPage) {
@@ -322,7 +325,9 @@ TEST_F(ModelBackendTest, MineructlBudgetChangesTheVramBudgetAtOnce) {
   EXPECT_EQ(json::parse(r.out)["vram_budget_bytes"].get<uint64_t>(), small);
   const json stats = Stats();
   for (const json& t : stats["tiers"]) {
-    if (t["tier"] == "gpu") EXPECT_EQ(t["budget_bytes"].get<uint64_t>(), small) << stats.dump();
+    if (t["tier"] == "gpu") {
+      EXPECT_EQ(t["budget_bytes"].get<uint64_t>(), small) << stats.dump();
+    }
   }
   // Too small: refused, naming the minimum; the budget stays.
   r = daemon_->Ctl({"budget", "1000"});
@@ -335,7 +340,9 @@ TEST_F(ModelBackendTest, MineructlBudgetChangesTheVramBudgetAtOnce) {
   EXPECT_EQ(ReadAll(out / "doc_model_output.txt"), Expected(1));
   const json after = Stats();
   for (const json& t : after["tiers"]) {
-    if (t["tier"] == "gpu") EXPECT_EQ(t["budget_bytes"].get<uint64_t>(), small) << after.dump();
+    if (t["tier"] == "gpu") {
+      EXPECT_EQ(t["budget_bytes"].get<uint64_t>(), small) << after.dump();
+    }
   }
 }
 

@@ -1,0 +1,112 @@
+// The model's dense products on the CPU in bfloat16 (dense_ops.h): checked against the exact product of
+// the same bfloat16 operands computed in double precision, rounded to bfloat16 once — the definition of
+// a bf16 GEMM with float32 accumulation. Float32 accumulation may move a result that lies within a
+// rounding error of a tie by one bf16 step, never more.
+#include "engine/dense_ops.h"
+
+#include <gtest/gtest.h>
+
+#include "engine/bf16_rows_kernel.h"
+
+namespace mineru::engine {
+namespace {
+
+at::Tensor RandomBf16(std::vector<int64_t> shape, uint64_t seed) {
+  at::Generator g = at::detail::createCPUGenerator(seed);
+  return at::randn(shape, g, at::TensorOptions().dtype(at::kFloat)).to(at::kBFloat16);
+}
+
+// Exact x·wᵀ + bias of bf16 values, in double.
+at::Tensor ExactLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias) {
+  at::Tensor r = at::matmul(x.to(at::kDouble), w.to(at::kDouble).t());
+  return bias.defined() ? r + bias.to(at::kDouble) : r;
+}
+
+// Every element within one bf16 step of the exact value rounded to bf16, and nearly all equal to it.
+void ExpectBf16Rounded(const at::Tensor& got, const at::Tensor& exact) {
+  ASSERT_EQ(got.scalar_type(), at::kBFloat16);
+  ASSERT_EQ(got.sizes(), exact.sizes());
+  const at::Tensor want = exact.to(at::kBFloat16).to(at::kDouble);
+  const at::Tensor g = got.to(at::kDouble);
+  // One bf16 step at the magnitude of the result: 2^(exponent - 7).
+  const at::Tensor step = at::exp2(at::floor(at::log2(want.abs().clamp_min(1e-30))) - 7);
+  const at::Tensor off = (g - want).abs();
+  EXPECT_TRUE((off <= step * 1.0001).all().item<bool>())
+      << "max offset " << (off / step).max().item<double>() << " steps";
+  const double equal = (off == 0).to(at::kDouble).mean().item<double>();
+  EXPECT_GE(equal, 0.98) << "only " << equal << " of the elements equal the rounded exact product";
+}
+
+// Rows on both sides of the few-rows kernel's limit, K with and without a tail of fewer than 8, odd N.
+TEST(DenseOps, Bf16LinearEqualsTheRoundedExactProduct) {
+  for (int64_t rows : {1, 2, 3, 4, 5, 7, 16, 17, 40}) {
+    for (int64_t k : {8, 37, 896}) {
+      for (int64_t n : {1, 3, 130}) {
+        for (bool with_bias : {false, true}) {
+          SCOPED_TRACE(testing::Message() << rows << "x" << k << " by " << n << (with_bias ? " + bias" : ""));
+          const at::Tensor x = RandomBf16({rows, k}, 1 + rows);
+          const at::Tensor w = RandomBf16({n, k}, 2 + n);
+          const at::Tensor bias = with_bias ? RandomBf16({n}, 3) : at::Tensor();
+          ExpectBf16Rounded(Linear(x, w, bias), ExactLinear(x, w, bias));
+        }
+      }
+    }
+  }
+}
+
+TEST(DenseOps, Bf16LinearKeepsLeadingDimensionsAndTakesStridedInput) {
+  const at::Tensor x = RandomBf16({3, 5, 64}, 7).transpose(0, 1);  // [5, 3, 64], not contiguous
+  const at::Tensor w = RandomBf16({24, 64}, 8);
+  const at::Tensor y = Linear(x, w);
+  ASSERT_EQ(y.sizes(), (std::vector<int64_t>{5, 3, 24}));
+  ExpectBf16Rounded(y.reshape({15, 24}), ExactLinear(x.reshape({15, 64}), w, {}));
+}
+
+TEST(DenseOps, Bf16LinearAgreesWithLibtorchsOwnBf16Gemm) {
+  for (int64_t rows : {1, 9, 33}) {
+    const at::Tensor x = RandomBf16({rows, 96}, 11);
+    const at::Tensor w = RandomBf16({48, 96}, 12);
+    const at::Tensor b = RandomBf16({48}, 13);
+    ExpectBf16Rounded(Linear(x, w, b), at::linear(x, w, b).to(at::kDouble));
+  }
+}
+
+TEST(DenseOps, FewRowsKernelMatchesFloat32Gemm) {
+  if (!Bf16RowsKernelAvailable()) GTEST_SKIP() << "this CPU has no AVX2/FMA";
+  for (int64_t rows : {1, 4, 6, 16}) {
+    const at::Tensor x = at::randn({rows, 901});
+    const at::Tensor w = RandomBf16({67, 901}, 21);
+    const at::Tensor b = at::randn({67});
+    const at::Tensor got = Bf16RowsLinear(x, w, b);
+    const at::Tensor want = at::linear(x.to(at::kDouble), w.to(at::kDouble), b.to(at::kDouble));
+    EXPECT_LT((got.to(at::kDouble) - want).abs().max().item<double>(), 1e-4) << rows << " rows";
+  }
+}
+
+TEST(DenseOps, Float32IsLibtorchsOwnResultBitForBit) {
+  const at::Tensor x = at::randn({9, 40});
+  const at::Tensor w = at::randn({12, 40});
+  const at::Tensor b = at::randn({12});
+  EXPECT_TRUE(at::equal(Linear(x, w, b), at::linear(x, w, b)));
+  const at::Tensor a = at::randn({2, 3, 5, 8});
+  const at::Tensor c = at::randn({2, 3, 8, 4});
+  EXPECT_TRUE(at::equal(Matmul(a, c), at::matmul(a, c)));
+  const at::Tensor img = at::randn({2, 3, 28, 28});
+  const at::Tensor k = at::randn({6, 3, 14, 14});
+  const at::Tensor kb = at::randn({6});
+  EXPECT_TRUE(at::equal(Conv2d(img, k, kb, 14), at::conv2d(img, k, kb, {14, 14})));
+}
+
+TEST(DenseOps, Bf16MatmulAndConvAreTheRoundedExactResults) {
+  const at::Tensor a = RandomBf16({2, 3, 5, 40}, 31);
+  const at::Tensor c = RandomBf16({2, 3, 40, 7}, 32);
+  ExpectBf16Rounded(Matmul(a, c), at::matmul(a.to(at::kDouble), c.to(at::kDouble)));
+  const at::Tensor img = RandomBf16({2, 3, 28, 28}, 33);
+  const at::Tensor k = RandomBf16({6, 3, 14, 14}, 34);
+  const at::Tensor kb = RandomBf16({6}, 35);
+  ExpectBf16Rounded(Conv2d(img, k, kb, 14),
+                    at::conv2d(img.to(at::kDouble), k.to(at::kDouble), kb.to(at::kDouble), {14, 14}));
+}
+
+}  // namespace
+}  // namespace mineru::engine
