@@ -13,6 +13,7 @@
 #include "document/pdf_document.h"
 #include "engine/checkpoint.h"
 #include "engine/decoder_workspace.h"
+#include "engine/host_allocator.h"
 #include "engine/image_merge.h"
 #include "engine/image_preprocess.h"
 #include "engine/mineru2_model.h"
@@ -208,7 +209,12 @@ Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
   bo.eos_token_ids = mc.generation.eos_token_ids;
   bo.prefill_chunk_tokens = config.prefill_chunk_tokens;
   bo.kv_capacity_tokens = st->kv_capacity_tokens;
-  bo.idle_work = [manager = st->manager.get()] { manager->Tick(); };
+  // On the CPU, freed activation blocks stay in the heap for the next page (host_allocator.h) and go
+  // back to the system when the model goes idle.
+  if (on_cpu) engine::KeepFreedHostMemoryForReuse();
+  bo.idle_work = [manager = st->manager.get(), on_cpu] {
+    if (manager->Tick() && on_cpu) engine::TrimHostMemory();
+  };
   st->batcher = std::make_unique<PageBatcher>(std::move(bo));
   return std::unique_ptr<VlmBackend>(new VlmBackend(std::move(st)));
 }

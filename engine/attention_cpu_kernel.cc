@@ -90,12 +90,14 @@ __attribute__((target("avx2,fma"))) void Fold(float* s, int64_t visible, const f
   for (int c = 0; c < C; ++c) _mm256_storeu_ps(acc + 8 * c, a[c]);
 }
 
+// `head` counts over batch x kv_heads.
 template <int D>
 void AttendRows(const AttentionBlockArgs& a, int64_t head, int64_t r0, int64_t r1, std::vector<float>& s) {
   const int64_t kp = a.keys_padded;
   s.resize(static_cast<size_t>(kRowTile * kp));
   const float* kt = a.kt + head * D * kp;
   const float* v = a.v + head * a.keys * D;
+  const int64_t* q_pos = a.q_pos + head / a.kv_heads * a.rows;
   for (int64_t r = r0; r < r1; r += kRowTile) {
     const int64_t n = std::min(kRowTile, r1 - r);
     const float* q = a.q + (head * a.rows + r) * D;
@@ -114,7 +116,7 @@ void AttendRows(const AttentionBlockArgs& a, int64_t head, int64_t r0, int64_t r
     }
     for (int64_t i = 0; i < n; ++i) {
       const int64_t row = r + i;
-      const int64_t visible = std::clamp<int64_t>(a.q_pos[row] - a.key_start + 1, 0, a.keys);
+      const int64_t visible = std::clamp<int64_t>(q_pos[row] - a.key_start + 1, 0, a.keys);
       if (visible == 0) continue;
       const int64_t state = head * a.rows + row;
       Fold<D>(s.data() + i * kp, visible, v, a.running_max + state, a.running_sum + state, a.acc + state * D);
@@ -125,7 +127,7 @@ void AttendRows(const AttentionBlockArgs& a, int64_t head, int64_t r0, int64_t r
 template <int D>
 void AttendAll(const AttentionBlockArgs& a) {
   const int64_t tasks_per_head = (a.rows + kRowsPerTask - 1) / kRowsPerTask;
-  at::parallel_for(0, a.kv_heads * tasks_per_head, 1, [&](int64_t t0, int64_t t1) {
+  at::parallel_for(0, a.batch * a.kv_heads * tasks_per_head, 1, [&](int64_t t0, int64_t t1) {
     std::vector<float> scores;
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t head = t / tasks_per_head;

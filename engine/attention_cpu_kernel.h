@@ -12,23 +12,27 @@ namespace mineru::engine {
 // True when this CPU can run the kernel and head_dim is one it is built for (16, 32, 64, 128).
 bool CpuAttentionKernelAvailable(int64_t head_dim);
 
+// `batch` sequences (a decode step's; 1 for a prefill chunk), each with its own keys: every array below
+// has the batch as its outermost dimension.
 struct AttentionBlockArgs {
+  int64_t batch = 1;
   int64_t kv_heads = 0;
   int64_t rows = 0;  // query rows per kv head (group x queries)
   int64_t head_dim = 0;
-  const float* q = nullptr;        // [kv_heads, rows, head_dim], scaled by 1/sqrt(head_dim)
-  const int64_t* q_pos = nullptr;  // [rows] absolute position of each row
-  const float* kt = nullptr;       // [kv_heads, head_dim, keys_padded] keys transposed, zero-padded
-  const float* v = nullptr;        // [kv_heads, keys, head_dim]
+  const float* q = nullptr;        // [batch, kv_heads, rows, head_dim], scaled by 1/sqrt(head_dim)
+  const int64_t* q_pos = nullptr;  // [batch, rows] absolute position of each row
+  const float* kt = nullptr;       // [batch, kv_heads, head_dim, keys_padded] keys transposed, zero-padded
+  const float* v = nullptr;        // [batch, kv_heads, keys, head_dim]
   int64_t key_start = 0;           // absolute position of key 0 of the block
   int64_t keys = 0;
   int64_t keys_padded = 0;       // keys rounded up to a multiple of 8
-  float* running_max = nullptr;  // [kv_heads, rows], -inf before the first block
-  float* running_sum = nullptr;  // [kv_heads, rows], 0 before the first block
-  float* acc = nullptr;          // [kv_heads, rows, head_dim], 0 before the first block
+  float* running_max = nullptr;  // [batch, kv_heads, rows], -inf before the first block
+  float* running_sum = nullptr;  // [batch, kv_heads, rows], 0 before the first block
+  float* acc = nullptr;          // [batch, kv_heads, rows, head_dim], 0 before the first block
 };
 
-// Folds one key block into the running state; keys after a row's own position are skipped.
+// Folds one key block into the running state; keys after a row's own position (its future, or another
+// sequence's padding) are skipped.
 void AttendKeyBlock(const AttentionBlockArgs& a);
 
 }  // namespace mineru::engine

@@ -133,6 +133,12 @@ at::Tensor Bf16RowsLinear(const at::Tensor& x, const at::Tensor& w, const at::Te
         AllRows(xp, M, wp + n * K, K, outputs, op + n, N);
       } else {
         WidenRows(wp + n * K, outputs * K, scratch.data());
+        // The next group's weight rows start coming from memory while this one is multiplied.
+        if (n + kOutBlock < n1) {
+          const auto* next = reinterpret_cast<const char*>(wp + (n + kOutBlock) * K);
+          const int64_t bytes = std::min(kOutBlock, n1 - n - kOutBlock) * K * 2;
+          for (int64_t i = 0; i < bytes; i += 64) _mm_prefetch(next + i, _MM_HINT_T0);
+        }
         AllRows(xp, M, scratch.data(), K, outputs, op + n, N);
       }
     }

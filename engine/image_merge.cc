@@ -10,8 +10,8 @@ namespace mineru::engine {
 TileGrid SelectTileGrid(int64_t width, int64_t height, int64_t tile_px, int64_t max_side) {
   // One grid rule for the engine: the preprocessing's (anyres_grid.h). Sizes it refuses (zero or
   // negative) fall back to a single tile; callers validate image sizes before this.
-  auto grid = SelectAnyresGrid(width, height,
-                               AnyresOptions{static_cast<int>(tile_px), static_cast<int>(max_side)});
+  auto grid =
+      SelectAnyresGrid(width, height, AnyresOptions{static_cast<int>(tile_px), static_cast<int>(max_side)});
   if (!grid.ok()) return TileGrid{};
   return TileGrid{grid->columns, grid->rows};
 }

@@ -1,5 +1,5 @@
-// InferMemory: the kGpu budget of one `mineru-infer --vram-budget` run through the residency manager:
-// the weights' share + the KV pool + the decoder's largest workspace, so the manager's one budget
+// InferMemory: the kGpu budget of one `mineru-infer` run through the residency manager:
+// the weights' share + the KV pool + the largest workspace, so the manager's one budget
 // covers all three and its peak (checked by the tests) is the run's peak.
 // Design note: --vram-budget keeps its meaning, "bytes (or P% of the weights) kept resident": P% is of
 // the weights as the manager holds them (stored dtype, aligned). The share is raised to the largest unit

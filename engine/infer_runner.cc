@@ -29,8 +29,8 @@ Result<at::Tensor> ReadPixels(const std::string& path) {
 }
 
 // The residency manager every run goes through: HostDevice (the CPU build's device) and one kGpu budget
-// for the weights' share (--vram-budget, or all of the weights), the KV pool and the decoder's
-// workspace (infer_memory.h).
+// for the weights' share (--vram-budget, or all of the weights), the KV pool and the larger of the
+// decoder's and the vision encode's workspace (infer_memory.h).
 struct RunResidency {
   std::unique_ptr<residency::HostDevice> device;
   std::unique_ptr<residency::ResidencyManager> manager;

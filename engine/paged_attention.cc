@@ -11,34 +11,29 @@ namespace mineru::engine {
 
 namespace {
 
-// PagedAttention through the fused CPU kernel (attention_cpu_kernel.h): the same blocks and the same
-// online softmax, without materialising scores.
-at::Tensor FusedCpuAttention(const at::Tensor& q, int64_t start, const PagedKvCache& cache, int64_t layer,
-                             const KvSequence& seq, const AttentionShape& s) {
-  const int64_t n = q.size(0);
-  const int64_t group = s.num_heads / s.num_kv_heads;
-  const int64_t rows = group * n;
-  const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
-  const at::Tensor qg = (q.to(at::kFloat) * scale)
-                            .view({n, s.num_kv_heads, group, s.head_dim})
-                            .permute({1, 2, 0, 3})
-                            .reshape({s.num_kv_heads, rows, s.head_dim})
-                            .contiguous();
-  std::vector<int64_t> row_pos(static_cast<size_t>(rows));
-  for (int64_t r = 0; r < rows; ++r) row_pos[static_cast<size_t>(r)] = start + r % n;
-  at::Tensor running_max = at::full({s.num_kv_heads, rows}, -std::numeric_limits<float>::infinity());
-  at::Tensor running_sum = at::zeros({s.num_kv_heads, rows});
-  at::Tensor acc = at::zeros({s.num_kv_heads, rows, s.head_dim});
-  const int64_t last = start + n;
+// Attention through the fused CPU kernel (attention_cpu_kernel.h) for B sequences: queries qg
+// [B, kvh, rows, d] (scaled), row_pos [B * rows], keys 0 .. lengths[i] - 1 of seqs[i]. The same key
+// blocks and online softmax as the ATen path, without materialising scores. Returns [B, kvh, rows, d].
+at::Tensor FusedCpuAttention(const at::Tensor& qg, const std::vector<int64_t>& row_pos,
+                             const PagedKvCache& cache, int64_t layer,
+                             std::span<const KvSequence* const> seqs, const std::vector<int64_t>& lengths,
+                             const AttentionShape& s) {
+  const int64_t batch = qg.size(0);
+  const int64_t rows = qg.size(2);
+  at::Tensor running_max = at::full({batch, s.num_kv_heads, rows}, -std::numeric_limits<float>::infinity());
+  at::Tensor running_sum = at::zeros({batch, s.num_kv_heads, rows});
+  at::Tensor acc = at::zeros({batch, s.num_kv_heads, rows, s.head_dim});
+  const int64_t last = *std::max_element(lengths.begin(), lengths.end());
   for (int64_t kb = 0; kb < last; kb += s.key_block_tokens) {
     const int64_t ke = std::min(kb + s.key_block_tokens, last);
     const int64_t b = ke - kb;
     const int64_t padded = (b + 7) / 8 * 8;
-    auto [k, v] = cache.Read(layer, seq, kb, ke);  // [b, kvh, d]
-    at::Tensor kt = at::zeros({s.num_kv_heads, s.head_dim, padded});
-    kt.narrow(2, 0, b).copy_(k.to(at::kFloat).permute({1, 2, 0}));
-    const at::Tensor vv = v.to(at::kFloat).permute({1, 0, 2}).contiguous();  // [kvh, b, d]
+    auto [k, v] = cache.ReadPadded(layer, seqs, lengths, kb, ke);  // [B, b, kvh, d]
+    at::Tensor kt = at::zeros({batch, s.num_kv_heads, s.head_dim, padded});
+    kt.narrow(3, 0, b).copy_(k.to(at::kFloat).permute({0, 2, 3, 1}));
+    const at::Tensor vv = v.to(at::kFloat).permute({0, 2, 1, 3}).contiguous();  // [B, kvh, b, d]
     AttentionBlockArgs args;
+    args.batch = batch;
     args.kv_heads = s.num_kv_heads;
     args.rows = rows;
     args.head_dim = s.head_dim;
@@ -54,21 +49,35 @@ at::Tensor FusedCpuAttention(const at::Tensor& q, int64_t start, const PagedKvCa
     args.acc = acc.data_ptr<float>();
     AttendKeyBlock(args);
   }
-  return (acc / running_sum.unsqueeze(-1))
-      .view({s.num_kv_heads, group, n, s.head_dim})
-      .permute({2, 0, 1, 3})
-      .reshape({n, s.num_heads * s.head_dim})
-      .to(q.scalar_type());
+  return acc / running_sum.unsqueeze(-1);
+}
+
+bool UseFusedCpu(const at::Tensor& q, const AttentionShape& s) {
+  return q.device().is_cpu() && CpuAttentionKernelAvailable(s.head_dim);
 }
 
 }  // namespace
 
 at::Tensor PagedAttention(const at::Tensor& q, int64_t start, const PagedKvCache& cache, int64_t layer,
                           const KvSequence& seq, const AttentionShape& s) {
-  if (q.device().is_cpu() && CpuAttentionKernelAvailable(s.head_dim)) {
-    return FusedCpuAttention(q, start, cache, layer, seq, s);
-  }
   const int64_t n = q.size(0);
+  if (UseFusedCpu(q, s)) {
+    const int64_t group = s.num_heads / s.num_kv_heads;
+    const at::Tensor qg = (q.to(at::kFloat) * (1.0 / std::sqrt(static_cast<double>(s.head_dim))))
+                              .view({1, n, s.num_kv_heads, group, s.head_dim})
+                              .permute({0, 2, 3, 1, 4})
+                              .reshape({1, s.num_kv_heads, group * n, s.head_dim})
+                              .contiguous();
+    std::vector<int64_t> row_pos(static_cast<size_t>(group * n));
+    for (int64_t r = 0; r < group * n; ++r) row_pos[static_cast<size_t>(r)] = start + r % n;
+    const KvSequence* one = &seq;
+    return FusedCpuAttention(qg, row_pos, cache, layer, std::span<const KvSequence* const>(&one, 1),
+                             {start + n}, s)
+        .view({s.num_kv_heads, group, n, s.head_dim})
+        .permute({2, 0, 1, 3})
+        .reshape({n, s.num_heads * s.head_dim})
+        .to(q.scalar_type());
+  }
   const int64_t group = s.num_heads / s.num_kv_heads;
   const int64_t rows = group * n;
   const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
@@ -115,6 +124,21 @@ at::Tensor PagedDecodeAttention(const at::Tensor& q, std::span<const int64_t> po
                                 const PagedKvCache& cache, int64_t layer,
                                 std::span<const KvSequence* const> seqs, const AttentionShape& s) {
   const int64_t batch = q.size(0);
+  if (UseFusedCpu(q, s)) {
+    const int64_t group = s.num_heads / s.num_kv_heads;
+    const at::Tensor qg = (q.to(at::kFloat) * (1.0 / std::sqrt(static_cast<double>(s.head_dim))))
+                              .view({batch, s.num_kv_heads, group, s.head_dim})
+                              .contiguous();
+    std::vector<int64_t> row_pos;
+    std::vector<int64_t> lengths;
+    for (int64_t i = 0; i < batch; ++i) {
+      row_pos.insert(row_pos.end(), static_cast<size_t>(group), positions[i]);
+      lengths.push_back(positions[i] + 1);
+    }
+    return FusedCpuAttention(qg, row_pos, cache, layer, seqs, lengths, s)
+        .reshape({batch, s.num_heads * s.head_dim})
+        .to(q.scalar_type());
+  }
   const int64_t group = s.num_heads / s.num_kv_heads;
   const double scale = 1.0 / std::sqrt(static_cast<double>(s.head_dim));
   const auto dev = q.device();

@@ -4,6 +4,7 @@
 
 #include <fstream>
 
+#include "engine/generator.h"
 #include "engine/safetensors_file.h"
 
 namespace mineru::engine::testing {
@@ -49,6 +50,30 @@ double MaxAbsDiff(const at::Tensor& a, const at::Tensor& b) {
 at::Tensor GoldenPixels(const std::filesystem::path& golden, int64_t count) {
   at::Tensor pool = LoadGoldenTensor(golden, "pixels/pool.safetensors", "pixel_values");
   return pool.narrow(0, 0, count).contiguous();
+}
+
+at::Tensor GoldenVlmLogitsRows(const std::filesystem::path& golden, const std::string& dir,
+                               const ModelOptions& options, std::vector<int64_t>* generated) {
+  const std::string base = dir + "/cases/g2x2-640x480/";
+  auto model = Mineru2Model::Load(golden / dir, options);
+  EXPECT_TRUE(model.ok()) << model.status().ToString();
+  if (!model.ok()) return at::Tensor();
+  auto merged = (*model)->EncodeImage(GoldenPixels(golden, 5), 640, 480);
+  EXPECT_TRUE(merged.ok()) << merged.status().ToString();
+  if (!merged.ok()) return at::Tensor();
+  const auto lc = LoadGoldenJson(golden, base + "logits.json");
+  GenerationRequest req;
+  req.prompt_embeds = *(*model)->EmbedPrompt(IntList(lc["inputs"]["tokens"]), &*merged);
+  req.sampling.max_new_tokens = 24;
+  req.sampling.no_repeat_ngram_size = 100;
+  req.keep_prompt_logits = true;
+  auto r = Generate((*model)->decoder(), std::span<const GenerationRequest>(&req, 1), {});
+  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  if (!r.ok()) return at::Tensor();
+  if (generated) *generated = (*r)[0].generated;
+  const at::Tensor rows =
+      LoadGoldenTensor(golden, lc["expected"]["logits_rows"]["file"].get<std::string>(), "logits_row_index");
+  return (*r)[0].prompt_logits.index_select(0, rows);
 }
 
 }  // namespace mineru::engine::testing

@@ -12,7 +12,7 @@
 namespace mineru::engine {
 namespace {
 
-using testing::GoldenPixels;
+using testing::GoldenVlmLogitsRows;
 using testing::IntList;
 using testing::LoadGoldenJson;
 using testing::LoadGoldenTensor;
@@ -51,31 +51,6 @@ TEST(EngineGpuTest, TextGoldenCasesOnCuda) {
   }
 }
 
-// Runs the 2x2 VLM case; returns the spliced-prompt logits at the stored rows.
-at::Tensor VlmLogitsRows(const std::filesystem::path& golden, const char* dir, const ModelOptions& options,
-                         std::vector<int64_t>* generated) {
-  const std::string base = std::string(dir) + "/cases/g2x2-640x480/";
-  auto model = Mineru2Model::Load(golden / dir, options);
-  EXPECT_TRUE(model.ok()) << model.status().ToString();
-  if (!model.ok()) return at::Tensor();
-  auto merged = (*model)->EncodeImage(GoldenPixels(golden, 5), 640, 480);
-  EXPECT_TRUE(merged.ok()) << merged.status().ToString();
-  if (!merged.ok()) return at::Tensor();
-  const auto lc = LoadGoldenJson(golden, base + "logits.json");
-  GenerationRequest req;
-  req.prompt_embeds = *(*model)->EmbedPrompt(IntList(lc["inputs"]["tokens"]), &*merged);
-  req.sampling.max_new_tokens = 24;
-  req.sampling.no_repeat_ngram_size = 100;
-  req.keep_prompt_logits = true;
-  auto r = Generate((*model)->decoder(), std::span<const GenerationRequest>(&req, 1), {});
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
-  if (!r.ok()) return at::Tensor();
-  if (generated) *generated = (*r)[0].generated;
-  const at::Tensor rows =
-      LoadGoldenTensor(golden, lc["expected"]["logits_rows"]["file"].get<std::string>(), "logits_row_index");
-  return (*r)[0].prompt_logits.index_select(0, rows);
-}
-
 TEST(EngineGpuTest, VlmGoldenCaseOnCudaAndBf16Drift) {
   SKIP_WITHOUT_CUDA();
   MINERU_SHARED_DIR_OR_SKIP(shared);
@@ -86,12 +61,12 @@ TEST(EngineGpuTest, VlmGoldenCaseOnCudaAndBf16Drift) {
     const auto lc = LoadGoldenJson(golden, base + "logits.json");
     const auto gen = LoadGoldenJson(golden, base + "generate-ngram100.json");
     std::vector<int64_t> generated;
-    const at::Tensor f32 = VlmLogitsRows(golden, dir, Cuda(at::kFloat), &generated);
+    const at::Tensor f32 = GoldenVlmLogitsRows(golden, dir, Cuda(at::kFloat), &generated);
     ASSERT_TRUE(f32.defined());
     EXPECT_LE(MaxAbsDiff(f32, LoadGoldenTensor(golden, lc["expected"]["logits_rows"])), 1e-4);
     EXPECT_EQ(generated, IntList(gen["expected"]["generated"]));
     std::vector<int64_t> generated_bf16;
-    const at::Tensor bf16 = VlmLogitsRows(golden, dir, Cuda(at::kBFloat16), &generated_bf16);
+    const at::Tensor bf16 = GoldenVlmLogitsRows(golden, dir, Cuda(at::kBFloat16), &generated_bf16);
     ASSERT_TRUE(bf16.defined());
     const double drift = MaxAbsDiff(bf16, f32);
     size_t same = 0;
