@@ -69,6 +69,21 @@ Result<Checkpoint> Checkpoint::Open(const std::filesystem::path& dir) {
   return c;
 }
 
+Result<Checkpoint> Checkpoint::FromFiles(const std::filesystem::path& label,
+                                         std::vector<SafetensorsFile> files) {
+  Checkpoint c;
+  c.dir_ = label;
+  c.files_ = std::move(files);
+  for (size_t i = 0; i < c.files_.size(); ++i) {
+    for (const auto& e : c.files_[i].entries()) {
+      if (!c.by_name_.emplace(e.name, std::make_pair(i, &e)).second) {
+        return InvalidArgument(label.string() + ": tensor \"" + e.name + "\" appears in two files");
+      }
+    }
+  }
+  return c;
+}
+
 Checkpoint::Located Checkpoint::Find(const std::string& name) const {
   auto it = by_name_.find(name);
   if (it == by_name_.end()) return {};

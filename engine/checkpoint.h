@@ -15,6 +15,8 @@ namespace mineru::engine {
 class Checkpoint {
  public:
   static Result<Checkpoint> Open(const std::filesystem::path& dir);
+  // Files already open (e.g. generated in memory); `label` stands for the folder in messages.
+  static Result<Checkpoint> FromFiles(const std::filesystem::path& label, std::vector<SafetensorsFile> files);
 
   struct Located {
     const SafetensorsFile* file = nullptr;

@@ -27,13 +27,17 @@ at::ScalarType StorageDtypeToScalarType(StorageDtype dtype) {
 }
 
 Result<SafetensorsFile> SafetensorsFile::Open(const std::string& path) {
-  SafetensorsFile f;
-  f.path_ = path;
   auto region = MappedRegion::MapFile(path.c_str());
   if (!region.ok()) return region.status().WithContext(path);
-  f.region_ = std::move(*region);
+  return FromRegion(path, std::move(*region));
+}
+
+Result<SafetensorsFile> SafetensorsFile::FromRegion(const std::string& name, MappedRegion region) {
+  SafetensorsFile f;
+  f.path_ = name;
+  f.region_ = std::move(region);
   auto entries = ParseSafetensorsHeader(f.region_.bytes(), f.region_.size());
-  if (!entries.ok()) return entries.status().WithContext(path);
+  if (!entries.ok()) return entries.status().WithContext(name);
   f.entries_ = std::move(*entries);
   for (size_t i = 0; i < f.entries_.size(); ++i) f.by_name_[f.entries_[i].name] = i;
   return f;

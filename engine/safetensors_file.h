@@ -26,6 +26,8 @@ class SafetensorsFile {
   SafetensorsFile& operator=(SafetensorsFile&&) = default;
 
   static Result<SafetensorsFile> Open(const std::string& path);
+  // A safetensors image already in memory (e.g. generated weights); `name` stands for its path.
+  static Result<SafetensorsFile> FromRegion(const std::string& name, MappedRegion region);
 
   const std::string& path() const { return path_; }
   // The whole file's mapping (for registering it with the residency manager as a kDisk region).

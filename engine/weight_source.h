@@ -2,9 +2,9 @@
 // A lease keeps the unit's tensors valid (in the compute dtype, on the compute device) until it is
 // dropped. Model code never keeps a tensor past its lease.
 //
-// Implementations: LocalWeightStore (a checkpoint under a byte budget, this folder) and
-// DummyWeightSource (random weights for the benchmark). The residency manager plugs in here as
-// one more implementation.
+// Implementations: ResidencyWeightSource (leases from the residency manager: every tool and the
+// daemon) and LocalWeightStore (a checkpoint under a byte budget without a manager: the engine's own
+// tests).
 #pragma once
 
 #include <ATen/ATen.h>
