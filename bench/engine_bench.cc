@@ -39,6 +39,7 @@ struct BenchOptions {
   int64_t decode_steps = 8;
   std::string dtype = "bf16";
   int threads = 0;
+  int64_t vision_chunk = ModelOptions().vision_crops_per_chunk;
 };
 
 double PeakRssMiB() {
@@ -119,6 +120,7 @@ int Run(const BenchOptions& o) {
   std::printf("weights: %.2f GB generated in %.1f s\n", weight_bytes / 1e9, gen_clock.ElapsedSeconds());
   ModelOptions mo;
   mo.compute_dtype = dtype;
+  mo.vision_crops_per_chunk = o.vision_chunk;
   // The prefill page, then decode batches of up to 16 sequences (one page of slack each).
   mo.kv_capacity_tokens =
       o.prefill_tokens + 16 * (o.decode_context + 16 + o.decode_steps + 2 + mo.kv_page_tokens);
@@ -314,13 +316,15 @@ int main(int argc, char** argv) {
       o.decode_steps = std::stoll(next());
     } else if (a == "--dtype") {
       o.dtype = next();
+    } else if (a == "--vision-chunk") {
+      o.vision_chunk = std::stoll(next());
     } else if (a == "--threads") {
       o.threads = std::stoi(next());
     } else {
       std::fprintf(stderr,
                    "usage: engine_bench --dummy-weights [--config DIR] [--crops 17] [--prefill-tokens 7400]\n"
                    "       [--prefill-chunk 512] [--decode-context 256] [--decode-steps 8] [--dtype bf16|f32]"
-                   " [--threads N]\n");
+                   " [--vision-chunk 4] [--threads N]\n");
       return 2;
     }
   }
