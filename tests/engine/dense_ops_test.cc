@@ -73,13 +73,22 @@ TEST(DenseOps, Bf16LinearAgreesWithLibtorchsOwnBf16Gemm) {
 
 TEST(DenseOps, FewRowsKernelMatchesFloat32Gemm) {
   if (!Bf16RowsKernelAvailable()) GTEST_SKIP() << "this CPU has no AVX2/FMA";
-  for (int64_t rows : {1, 4, 6, 16}) {
-    const at::Tensor x = at::randn({rows, 901});
-    const at::Tensor w = RandomBf16({67, 901}, 21);
-    const at::Tensor b = at::randn({67});
-    const at::Tensor got = Bf16RowsLinear(x, w, b);
-    const at::Tensor want = at::linear(x.to(at::kDouble), w.to(at::kDouble), b.to(at::kDouble));
-    EXPECT_LT((got.to(at::kDouble) - want).abs().max().item<double>(), 1e-4) << rows << " rows";
+  // Both paths (weights widened in registers up to 4 rows, broadcast from a widened buffer above), a
+  // depth with and without a tail past the last 16, outputs that leave partial tiles in every task.
+  for (int64_t depth : {901, 896}) {
+    for (int64_t rows : {1, 3, 4, 5, 8, 9, 16}) {
+      const at::Tensor x = at::randn({rows, depth});
+      const at::Tensor w = RandomBf16({67, depth}, 21);
+      const at::Tensor b = at::randn({67});
+      const at::Tensor got = Bf16RowsLinear(x, w, b);
+      const at::Tensor xd = x.to(at::kDouble), wd = w.to(at::kDouble);
+      const at::Tensor want = at::linear(xd, wd, b.to(at::kDouble));
+      // float32 sums in any order: within 1e-5 of the sum of the terms' magnitudes (a product paired
+      // with the wrong x value is off by about 3 % of it).
+      const at::Tensor scale = at::linear(xd.abs(), wd.abs()) + b.to(at::kDouble).abs();
+      EXPECT_LT(((got.to(at::kDouble) - want).abs() / scale).max().item<double>(), 1e-5)
+          << rows << " rows, depth " << depth;
+    }
   }
 }
 
