@@ -33,61 +33,134 @@ __attribute__((target("avx2,fma"))) inline __m256 ExpNonPositive(__m256 x) {
   return _mm256_andnot_ps(underflow, _mm256_mul_ps(y, _mm256_castsi256_ps(e)));
 }
 
-// Scores of R rows against every (padded) key of the block: s[r][j] = q_r . k_j.
-template <int D, int R>
-__attribute__((target("avx2,fma"))) void Scores(const float* q, const float* kt, int64_t kp, float* s) {
-  for (int64_t j = 0; j < kp; j += 8) {
-    __m256 acc[R];
+// Scores of R rows against J·8 keys from column j: s[r][j + i] = q_r . k_(j + i). 4 × 3 accumulators,
+// three key loads and a broadcast fill the 16 AVX registers.
+template <int D, int R, int J>
+__attribute__((target("avx2,fma"))) void ScoreTile(const float* q, const float* kt, int64_t kp, int64_t j,
+                                                   float* s) {
+  __m256 acc[R][J];
 #pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
-    for (int d = 0; d < D; ++d) {
-      const __m256 k = _mm256_loadu_ps(kt + d * kp + j);
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 3
+    for (int i = 0; i < J; ++i) acc[r][i] = _mm256_setzero_ps();
+  for (int d = 0; d < D; ++d) {
+    __m256 k[J];
+#pragma GCC unroll 3
+    for (int i = 0; i < J; ++i) k[i] = _mm256_loadu_ps(kt + d * kp + j + 8 * i);
 #pragma GCC unroll 4
-      for (int r = 0; r < R; ++r) acc[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(q + r * D + d), k, acc[r]);
+    for (int r = 0; r < R; ++r) {
+      const __m256 b = _mm256_broadcast_ss(q + r * D + d);
+#pragma GCC unroll 3
+      for (int i = 0; i < J; ++i) acc[r][i] = _mm256_fmadd_ps(b, k[i], acc[r][i]);
     }
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) _mm256_storeu_ps(s + r * kp + j, acc[r]);
   }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 3
+    for (int i = 0; i < J; ++i) _mm256_storeu_ps(s + r * kp + j + 8 * i, acc[r][i]);
 }
 
-// One row: the first `visible` scores in s (the rest are masked) folded into max, sum and acc.
-template <int D>
-__attribute__((target("avx2,fma"))) void Fold(float* s, int64_t visible, const float* v, float* m, float* l,
-                                              float* acc) {
+// Scores of R rows against the first `width` keys (a multiple of 8).
+template <int D, int R>
+void Scores(const float* q, const float* kt, int64_t kp, int64_t width, float* s) {
+  int64_t j = 0;
+  for (; j + 24 <= width; j += 24) ScoreTile<D, R, 3>(q, kt, kp, j, s);
+  for (; j < width; j += 8) ScoreTile<D, R, 1>(q, kt, kp, j, s);
+}
+
+// One row's online-softmax step: its first `visible` scores (> 0) become e^(s - new max), the rest of
+// the first `width` become 0; max and sum are updated. Returns the factor that rescales the row's
+// earlier sums (0 on its first block).
+__attribute__((target("avx2,fma"))) float SoftmaxStep(float* s, int64_t visible, int64_t width, float* m,
+                                                      float* l) {
+  const int64_t v8 = visible & ~int64_t{7};
+  __m256 max8 = _mm256_set1_ps(-INFINITY);
+  for (int64_t j = 0; j < v8; j += 8) max8 = _mm256_max_ps(max8, _mm256_loadu_ps(s + j));
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, max8);
   float block_max = -INFINITY;
-  for (int64_t j = 0; j < visible; ++j) block_max = std::max(block_max, s[j]);
+  for (float x : lanes) block_max = std::max(block_max, x);
+  for (int64_t j = v8; j < visible; ++j) block_max = std::max(block_max, s[j]);
   const float new_max = std::max(*m, block_max);
-  const float correction = std::exp(*m - new_max);  // 0 for the first block (m = -inf)
+  const float correction = std::exp(*m - new_max);
   const __m256 nm = _mm256_set1_ps(new_max);
   __m256 sum8 = _mm256_setzero_ps();
-  int64_t j = 0;
-  for (; j + 8 <= visible; j += 8) {
+  for (int64_t j = 0; j < v8; j += 8) {
     const __m256 p = ExpNonPositive(_mm256_sub_ps(_mm256_loadu_ps(s + j), nm));
     _mm256_storeu_ps(s + j, p);
     sum8 = _mm256_add_ps(sum8, p);
   }
-  float sum = 0;
-  alignas(32) float lanes[8];
   _mm256_store_ps(lanes, sum8);
+  float sum = 0;
   for (float x : lanes) sum += x;
-  for (; j < visible; ++j) {
+  for (int64_t j = v8; j < visible; ++j) {
     s[j] = std::exp(s[j] - new_max);
     sum += s[j];
   }
+  std::fill(s + visible, s + width, 0.0f);
   *l = *l * correction + sum;
   *m = new_max;
-  constexpr int C = D / 8;
-  __m256 a[C];
-  const __m256 c8 = _mm256_set1_ps(correction);
-#pragma GCC unroll 16
-  for (int c = 0; c < C; ++c) a[c] = _mm256_mul_ps(_mm256_loadu_ps(acc + 8 * c), c8);
-  for (int64_t k = 0; k < visible; ++k) {
-    const __m256 p = _mm256_broadcast_ss(s + k);
-#pragma GCC unroll 16
-    for (int c = 0; c < C; ++c) a[c] = _mm256_fmadd_ps(p, _mm256_loadu_ps(v + k * D + 8 * c), a[c]);
+  return correction;
+}
+
+// acc[r] = acc[r] · correction[r] + Σk p[r][k] v[k] over `keys` keys, for R rows and the C vectors of
+// head dimensions from d0: R × C accumulators, C value loads shared by the R rows.
+template <int D, int R, int C>
+__attribute__((target("avx2,fma"))) void WeightedSumTile(const float* p, int64_t kp, const float* v,
+                                                         int64_t keys, const float* correction, float* acc,
+                                                         int d0) {
+  __m256 a[R][C];
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r) {
+    const __m256 c8 = _mm256_set1_ps(correction[r]);
+#pragma GCC unroll 3
+    for (int c = 0; c < C; ++c) a[r][c] = _mm256_mul_ps(_mm256_loadu_ps(acc + r * D + d0 + 8 * c), c8);
   }
-#pragma GCC unroll 16
-  for (int c = 0; c < C; ++c) _mm256_storeu_ps(acc + 8 * c, a[c]);
+  for (int64_t k = 0; k < keys; ++k) {
+    __m256 vv[C];
+#pragma GCC unroll 3
+    for (int c = 0; c < C; ++c) vv[c] = _mm256_loadu_ps(v + k * D + d0 + 8 * c);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const __m256 b = _mm256_broadcast_ss(p + r * kp + k);
+#pragma GCC unroll 3
+      for (int c = 0; c < C; ++c) a[r][c] = _mm256_fmadd_ps(b, vv[c], a[r][c]);
+    }
+  }
+#pragma GCC unroll 4
+  for (int r = 0; r < R; ++r)
+#pragma GCC unroll 3
+    for (int c = 0; c < C; ++c) _mm256_storeu_ps(acc + r * D + d0 + 8 * c, a[r][c]);
+}
+
+template <int D, int R>
+void WeightedSum(const float* p, int64_t kp, const float* v, int64_t keys, const float* correction, float* acc) {
+  int d0 = 0;
+  for (; d0 + 24 <= D; d0 += 24) WeightedSumTile<D, R, 3>(p, kp, v, keys, correction, acc, d0);
+  if (D - d0 == 16) WeightedSumTile<D, R, 2>(p, kp, v, keys, correction, acc, d0);
+  if (D - d0 == 8) WeightedSumTile<D, R, 1>(p, kp, v, keys, correction, acc, d0);
+}
+
+// R consecutive rows (state index `state` onwards) against the block.
+template <int D, int R>
+void AttendTile(const AttentionBlockArgs& a, const float* q, const float* kt, const float* v,
+                const int64_t* visible, int64_t state, float* s) {
+  const int64_t kp = a.keys_padded;
+  const int64_t keys = *std::max_element(visible, visible + R);  // the last key any row sees, + 1
+  if (keys == 0) return;
+  const int64_t width = (keys + 7) / 8 * 8;
+  Scores<D, R>(q, kt, kp, width, s);
+  float correction[R];
+  for (int r = 0; r < R; ++r) {
+    if (visible[r] == 0) {  // nothing of this block is visible to the row: its state stays as it is
+      std::fill(s + r * kp, s + r * kp + width, 0.0f);
+      correction[r] = 1.0f;
+    } else {
+      correction[r] = SoftmaxStep(s + r * kp, visible[r], width, a.running_max + state + r,
+                                  a.running_sum + state + r);
+    }
+  }
+  WeightedSum<D, R>(s, kp, v, keys, correction, a.acc + state * D);
 }
 
 // `head` counts over batch x kv_heads.
@@ -101,25 +174,21 @@ void AttendRows(const AttentionBlockArgs& a, int64_t head, int64_t r0, int64_t r
   for (int64_t r = r0; r < r1; r += kRowTile) {
     const int64_t n = std::min(kRowTile, r1 - r);
     const float* q = a.q + (head * a.rows + r) * D;
+    const int64_t state = head * a.rows + r;
+    int64_t visible[kRowTile];
+    for (int64_t i = 0; i < n; ++i) visible[i] = std::clamp<int64_t>(q_pos[r + i] - a.key_start + 1, 0, a.keys);
     switch (n) {
       case 4:
-        Scores<D, 4>(q, kt, kp, s.data());
+        AttendTile<D, 4>(a, q, kt, v, visible, state, s.data());
         break;
       case 3:
-        Scores<D, 3>(q, kt, kp, s.data());
+        AttendTile<D, 3>(a, q, kt, v, visible, state, s.data());
         break;
       case 2:
-        Scores<D, 2>(q, kt, kp, s.data());
+        AttendTile<D, 2>(a, q, kt, v, visible, state, s.data());
         break;
       default:
-        Scores<D, 1>(q, kt, kp, s.data());
-    }
-    for (int64_t i = 0; i < n; ++i) {
-      const int64_t row = r + i;
-      const int64_t visible = std::clamp<int64_t>(q_pos[row] - a.key_start + 1, 0, a.keys);
-      if (visible == 0) continue;
-      const int64_t state = head * a.rows + row;
-      Fold<D>(s.data() + i * kp, visible, v, a.running_max + state, a.running_sum + state, a.acc + state * D);
+        AttendTile<D, 1>(a, q, kt, v, visible, state, s.data());
     }
   }
 }

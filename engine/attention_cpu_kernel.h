@@ -32,7 +32,9 @@ struct AttentionBlockArgs {
 };
 
 // Folds one key block into the running state; keys after a row's own position (its future, or another
-// sequence's padding) are skipped.
+// sequence's padding) are skipped. Rows go four at a time: a row's unseen keys before the largest
+// position any row of its four sees get weight 0, so those keys' values must be finite (they are:
+// padding only ever follows a sequence's last key, and a decode step's rows share one position).
 void AttendKeyBlock(const AttentionBlockArgs& a);
 
 }  // namespace mineru::engine

@@ -22,12 +22,13 @@ at::Tensor Reference(const at::Tensor& q, const at::Tensor& k, const at::Tensor&
   return out.transpose(0, 1).reshape({n, heads * d});
 }
 
-// Head sizes the fused CPU kernel is built for (16, 64) and one it is not (8: ATen's path), with
-// scores large enough that the softmax spans float's whole range.
+// Every head size the fused CPU kernel is built for (16, 32, 64, 128: each way its weighted sum splits
+// the head into vectors) and one it is not (8: ATen's path), with scores large enough that the softmax
+// spans float's whole range.
 TEST(PagedAttentionTest, MatchesDirectSoftmaxAttention) {
   at::manual_seed(7);
   const int64_t heads = 6, kvh = 2, total = 45;
-  for (int64_t d : {8, 16, 64}) {
+  for (int64_t d : {8, 16, 32, 64, 128}) {
     SCOPED_TRACE(::testing::Message() << "head_dim " << d);
     at::Tensor k = at::randn({total, kvh, d});
     at::Tensor v = at::randn({total, kvh, d});
