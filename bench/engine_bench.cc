@@ -361,10 +361,11 @@ int main(int argc, char** argv) {
     } else if (a == "--threads") {
       o.threads = std::stoi(next());
     } else {
-      std::fprintf(stderr,
-                   "usage: engine_bench --dummy-weights [--config DIR] [--crops 17] [--prefill-tokens 7400]\n"
-                   "       [--prefill-chunk 512] [--decode-context 256] [--decode-steps 8] [--decode-rounds 3]\n"
-                   "       [--dtype bf16|f32] [--vision-chunk 4] [--parts vision,prefill,decode] [--threads N]\n");
+      std::fprintf(
+          stderr,
+          "usage: engine_bench --dummy-weights [--config DIR] [--crops 17] [--prefill-tokens 7400]\n"
+          "       [--prefill-chunk 512] [--decode-context 256] [--decode-steps 8] [--decode-rounds 3]\n"
+          "       [--dtype bf16|f32] [--vision-chunk 4] [--parts vision,prefill,decode] [--threads N]\n");
       return 2;
     }
   }

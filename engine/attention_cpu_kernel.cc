@@ -134,7 +134,8 @@ __attribute__((target("avx2,fma"))) void WeightedSumTile(const float* p, int64_t
 }
 
 template <int D, int R>
-void WeightedSum(const float* p, int64_t kp, const float* v, int64_t keys, const float* correction, float* acc) {
+void WeightedSum(const float* p, int64_t kp, const float* v, int64_t keys, const float* correction,
+                 float* acc) {
   int d0 = 0;
   for (; d0 + 24 <= D; d0 += 24) WeightedSumTile<D, R, 3>(p, kp, v, keys, correction, acc, d0);
   if (D - d0 == 16) WeightedSumTile<D, R, 2>(p, kp, v, keys, correction, acc, d0);
@@ -156,8 +157,8 @@ void AttendTile(const AttentionBlockArgs& a, const float* q, const float* kt, co
       std::fill(s + r * kp, s + r * kp + width, 0.0f);
       correction[r] = 1.0f;
     } else {
-      correction[r] = SoftmaxStep(s + r * kp, visible[r], width, a.running_max + state + r,
-                                  a.running_sum + state + r);
+      correction[r] =
+          SoftmaxStep(s + r * kp, visible[r], width, a.running_max + state + r, a.running_sum + state + r);
     }
   }
   WeightedSum<D, R>(s, kp, v, keys, correction, a.acc + state * D);
@@ -176,7 +177,8 @@ void AttendRows(const AttentionBlockArgs& a, int64_t head, int64_t r0, int64_t r
     const float* q = a.q + (head * a.rows + r) * D;
     const int64_t state = head * a.rows + r;
     int64_t visible[kRowTile];
-    for (int64_t i = 0; i < n; ++i) visible[i] = std::clamp<int64_t>(q_pos[r + i] - a.key_start + 1, 0, a.keys);
+    for (int64_t i = 0; i < n; ++i)
+      visible[i] = std::clamp<int64_t>(q_pos[r + i] - a.key_start + 1, 0, a.keys);
     switch (n) {
       case 4:
         AttendTile<D, 4>(a, q, kt, v, visible, state, s.data());
@@ -210,7 +212,7 @@ void AttendAll(const AttentionBlockArgs& a) {
 
 bool CpuAttentionKernelAvailable(int64_t head_dim) {
   static const bool cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return cpu && (head_dim == 16 || head_dim == 32 || head_dim == 64 || head_dim == 128);
+  return cpu && (head_dim == 16 || head_dim == 32 || head_dim == 64 || head_dim == 72 || head_dim == 128);
 }
 
 void AttendKeyBlock(const AttentionBlockArgs& a) {
@@ -221,6 +223,8 @@ void AttendKeyBlock(const AttentionBlockArgs& a) {
       return AttendAll<32>(a);
     case 64:
       return AttendAll<64>(a);
+    case 72:
+      return AttendAll<72>(a);
     default:
       return AttendAll<128>(a);
   }

@@ -9,7 +9,8 @@
 
 namespace mineru::engine {
 
-// True when this CPU can run the kernel and head_dim is one it is built for (16, 32, 64, 128).
+// True when this CPU can run the kernel and head_dim is one it is built for (16, 32, 64, 128: the
+// decoders; 72: SigLIP's).
 bool CpuAttentionKernelAvailable(int64_t head_dim);
 
 // `batch` sequences (a decode step's; 1 for a prefill chunk), each with its own keys: every array below

@@ -35,8 +35,8 @@ __attribute__((target("avx2,fma"))) inline float Sum8(__m256 v) {
 // R rows of x against C weight rows (bf16 as stored, widened per load) over all of K, the R x C sums in
 // registers.
 template <int R, int C>
-__attribute__((target("avx2,fma"))) void Tile(const float* x, int64_t ldx, const uint16_t* w, int64_t K, float* out,
-                                              int64_t ldo) {
+__attribute__((target("avx2,fma"))) void Tile(const float* x, int64_t ldx, const uint16_t* w, int64_t K,
+                                              float* out, int64_t ldo) {
   __m256 acc[R][C];  // fully unrolled below, so the sums live in registers
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
@@ -64,7 +64,8 @@ __attribute__((target("avx2,fma"))) void Tile(const float* x, int64_t ldx, const
 }
 
 template <int R>
-void RowsTile(const float* x, int64_t ldx, const uint16_t* w, int64_t K, int64_t outputs, float* out, int64_t ldo) {
+void RowsTile(const float* x, int64_t ldx, const uint16_t* w, int64_t K, int64_t outputs, float* out,
+              int64_t ldo) {
   switch (outputs) {
     case 3:
       return Tile<R, 3>(x, ldx, w, K, out, ldo);
@@ -76,7 +77,8 @@ void RowsTile(const float* x, int64_t ldx, const uint16_t* w, int64_t K, int64_t
 }
 
 // Every row of x (at most kRowBlock) against `outputs` weight rows read as stored.
-void AllRows(const float* x, int64_t M, const uint16_t* w, int64_t K, int64_t outputs, float* out, int64_t ldo) {
+void AllRows(const float* x, int64_t M, const uint16_t* w, int64_t K, int64_t outputs, float* out,
+             int64_t ldo) {
   switch (M) {
     case 4:
       return RowsTile<4>(x, K, w, K, outputs, out, ldo);
@@ -198,7 +200,8 @@ at::Tensor Bf16RowsLinear(const at::Tensor& x, const at::Tensor& w, const at::Te
   TORCH_CHECK(x.scalar_type() == at::kFloat && x.is_contiguous() && w.scalar_type() == at::kBFloat16 &&
                   w.is_contiguous() && w.size(1) == K,
               "Bf16RowsLinear: x float32 [M, K] and w bfloat16 [N, K], both contiguous");
-  TORCH_CHECK(M <= kBf16RowsKernelMaxRows, "Bf16RowsLinear: at most ", kBf16RowsKernelMaxRows, " rows, got ", M);
+  TORCH_CHECK(M <= kBf16RowsKernelMaxRows, "Bf16RowsLinear: at most ", kBf16RowsKernelMaxRows, " rows, got ",
+              M);
   at::Tensor out = at::empty({M, N}, x.options());
   const float* xp = x.data_ptr<float>();
   const auto* wp = reinterpret_cast<const uint16_t*>(w.data_ptr<at::BFloat16>());

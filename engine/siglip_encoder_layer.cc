@@ -1,9 +1,8 @@
 #include "engine/siglip_encoder_layer.h"
 
-#include <cmath>
-
 #include "engine/dense_ops.h"
 #include "engine/model_units.h"
+#include "engine/vision_attention.h"
 
 namespace mineru::engine {
 
@@ -12,7 +11,6 @@ at::Tensor SiglipEncoderLayer(const at::Tensor& x, const WeightLease& w, int64_t
   const std::string p = VisionLayerPrefix(layer);
   const int64_t crops = x.size(0);
   const int64_t n = x.size(1);
-  const double scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));
 
   at::Tensor h = at::layer_norm(x, {c.hidden_size}, w.Get(p + "layer_norm1.weight"),
                                 w.Get(p + "layer_norm1.bias"), c.layer_norm_eps);
@@ -22,15 +20,8 @@ at::Tensor SiglipEncoderLayer(const at::Tensor& x, const WeightLease& w, int64_t
   at::Tensor q = heads(Linear(h, w.Get(p + "self_attn.q_proj.weight"), w.Get(p + "self_attn.q_proj.bias")));
   at::Tensor k = heads(Linear(h, w.Get(p + "self_attn.k_proj.weight"), w.Get(p + "self_attn.k_proj.bias")));
   at::Tensor v = heads(Linear(h, w.Get(p + "self_attn.v_proj.weight"), w.Get(p + "self_attn.v_proj.bias")));
-  std::vector<at::Tensor> outs;
-  for (int64_t c0 = 0; c0 < crops; c0 += crops_per_attention) {
-    const int64_t m = std::min(crops_per_attention, crops - c0);
-    at::Tensor scores = Matmul(q.narrow(0, c0, m), k.narrow(0, c0, m).transpose(-1, -2)) * scale;
-    at::Tensor probs = at::softmax(scores, -1, at::kFloat).to(q.scalar_type());
-    outs.push_back(Matmul(probs, v.narrow(0, c0, m)));
-  }
   at::Tensor attn =
-      (outs.size() == 1 ? outs[0] : at::cat(outs, 0)).transpose(1, 2).reshape({crops, n, c.hidden_size});
+      VisionAttention(q, k, v, crops_per_attention).transpose(1, 2).reshape({crops, n, c.hidden_size});
   at::Tensor hidden =
       x + Linear(attn, w.Get(p + "self_attn.out_proj.weight"), w.Get(p + "self_attn.out_proj.bias"));
 

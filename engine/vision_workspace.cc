@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/dense_ops.h"
+#include "engine/vision_attention.h"
 
 namespace mineru::engine {
 
@@ -44,7 +45,15 @@ uint64_t VisionWorkspaceBytes(const MultimodalConfig& config, int64_t text_hidde
   // out_proj and the residual, the second norm, fc1 and its gelu, fc2 and the residual.
   const uint64_t r = chunk * n;
   const uint64_t scores = group * heads * n * n;
-  const uint64_t attention = scores * (3 * s + f) + (widened ? 2 * scores * f + 3 * group * n * h * f : 0);
+  const uint64_t aten_attention =
+      scores * (3 * s + f) + (widened ? 2 * scores * f + 3 * group * n * h * f : 0);
+  // The fused CPU kernel (vision_attention.h) writes no scores: float32 copies of the scaled queries,
+  // the transposed (padded) keys and the values, the accumulator (divided in place), the running state
+  // and each row's last key, and the result in the compute dtype.
+  const uint64_t fused_attention = 3 * r * h * f + chunk * heads * 8 * u(v.head_dim) * f + r * h * f +
+                                   2 * chunk * heads * n * f + r * 8 + r * h * s;
+  const uint64_t attention =
+      VisionAttentionFused(shape.on_cpu, v.head_dim) ? fused_attention : aten_attention;
   const uint64_t layer = r * h * s + 6 * r * h * s + attention + 3 * r * h * s + 2 * r * h * s + r * h * s +
                          2 * r * inter * s + 2 * r * h * s + widen(r, h, inter) + widen(r, inter, h);
   // The projector over every crop: its two products and the gelu between them.

@@ -23,9 +23,9 @@ namespace mineru::engine {
 struct VisionWorkspaceShape {
   int64_t crops = 1;
   int64_t crops_per_chunk = 1;      // crops through an encoder layer at once
-  int64_t crops_per_attention = 1;  // crops whose attention scores exist at once
+  int64_t crops_per_attention = 1;  // crops whose attention scores exist at once (unfused attention)
   bool keep_siglip = false;         // the SigLIP output is returned too
-  bool on_cpu = false;              // bf16 on the CPU widens the dense products' operands
+  bool on_cpu = false;              // the CPU: fused attention, and bf16 products widen their operands
 };
 
 uint64_t VisionWorkspaceBytes(const MultimodalConfig& config, int64_t text_hidden,

@@ -33,7 +33,10 @@ TEST(VisionWorkspaceTest, BoundCoversWhatAnEncodeAllocates) {
       const uint64_t bound = (*model)->vision()->last_workspace_bytes();
       EXPECT_GT(peak, 0);
       EXPECT_LE(static_cast<uint64_t>(peak), bound);
-      EXPECT_LE(bound, 6 * static_cast<uint64_t>(peak));
+      // Within 8x: the loosest case is the smallest float32 one, whose peak is mostly the fused
+      // attention's small buffers while the bound also counts the pixels' copy in the compute dtype
+      // (not made when they are already float32 on the device).
+      EXPECT_LE(bound, 8 * static_cast<uint64_t>(peak));
       std::printf("%s %s chunk %ld: allocated at most %lld bytes, bound %llu (%.2fx)\n", dir,
                   dtype == at::kFloat ? "f32" : "bf16", static_cast<long>(chunk),
                   static_cast<long long>(peak), static_cast<unsigned long long>(bound),
