@@ -13,6 +13,7 @@
 #include "document/pdf_document.h"
 #include "engine/checkpoint.h"
 #include "engine/decoder_workspace.h"
+#include "engine/lease_conversion.h"
 #include "engine/host_allocator.h"
 #include "engine/image_merge.h"
 #include "engine/image_preprocess.h"

@@ -3,6 +3,7 @@
 #include <ATen/Parallel.h>
 #include <immintrin.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <vector>
@@ -10,9 +11,25 @@
 namespace mineru::engine {
 namespace {
 
-constexpr int64_t kRowBlock = 4;   // the most x rows widening the weight in registers
-constexpr int64_t kOutBlock = 3;   // weight rows (outputs) per register tile: 4 x 3 accumulators + 4
-constexpr int64_t kOutGrain = 48;  // outputs per parallel task
+constexpr int64_t kRowBlock = 4;  // the most x rows widening the weight in registers
+constexpr int64_t kOutBlock = 3;  // weight rows (outputs) per register tile: 4 x 3 accumulators + 4
+
+// Runs fn(n0, n1) over [0, N) in runs of about N / (4 · threads) outputs (a multiple of `multiple`, at
+// most 192), which the threads take in turn as they finish: a thread slowed down (by another program,
+// or a core shared in a VM) leaves its remaining runs to the others instead of holding every thread
+// at the end of the product.
+template <typename Fn>
+void ForOutputRuns(int64_t N, int64_t multiple, const Fn& fn) {
+  const int64_t threads = at::get_num_threads();
+  const int64_t target = std::min<int64_t>(192, (N + 4 * threads - 1) / (4 * threads));
+  const int64_t run = std::max<int64_t>(multiple, (target + multiple - 1) / multiple * multiple);
+  const int64_t runs = (N + run - 1) / run;
+  std::atomic<int64_t> next{0};
+  at::parallel_for(0, std::min(threads, runs), 1, [&](int64_t, int64_t) {
+    for (int64_t i = next.fetch_add(1); i < runs; i = next.fetch_add(1))
+      fn(i * run, std::min(N, (i + 1) * run));
+  });
+}
 
 float Bf16ToFloat(uint16_t v) {
   const uint32_t bits = static_cast<uint32_t>(v) << 16;
@@ -175,8 +192,9 @@ void BroadcastRows(const float* x, int64_t M, const uint16_t* w, int64_t K, int6
     float* col = xt + WidenedPosition(k, K) * 8 * V;
     for (int64_t r = 0; r < 8 * V; ++r) col[r] = r < M ? x[r * K + k] : 0.0f;
   }
-  at::parallel_for(0, N, kOutGrain, [&](int64_t n0, int64_t n1) {
-    std::vector<float> scratch(C * K);
+  ForOutputRuns(N, C, [&](int64_t n0, int64_t n1) {
+    thread_local std::vector<float> scratch;
+    scratch.resize(C * K);
     for (int64_t n = n0; n < n1; n += C) {
       const int64_t outputs = std::min(C, n1 - n);
       for (int64_t c = 0; c < outputs; ++c) WidenRowUnpacked(w + (n + c) * K, K, scratch.data() + c * K);
@@ -208,7 +226,7 @@ at::Tensor Bf16RowsLinear(const at::Tensor& x, const at::Tensor& w, const at::Te
   float* op = out.data_ptr<float>();
   if (M <= kRowBlock) {
     // Each task owns a run of outputs and reads their weight rows from memory once, widened in registers.
-    at::parallel_for(0, N, kOutGrain, [&](int64_t n0, int64_t n1) {
+    ForOutputRuns(N, kOutBlock, [&](int64_t n0, int64_t n1) {
       for (int64_t n = n0; n < n1; n += kOutBlock)
         AllRows(xp, M, wp + n * K, K, std::min(kOutBlock, n1 - n), op + n, N);
     });

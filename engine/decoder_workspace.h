@@ -9,10 +9,8 @@
 // attention output, the MLP, the head over the rows that need logits, and in bf16 the widened operands
 // of the CPU's dense products. Only one layer's temporaries count: each layer frees them before the next.
 // It is never L x L: attention is bounded by the key block (paged_attention.h) and the prefill chunk.
-// LeaseConversionBytes adds the copy a weight source makes when it converts a decoder unit's stored
-// dtype to the compute dtype for the duration of a lease (ResidencyWeightSource does; one lease at a
-// time, so the largest unit's converted bytes). Not counted: the caller's input embeddings (they exist
-// before the forward) and the KV pages (the pool, charged once).
+// The weight lease's own dtype conversion is counted apart (lease_conversion.h). Not counted: the
+// caller's input embeddings (they exist before the forward) and the KV pages (the pool, charged once).
 // tests/engine/decoder_workspace_test.cc checks the bound against the bytes libtorch really allocates.
 #pragma once
 
@@ -21,7 +19,6 @@
 #include <cstdint>
 
 #include "engine/model_config.h"
-#include "engine/model_units.h"
 
 namespace mineru::engine {
 
@@ -39,11 +36,5 @@ struct DecoderWorkspaceShape {
 
 uint64_t DecoderWorkspaceBytes(const TextConfig& config, at::ScalarType compute_dtype,
                                const DecoderWorkspaceShape& shape);
-
-// The largest decoder unit (embedding, layer, head) counted in `compute_dtype` over its tensors whose
-// stored dtype differs: what a per-lease conversion allocates; 0 when the checkpoint is in that dtype.
-uint64_t LeaseConversionBytes(const std::vector<UnitInfo>& units, at::ScalarType compute_dtype);
-// The same over the vision units (embeddings, encoder layers, projector), for the vision encode.
-uint64_t VisionLeaseConversionBytes(const std::vector<UnitInfo>& units, at::ScalarType compute_dtype);
 
 }  // namespace mineru::engine

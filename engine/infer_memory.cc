@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "engine/decoder_workspace.h"
+#include "engine/lease_conversion.h"
 #include "engine/paged_kv_cache.h"
 #include "engine/residency_weight_source.h"
 #include "engine/vision_workspace.h"

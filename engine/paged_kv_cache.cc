@@ -86,11 +86,15 @@ void PagedKvCache::Free(KvSequence& seq) {
   seq.length_ = 0;
 }
 
-at::Tensor PagedKvCache::Slots(const KvSequence& seq, int64_t begin, int64_t end) const {
+int64_t PagedKvCache::SlotOf(const KvSequence& seq, int64_t t) const {
   const int64_t ps = options_.page_size_tokens;
+  return seq.pages_[t / ps] * ps + t % ps;
+}
+
+at::Tensor PagedKvCache::Slots(const KvSequence& seq, int64_t begin, int64_t end) const {
   at::Tensor slots = at::empty({end - begin}, at::kLong);
   int64_t* s = slots.data_ptr<int64_t>();
-  for (int64_t t = begin; t < end; ++t) s[t - begin] = seq.pages_[t / ps] * ps + t % ps;
+  for (int64_t t = begin; t < end; ++t) s[t - begin] = SlotOf(seq, t);
   return slots.to(options_.device);
 }
 
@@ -109,11 +113,9 @@ std::pair<at::Tensor, at::Tensor> PagedKvCache::Read(int64_t layer, const KvSequ
 
 void PagedKvCache::WriteTokens(int64_t layer, std::span<const KvSequence* const> seqs,
                                std::span<const int64_t> positions, const at::Tensor& k, const at::Tensor& v) {
-  const int64_t ps = options_.page_size_tokens;
   at::Tensor slots = at::empty({static_cast<int64_t>(seqs.size())}, at::kLong);
   int64_t* sp = slots.data_ptr<int64_t>();
-  for (size_t i = 0; i < seqs.size(); ++i)
-    sp[i] = seqs[i]->pages_[positions[i] / ps] * ps + positions[i] % ps;
+  for (size_t i = 0; i < seqs.size(); ++i) sp[i] = SlotOf(*seqs[i], positions[i]);
   slots = slots.to(options_.device);
   keys_[layer].index_copy_(0, slots, k.to(options_.dtype));
   values_[layer].index_copy_(0, slots, v.to(options_.dtype));
@@ -123,15 +125,12 @@ std::pair<at::Tensor, at::Tensor> PagedKvCache::ReadPadded(int64_t layer,
                                                            std::span<const KvSequence* const> seqs,
                                                            std::span<const int64_t> lengths, int64_t begin,
                                                            int64_t end) const {
-  const int64_t ps = options_.page_size_tokens;
   const int64_t n = end - begin;
   const auto batch = static_cast<int64_t>(seqs.size());
   at::Tensor slots = at::zeros({batch * n}, at::kLong);  // slot 0: the null page
   int64_t* sp = slots.data_ptr<int64_t>();
   for (int64_t i = 0; i < batch; ++i) {
-    const std::vector<int64_t>& pages = seqs[i]->pages_;
-    for (int64_t t = begin; t < std::min(end, lengths[i]); ++t)
-      sp[i * n + t - begin] = pages[t / ps] * ps + t % ps;
+    for (int64_t t = begin; t < std::min(end, lengths[i]); ++t) sp[i * n + t - begin] = SlotOf(*seqs[i], t);
   }
   slots = slots.to(options_.device);
   const std::vector<int64_t> shape = {batch, n, options_.num_kv_heads, options_.head_dim};

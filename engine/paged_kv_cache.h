@@ -104,6 +104,8 @@ class PagedKvCache {
 
  private:
   PagedKvCache() = default;
+  // Token t of seq: its row in the per-layer K/V storage (page × page size + offset in the page).
+  int64_t SlotOf(const KvSequence& seq, int64_t t) const;
   at::Tensor Slots(const KvSequence& seq, int64_t begin, int64_t end) const;
 
   PagedKvCacheOptions options_;

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "engine/decoder_workspace.h"
+#include "engine/lease_conversion.h"
 #include "engine/mm_projector.h"
 #include "engine/siglip_embeddings.h"
 #include "engine/siglip_encoder_layer.h"
