@@ -230,4 +230,50 @@ void AttendKeyBlock(const AttentionBlockArgs& a) {
   }
 }
 
+namespace {
+
+template <typename T>
+void GatherTyped(const at::Tensor& k_store, const at::Tensor& v_store, const int64_t* slots, int64_t batch,
+                 int64_t keys, int64_t kp, float* kt, float* v) {
+  const int64_t kvh = k_store.size(1), d = k_store.size(2);
+  const T* kb = k_store.data_ptr<T>();
+  const T* vb = v_store.data_ptr<T>();
+  const int64_t ks0 = k_store.stride(0), ks1 = k_store.stride(1);
+  const int64_t vs0 = v_store.stride(0), vs1 = v_store.stride(1);
+  at::parallel_for(0, batch * kvh, 1, [&](int64_t h0, int64_t h1) {
+    for (int64_t bh = h0; bh < h1; ++bh) {
+      const int64_t i = bh / kvh, h = bh % kvh;
+      float* ktb = kt + bh * d * kp;
+      float* vv = v + bh * keys * d;
+      for (int64_t t = 0; t < keys; ++t) {
+        const int64_t slot = slots[i * keys + t];
+        const T* ks = kb + slot * ks0 + h * ks1;
+        const T* vs = vb + slot * vs0 + h * vs1;
+        for (int64_t j = 0; j < d; ++j) ktb[j * kp + t] = static_cast<float>(ks[j]);
+        for (int64_t j = 0; j < d; ++j) vv[t * d + j] = static_cast<float>(vs[j]);
+      }
+      for (int64_t j = 0; j < d; ++j) std::fill(ktb + j * kp + keys, ktb + (j + 1) * kp, 0.0f);
+    }
+  });
+}
+
+}  // namespace
+
+void GatherKeyBlock(const at::Tensor& k_store, const at::Tensor& v_store, const int64_t* slots, int64_t batch,
+                    int64_t keys, int64_t keys_padded, float* kt, float* v) {
+  TORCH_CHECK(k_store.dim() == 3 && k_store.stride(2) == 1 && v_store.sizes() == k_store.sizes() &&
+                  v_store.stride(2) == 1 && v_store.scalar_type() == k_store.scalar_type(),
+              "GatherKeyBlock: K and V stores [slots, kv_heads, head_dim] with contiguous rows");
+  switch (k_store.scalar_type()) {
+    case at::kFloat:
+      return GatherTyped<float>(k_store, v_store, slots, batch, keys, keys_padded, kt, v);
+    case at::kBFloat16:
+      return GatherTyped<at::BFloat16>(k_store, v_store, slots, batch, keys, keys_padded, kt, v);
+    case at::kHalf:
+      return GatherTyped<at::Half>(k_store, v_store, slots, batch, keys, keys_padded, kt, v);
+    default:
+      TORCH_CHECK(false, "GatherKeyBlock: K/V store dtype ", k_store.scalar_type());
+  }
+}
+
 }  // namespace mineru::engine

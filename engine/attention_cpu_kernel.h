@@ -5,6 +5,8 @@
 // Arithmetic is float32 throughout, with a vectorised exp (Cephes' polynomial, about 1 ulp).
 #pragma once
 
+#include <ATen/ATen.h>
+
 #include <cstdint>
 
 namespace mineru::engine {
@@ -37,5 +39,13 @@ struct AttentionBlockArgs {
 // position any row of its four sees get weight 0, so those keys' values must be finite (they are:
 // padding only ever follows a sequence's last key, and a decode step's rows share one position).
 void AttendKeyBlock(const AttentionBlockArgs& a);
+
+// Gathers a key block in the layout AttendKeyBlock reads, converting to float32 on the way: from K/V
+// stores indexed by slot (k_store, v_store: [slots, kv_heads, head_dim], float32, bfloat16 or half, the
+// last dimension contiguous) and slots [batch, keys], it writes kt [batch, kv_heads, head_dim,
+// keys_padded] (columns from `keys` on zeroed) and v [batch, kv_heads, keys, head_dim]. One pass, split
+// over threads by sequence and head, instead of a gather, a transpose and a conversion.
+void GatherKeyBlock(const at::Tensor& k_store, const at::Tensor& v_store, const int64_t* slots, int64_t batch,
+                    int64_t keys, int64_t keys_padded, float* kt, float* v);
 
 }  // namespace mineru::engine

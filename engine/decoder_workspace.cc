@@ -49,12 +49,12 @@ uint64_t DecoderWorkspaceBytes(const TextConfig& c, at::ScalarType compute_dtype
       2 * q * heads * b * f + q * heads * b + (heads + 2) * q * l + q * heads * (8 * f + 2 * l) +
       batch * (2 * b * kvh * d * (s + 2 * f) + 4 * b * l + b * l) + batch * b * (2 + l) + 2 * batch * l;
   // The fused CPU kernel (attention_cpu_kernel.h) writes no scores: the scaled, reordered queries,
-  // the running state and accumulator, per block the gathered keys and values with their float32,
-  // transposed (padded) and contiguous copies, and the division and reordering of the result; a decode
+  // the running state and accumulator, per block the key slots and the keys (transposed, padded) and
+  // values gathered straight into float32, and the division and reordering of the result; a decode
   // step's sequences all at once, as above.
-  const uint64_t fused_attention =
-      5 * q * heads * d * f + 2 * q * heads * f + 2 * q * heads * d * f + q * heads * d * s +
-      batch * (2 * b * kvh * d * s + 3 * b * l + 3 * b * kvh * d * f + kvh * d * (b + 8) * f);
+  const uint64_t fused_attention = 5 * q * heads * d * f + 2 * q * heads * f + 2 * q * heads * d * f +
+                                   q * heads * d * s +
+                                   batch * (b * l + b * kvh * d * f + kvh * d * (b + 8) * f);
   const bool fused = shape.on_cpu && CpuAttentionKernelAvailable(c.head_dim);
   const uint64_t attention = fused ? fused_attention : aten_attention;
   const uint64_t attn_out = 2 * r * heads * d * s + 2 * r * h * s;

@@ -28,11 +28,11 @@ at::Tensor FusedCpuAttention(const at::Tensor& qg, const std::vector<int64_t>& r
     const int64_t ke = std::min(kb + s.key_block_tokens, last);
     const int64_t b = ke - kb;
     const int64_t padded = (b + 7) / 8 * 8;
-    auto [k, v] = cache.ReadPadded(layer, seqs, lengths, kb, ke);  // [B, b, kvh, d]
+    const std::vector<int64_t> slots = cache.PaddedSlots(seqs, lengths, kb, ke);
     at::Tensor kt = at::empty({batch, s.num_kv_heads, s.head_dim, padded});
-    kt.narrow(3, b, padded - b).zero_();  // the padding columns: scores of nothing
-    kt.narrow(3, 0, b).copy_(k.permute({0, 2, 3, 1}));
-    const at::Tensor vv = v.to(at::kFloat).permute({0, 2, 1, 3}).contiguous();  // [B, kvh, b, d]
+    at::Tensor vv = at::empty({batch, s.num_kv_heads, b, s.head_dim});
+    GatherKeyBlock(cache.keys(layer), cache.values(layer), slots.data(), batch, b, padded,
+                   kt.data_ptr<float>(), vv.data_ptr<float>());
     AttentionBlockArgs args;
     args.batch = batch;
     args.kv_heads = s.num_kv_heads;

@@ -121,19 +121,25 @@ void PagedKvCache::WriteTokens(int64_t layer, std::span<const KvSequence* const>
   values_[layer].index_copy_(0, slots, v.to(options_.dtype));
 }
 
+std::vector<int64_t> PagedKvCache::PaddedSlots(std::span<const KvSequence* const> seqs,
+                                               std::span<const int64_t> lengths, int64_t begin,
+                                               int64_t end) const {
+  const int64_t n = end - begin;
+  std::vector<int64_t> slots(seqs.size() * static_cast<size_t>(n), 0);  // slot 0: the null page
+  for (size_t i = 0; i < seqs.size(); ++i) {
+    for (int64_t t = begin; t < std::min(end, lengths[i]); ++t)
+      slots[i * static_cast<size_t>(n) + static_cast<size_t>(t - begin)] = SlotOf(*seqs[i], t);
+  }
+  return slots;
+}
+
 std::pair<at::Tensor, at::Tensor> PagedKvCache::ReadPadded(int64_t layer,
                                                            std::span<const KvSequence* const> seqs,
                                                            std::span<const int64_t> lengths, int64_t begin,
                                                            int64_t end) const {
-  const int64_t n = end - begin;
-  const auto batch = static_cast<int64_t>(seqs.size());
-  at::Tensor slots = at::zeros({batch * n}, at::kLong);  // slot 0: the null page
-  int64_t* sp = slots.data_ptr<int64_t>();
-  for (int64_t i = 0; i < batch; ++i) {
-    for (int64_t t = begin; t < std::min(end, lengths[i]); ++t) sp[i * n + t - begin] = SlotOf(*seqs[i], t);
-  }
-  slots = slots.to(options_.device);
-  const std::vector<int64_t> shape = {batch, n, options_.num_kv_heads, options_.head_dim};
+  const at::Tensor slots = at::tensor(PaddedSlots(seqs, lengths, begin, end), at::kLong).to(options_.device);
+  const std::vector<int64_t> shape = {static_cast<int64_t>(seqs.size()), end - begin, options_.num_kv_heads,
+                                      options_.head_dim};
   return {keys_[layer].index_select(0, slots).view(shape), values_[layer].index_select(0, slots).view(shape)};
 }
 

@@ -87,6 +87,13 @@ class PagedKvCache {
   // positions[i] of seqs[i] (reserved before).
   void WriteTokens(int64_t layer, std::span<const KvSequence* const> seqs, std::span<const int64_t> positions,
                    const at::Tensor& k, const at::Tensor& v);
+  // The slot of keys [begin, end) of each sequence, [seqs × (end - begin)]; 0 (the null page) from
+  // lengths[i] on.
+  std::vector<int64_t> PaddedSlots(std::span<const KvSequence* const> seqs, std::span<const int64_t> lengths,
+                                   int64_t begin, int64_t end) const;
+  // One layer's K or V storage by slot: a view [slots, kv_heads, head_dim] of the provider's pages.
+  const at::Tensor& keys(int64_t layer) const { return keys_[layer]; }
+  const at::Tensor& values(int64_t layer) const { return values_[layer]; }
   // Keys and values of positions [begin, end) of every sequence, [B, end-begin, kv_heads, head_dim];
   // positions at or past lengths[i] read the null page, which callers mask.
   std::pair<at::Tensor, at::Tensor> ReadPadded(int64_t layer, std::span<const KvSequence* const> seqs,
