@@ -116,7 +116,7 @@ Status Server::Init() {
 
 Server::~Server() {
   spool_writer_.reset();  // its thread uses the scheduler and wakes the loop
-  scheduler_.reset();  // joins the workers before the loop goes away
+  scheduler_.reset();     // joins the workers before the loop goes away
   if (loop_ready_) {
     if (!uv_is_closing(reinterpret_cast<uv_handle_t*>(&wake_))) CloseAllHandles();
     uv_run(&loop_, UV_RUN_DEFAULT);

@@ -1,9 +1,9 @@
 // Server: minerud's event loop. One libuv loop on the main thread serves the listening socket and
 // every session; the scheduler's workers wake it with uv_async_send and the callback drains all
 // pending job events at once. Submitted documents are made durable on the spool thread (SpoolWriter),
-// which wakes the loop the same way; its completions are handled before job events. SIGTERM/SIGINT drain and exit, SIGHUP reloads the config, a 1 s timer
-// pings the watchdog (only while the workers' heartbeat is fresh), updates STATUS= and expires old
-// results.
+// which wakes the loop the same way; its completions are handled before job events. SIGTERM/SIGINT drain and
+// exit, SIGHUP reloads the config, a 1 s timer pings the watchdog (only while the workers' heartbeat is
+// fresh), updates STATUS= and expires old results.
 //
 // Loop thread only, except the wake-up, which any thread may trigger.
 #pragma once

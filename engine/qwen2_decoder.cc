@@ -1,8 +1,8 @@
 #include "engine/qwen2_decoder.h"
 
 #include "engine/decoder_workspace.h"
-#include "engine/lease_conversion.h"
 #include "engine/dense_ops.h"
+#include "engine/lease_conversion.h"
 #include "engine/qwen2_decoder_layer.h"
 #include "engine/rms_norm.h"
 #include "engine/torch_status.h"

@@ -39,7 +39,7 @@ class Gate {
  private:
   std::mutex mu_;
   std::condition_variable cv_;
-  int waiting_ = 0;   // Guarded by mu_.
+  int waiting_ = 0;    // Guarded by mu_.
   bool open_ = false;  // Guarded by mu_.
 };
 
