@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <vector>
 
 namespace mineru::engine {
@@ -33,8 +34,28 @@ __attribute__((target("avx2,fma"))) inline __m256 ExpNonPositive(__m256 x) {
   return _mm256_andnot_ps(underflow, _mm256_mul_ps(y, _mm256_castsi256_ps(e)));
 }
 
-// Scores of R rows against J·8 keys from column j: s[r][j + i] = q_r . k_(j + i). 4 × 3 accumulators,
-// three key loads and a broadcast fill the 16 AVX registers.
+// The register tile both products of attention share: acc[r][i] += Σk a[r·lda + k] · b[k·ldb + 8i ..
+// 8i + 8] for k < K, R rows of A broadcast against J vectors of B. At 4 × 3, the accumulators, the J
+// loads and the broadcast fill the 16 AVX registers.
+template <int R, int J>
+__attribute__((target("avx2,fma"), always_inline)) inline void AccumulateTile(const float* a, int64_t lda,
+                                                                              const float* b, int64_t ldb,
+                                                                              int64_t K,
+                                                                              __m256 (&acc)[R][J]) {
+  for (int64_t k = 0; k < K; ++k) {
+    __m256 bv[J];
+#pragma GCC unroll 3
+    for (int i = 0; i < J; ++i) bv[i] = _mm256_loadu_ps(b + k * ldb + 8 * i);
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) {
+      const __m256 x = _mm256_broadcast_ss(a + r * lda + k);
+#pragma GCC unroll 3
+      for (int i = 0; i < J; ++i) acc[r][i] = _mm256_fmadd_ps(x, bv[i], acc[r][i]);
+    }
+  }
+}
+
+// Scores of R rows against J·8 keys from column j: s[r][j + i] = q_r . k_(j + i).
 template <int D, int R, int J>
 __attribute__((target("avx2,fma"))) void ScoreTile(const float* q, const float* kt, int64_t kp, int64_t j,
                                                    float* s) {
@@ -43,17 +64,7 @@ __attribute__((target("avx2,fma"))) void ScoreTile(const float* q, const float* 
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 3
     for (int i = 0; i < J; ++i) acc[r][i] = _mm256_setzero_ps();
-  for (int d = 0; d < D; ++d) {
-    __m256 k[J];
-#pragma GCC unroll 3
-    for (int i = 0; i < J; ++i) k[i] = _mm256_loadu_ps(kt + d * kp + j + 8 * i);
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      const __m256 b = _mm256_broadcast_ss(q + r * D + d);
-#pragma GCC unroll 3
-      for (int i = 0; i < J; ++i) acc[r][i] = _mm256_fmadd_ps(b, k[i], acc[r][i]);
-    }
-  }
+  AccumulateTile<R, J>(q, D, kt + j, kp, D, acc);
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 3
@@ -104,7 +115,7 @@ __attribute__((target("avx2,fma"))) float SoftmaxStep(float* s, int64_t visible,
 }
 
 // acc[r] = acc[r] · correction[r] + Σk p[r][k] v[k] over `keys` keys, for R rows and the C vectors of
-// head dimensions from d0: R × C accumulators, C value loads shared by the R rows.
+// head dimensions from d0.
 template <int D, int R, int C>
 __attribute__((target("avx2,fma"))) void WeightedSumTile(const float* p, int64_t kp, const float* v,
                                                          int64_t keys, const float* correction, float* acc,
@@ -116,17 +127,7 @@ __attribute__((target("avx2,fma"))) void WeightedSumTile(const float* p, int64_t
 #pragma GCC unroll 3
     for (int c = 0; c < C; ++c) a[r][c] = _mm256_mul_ps(_mm256_loadu_ps(acc + r * D + d0 + 8 * c), c8);
   }
-  for (int64_t k = 0; k < keys; ++k) {
-    __m256 vv[C];
-#pragma GCC unroll 3
-    for (int c = 0; c < C; ++c) vv[c] = _mm256_loadu_ps(v + k * D + d0 + 8 * c);
-#pragma GCC unroll 4
-    for (int r = 0; r < R; ++r) {
-      const __m256 b = _mm256_broadcast_ss(p + r * kp + k);
-#pragma GCC unroll 3
-      for (int c = 0; c < C; ++c) a[r][c] = _mm256_fmadd_ps(b, vv[c], a[r][c]);
-    }
-  }
+  AccumulateTile<R, C>(p, kp, v + d0, D, keys, a);
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 3
@@ -275,5 +276,32 @@ void GatherKeyBlock(const at::Tensor& k_store, const at::Tensor& v_store, const 
       TORCH_CHECK(false, "GatherKeyBlock: K/V store dtype ", k_store.scalar_type());
   }
 }
+
+FusedAttention::FusedAttention(int64_t batch, int64_t kv_heads, int64_t rows, int64_t head_dim)
+    : running_max_(at::full({batch, kv_heads, rows}, -std::numeric_limits<float>::infinity())),
+      running_sum_(at::zeros({batch, kv_heads, rows})),
+      acc_(at::zeros({batch, kv_heads, rows, head_dim})) {}
+
+void FusedAttention::Attend(const at::Tensor& q, const int64_t* q_pos, const at::Tensor& kt,
+                            const at::Tensor& v, int64_t key_start, int64_t keys) {
+  AttentionBlockArgs args;
+  args.batch = acc_.size(0);
+  args.kv_heads = acc_.size(1);
+  args.rows = acc_.size(2);
+  args.head_dim = acc_.size(3);
+  args.q = q.data_ptr<float>();
+  args.q_pos = q_pos;
+  args.kt = kt.data_ptr<float>();
+  args.v = v.data_ptr<float>();
+  args.key_start = key_start;
+  args.keys = keys;
+  args.keys_padded = kt.size(3);
+  args.running_max = running_max_.data_ptr<float>();
+  args.running_sum = running_sum_.data_ptr<float>();
+  args.acc = acc_.data_ptr<float>();
+  AttendKeyBlock(args);
+}
+
+at::Tensor FusedAttention::Finish() { return acc_.div_(running_sum_.unsqueeze(-1)); }
 
 }  // namespace mineru::engine

@@ -40,6 +40,22 @@ struct AttentionBlockArgs {
 // padding only ever follows a sequence's last key, and a decode step's rows share one position).
 void AttendKeyBlock(const AttentionBlockArgs& a);
 
+// The running state of `rows` query rows per (sequence, kv head) over the key blocks of one attention,
+// float32 on the CPU, and the blocks folded into it one by one.
+class FusedAttention {
+ public:
+  FusedAttention(int64_t batch, int64_t kv_heads, int64_t rows, int64_t head_dim);
+  // One key block (AttendKeyBlock): q [batch, kv_heads, rows, head_dim] scaled, q_pos [batch, rows],
+  // kt [batch, kv_heads, head_dim, keys_padded] and v [batch, kv_heads, keys, head_dim], all float32.
+  void Attend(const at::Tensor& q, const int64_t* q_pos, const at::Tensor& kt, const at::Tensor& v,
+              int64_t key_start, int64_t keys);
+  // The attention output [batch, kv_heads, rows, head_dim] (the accumulator, divided in place).
+  at::Tensor Finish();
+
+ private:
+  at::Tensor running_max_, running_sum_, acc_;
+};
+
 // Gathers a key block in the layout AttendKeyBlock reads, converting to float32 on the way: from K/V
 // stores indexed by slot (k_store, v_store: [slots, kv_heads, head_dim], float32, bfloat16 or half, the
 // last dimension contiguous) and slots [batch, keys], it writes kt [batch, kv_heads, head_dim,

@@ -20,9 +20,7 @@ at::Tensor FusedCpuAttention(const at::Tensor& qg, const std::vector<int64_t>& r
                              const AttentionShape& s) {
   const int64_t batch = qg.size(0);
   const int64_t rows = qg.size(2);
-  at::Tensor running_max = at::full({batch, s.num_kv_heads, rows}, -std::numeric_limits<float>::infinity());
-  at::Tensor running_sum = at::zeros({batch, s.num_kv_heads, rows});
-  at::Tensor acc = at::zeros({batch, s.num_kv_heads, rows, s.head_dim});
+  FusedAttention attention(batch, s.num_kv_heads, rows, s.head_dim);
   const int64_t last = *std::max_element(lengths.begin(), lengths.end());
   for (int64_t kb = 0; kb < last; kb += s.key_block_tokens) {
     const int64_t ke = std::min(kb + s.key_block_tokens, last);
@@ -33,24 +31,9 @@ at::Tensor FusedCpuAttention(const at::Tensor& qg, const std::vector<int64_t>& r
     at::Tensor vv = at::empty({batch, s.num_kv_heads, b, s.head_dim});
     GatherKeyBlock(cache.keys(layer), cache.values(layer), slots.data(), batch, b, padded,
                    kt.data_ptr<float>(), vv.data_ptr<float>());
-    AttentionBlockArgs args;
-    args.batch = batch;
-    args.kv_heads = s.num_kv_heads;
-    args.rows = rows;
-    args.head_dim = s.head_dim;
-    args.q = qg.data_ptr<float>();
-    args.q_pos = row_pos.data();
-    args.kt = kt.data_ptr<float>();
-    args.v = vv.data_ptr<float>();
-    args.key_start = kb;
-    args.keys = b;
-    args.keys_padded = padded;
-    args.running_max = running_max.data_ptr<float>();
-    args.running_sum = running_sum.data_ptr<float>();
-    args.acc = acc.data_ptr<float>();
-    AttendKeyBlock(args);
+    attention.Attend(qg, row_pos.data(), kt, vv, kb, b);
   }
-  return acc / running_sum.unsqueeze(-1);
+  return attention.Finish();
 }
 
 bool UseFusedCpu(const at::Tensor& q, const AttentionShape& s) {

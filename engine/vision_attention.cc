@@ -1,7 +1,6 @@
 #include "engine/vision_attention.h"
 
 #include <cmath>
-#include <limits>
 #include <vector>
 
 #include "engine/attention_cpu_kernel.h"
@@ -22,27 +21,10 @@ at::Tensor FusedVisionAttention(const at::Tensor& q, const at::Tensor& k, const 
   kt.narrow(3, 0, n).copy_(k.transpose(-1, -2));
   at::Tensor vf = at::empty({crops, heads, n, d});
   vf.copy_(v);
-  at::Tensor running_max = at::full({crops, heads, n}, -std::numeric_limits<float>::infinity());
-  at::Tensor running_sum = at::zeros({crops, heads, n});
-  at::Tensor acc = at::zeros({crops, heads, n, d});
   const std::vector<int64_t> last_key(static_cast<size_t>(crops * n), n - 1);  // every key visible
-  AttentionBlockArgs args;
-  args.batch = crops;
-  args.kv_heads = heads;
-  args.rows = n;
-  args.head_dim = d;
-  args.q = qf.data_ptr<float>();
-  args.q_pos = last_key.data();
-  args.kt = kt.data_ptr<float>();
-  args.v = vf.data_ptr<float>();
-  args.key_start = 0;
-  args.keys = n;
-  args.keys_padded = padded;
-  args.running_max = running_max.data_ptr<float>();
-  args.running_sum = running_sum.data_ptr<float>();
-  args.acc = acc.data_ptr<float>();
-  AttendKeyBlock(args);
-  return acc.div_(running_sum.unsqueeze(-1)).to(q.scalar_type());
+  FusedAttention attention(crops, heads, n, d);
+  attention.Attend(qf, last_key.data(), kt, vf, 0, n);
+  return attention.Finish().to(q.scalar_type());
 }
 
 }  // namespace
