@@ -50,17 +50,11 @@ Result<Checkpoint> Checkpoint::Open(const std::filesystem::path& dir) {
     MINERU_ASSIGN_OR_RETURN(SafetensorsFile f, SafetensorsFile::Open((dir / n).string()));
     c.files_.push_back(std::move(f));
   }
-  for (size_t i = 0; i < c.files_.size(); ++i) {
-    for (const auto& e : c.files_[i].entries()) {
-      if (!weight_map.empty()) {
-        auto w = weight_map.find(e.name);
-        if (w == weight_map.end() || w->second != names[i]) continue;  // the index decides which shard
-      }
-      if (!c.by_name_.emplace(e.name, std::make_pair(i, &e)).second) {
-        return InvalidArgument(dir.string() + ": tensor \"" + e.name + "\" appears in two files");
-      }
-    }
-  }
+  MINERU_RETURN_IF_ERROR(c.IndexTensors([&](size_t file, const std::string& tensor) {
+    if (weight_map.empty()) return true;
+    auto w = weight_map.find(tensor);
+    return w != weight_map.end() && w->second == names[file];  // the index decides which shard
+  }));
   for (const auto& [name, file] : weight_map) {
     if (!c.by_name_.count(name)) {
       return NotFound(index_path.string() + ": tensor \"" + name + "\" is not in " + file);
@@ -74,14 +68,20 @@ Result<Checkpoint> Checkpoint::FromFiles(const std::filesystem::path& label,
   Checkpoint c;
   c.dir_ = label;
   c.files_ = std::move(files);
-  for (size_t i = 0; i < c.files_.size(); ++i) {
-    for (const auto& e : c.files_[i].entries()) {
-      if (!c.by_name_.emplace(e.name, std::make_pair(i, &e)).second) {
-        return InvalidArgument(label.string() + ": tensor \"" + e.name + "\" appears in two files");
+  MINERU_RETURN_IF_ERROR(c.IndexTensors([](size_t, const std::string&) { return true; }));
+  return c;
+}
+
+Status Checkpoint::IndexTensors(const std::function<bool(size_t file, const std::string& tensor)>& counted) {
+  for (size_t i = 0; i < files_.size(); ++i) {
+    for (const auto& e : files_[i].entries()) {
+      if (!counted(i, e.name)) continue;
+      if (!by_name_.emplace(e.name, std::make_pair(i, &e)).second) {
+        return InvalidArgument(dir_.string() + ": tensor \"" + e.name + "\" appears in two files");
       }
     }
   }
-  return c;
+  return Status::Ok();
 }
 
 Checkpoint::Located Checkpoint::Find(const std::string& name) const {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -32,6 +33,8 @@ class Checkpoint {
   const std::filesystem::path& dir() const { return dir_; }
 
  private:
+  // Every tensor of every file that `counted` keeps, by name; a name in two files is an error.
+  Status IndexTensors(const std::function<bool(size_t file, const std::string& tensor)>& counted);
   std::filesystem::path dir_;
   std::vector<SafetensorsFile> files_;
   std::map<std::string, std::pair<size_t, const TensorEntry*>> by_name_;

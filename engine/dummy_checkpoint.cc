@@ -1,7 +1,6 @@
 #include "engine/dummy_checkpoint.h"
 
 #include <cstring>
-#include <nlohmann/json.hpp>
 
 #include "engine/model_units.h"
 #include "engine/torch_status.h"
@@ -12,23 +11,18 @@ Result<std::shared_ptr<const Checkpoint>> MakeDummyCheckpoint(const ModelConfig&
                                                               uint64_t seed) {
   const std::vector<UnitInfo> units = UnitsFromConfig(config, dtype, config.text.tie_word_embeddings);
   // The header: every tensor packed in unit order.
-  nlohmann::json header = nlohmann::json::object();
+  std::vector<TensorEntry> entries;
   uint64_t data_bytes = 0;
   for (const UnitInfo& u : units) {
     for (const UnitTensor& t : u.tensors) {
-      header[t.name] = {{"dtype", std::string(StorageDtypeName(t.dtype))},
-                        {"shape", t.shape},
-                        {"data_offsets", {data_bytes, data_bytes + t.size_bytes}}};
+      entries.push_back({t.name, t.dtype, t.shape, 0, t.size_bytes});
       data_bytes += t.size_bytes;
     }
   }
-  std::string text = header.dump();
-  text.append((8 - text.size() % 8) % 8, ' ');  // data starts 8-byte aligned
-  const uint64_t data_start = 8 + text.size();
+  const std::string header = SerializeSafetensorsHeader(entries);
+  const uint64_t data_start = header.size();
   MINERU_ASSIGN_OR_RETURN(MappedRegion region, MappedRegion::Anonymous(data_start + data_bytes));
-  const uint64_t header_size = text.size();
-  std::memcpy(region.data(), &header_size, 8);  // little-endian on every platform we build for
-  std::memcpy(region.data() + 8, text.data(), text.size());
+  std::memcpy(region.data(), header.data(), header.size());
   MINERU_RETURN_IF_ERROR(CatchTorch("generating dummy weights", [&]() -> Status {
     at::Generator gen = at::detail::createCPUGenerator(seed);
     uint64_t offset = data_start;

@@ -2,7 +2,6 @@
 
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 
 #include "engine/torch_status.h"
 
@@ -70,43 +69,37 @@ Result<at::Tensor> SafetensorsFile::View(const TensorEntry& entry) const {
 Status WriteSafetensors(const std::string& path,
                         const std::vector<std::pair<std::string, at::Tensor>>& tensors) {
   return CatchTorch("writing " + path, [&]() -> Status {
-    nlohmann::json header = nlohmann::json::object();
+    std::vector<TensorEntry> entries;
     std::vector<at::Tensor> contiguous;
-    uint64_t offset = 0;
     for (const auto& [name, t] : tensors) {
       at::Tensor c = t.to(at::kCPU).contiguous();
-      std::string dtype;
+      TensorEntry e;
+      e.name = name;
       switch (c.scalar_type()) {
         case at::kFloat:
-          dtype = "F32";
+          e.dtype = StorageDtype::kF32;
           break;
         case at::kHalf:
-          dtype = "F16";
+          e.dtype = StorageDtype::kF16;
           break;
         case at::kBFloat16:
-          dtype = "BF16";
+          e.dtype = StorageDtype::kBF16;
           break;
         case at::kLong:
-          dtype = "I64";
+          e.dtype = StorageDtype::kI64;
           break;
         default:
           return InvalidArgument("cannot write dtype of tensor " + name);
       }
-      const uint64_t bytes = c.numel() * c.element_size();
-      header[name] = {
-          {"dtype", dtype}, {"shape", c.sizes().vec()}, {"data_offsets", {offset, offset + bytes}}};
-      offset += bytes;
+      e.shape = c.sizes().vec();
+      e.size_bytes = c.numel() * c.element_size();
+      entries.push_back(std::move(e));
       contiguous.push_back(c);
     }
-    std::string h = header.dump();
-    while ((h.size() + 8) % 8 != 0) h.push_back(' ');
+    const std::string header = SerializeSafetensorsHeader(entries);
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     if (!out) return ErrnoStatus(errno, "open " + path);
-    uint8_t len[8];
-    uint64_t n = h.size();
-    for (int i = 0; i < 8; ++i) len[i] = static_cast<uint8_t>(n >> (8 * i));
-    out.write(reinterpret_cast<const char*>(len), 8);
-    out.write(h.data(), h.size());
+    out.write(header.data(), header.size());
     for (const auto& c : contiguous) {
       out.write(static_cast<const char*>(c.data_ptr()), c.numel() * c.element_size());
     }

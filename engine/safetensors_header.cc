@@ -142,4 +142,21 @@ Result<std::vector<TensorEntry>> ParseSafetensorsHeader(std::span<const uint8_t>
   return entries;
 }
 
+std::string SerializeSafetensorsHeader(const std::vector<TensorEntry>& entries) {
+  nlohmann::json header = nlohmann::json::object();
+  uint64_t offset = 0;
+  for (const TensorEntry& e : entries) {
+    header[e.name] = {{"dtype", std::string(StorageDtypeName(e.dtype))},
+                      {"shape", e.shape},
+                      {"data_offsets", {offset, offset + e.size_bytes}}};
+    offset += e.size_bytes;
+  }
+  std::string json = header.dump();
+  json.append((8 - json.size() % 8) % 8, ' ');
+  std::string bytes(8, '\0');
+  const uint64_t n = json.size();
+  for (int i = 0; i < 8; ++i) bytes[i] = static_cast<char>(n >> (8 * i));  // little-endian
+  return bytes + json;
+}
+
 }  // namespace mineru::engine

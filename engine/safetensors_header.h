@@ -29,6 +29,11 @@ struct TensorEntry {
   uint64_t size_bytes = 0;
 };
 
+// The bytes before the data of a file holding `entries` one after another in this order (their
+// size_bytes count, their offset_bytes do not): the u64 length, then the JSON padded with spaces so
+// that the data starts 8-byte aligned.
+std::string SerializeSafetensorsHeader(const std::vector<TensorEntry>& entries);
+
 // Parses and validates a header. `file` is the whole file (or at least its first 8 + N bytes when
 // `file_size_bytes` gives the real size). Entries are sorted by offset.
 Result<std::vector<TensorEntry>> ParseSafetensorsHeader(std::span<const uint8_t> file,
