@@ -13,7 +13,8 @@ namespace mineru::engine {
 
 // The most rows the kernel is used for (a decode batch); more rows reuse each weight enough that
 // widening it and calling float32 GEMM wins. Measured on a 2-core AVX2 machine (Zen 3) over the 24
-// decoder layers and the head of MinerU 2.0: 1 row 18–20 GB/s of weight; 16 rows 142–150 GFLOP/s.
+// decoder layers and the head of MinerU 2.0: 1 row 14–20 GB/s of weight; 16 rows 142–151 GFLOP/s (the
+// machine's speed varies).
 inline constexpr int64_t kBf16RowsKernelMaxRows = 16;
 
 // True when this CPU has the instructions the kernel needs (AVX2 and FMA).
