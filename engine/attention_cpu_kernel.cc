@@ -6,33 +6,15 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <type_traits>
 #include <vector>
+
+#include "engine/simd_avx2.h"
 
 namespace mineru::engine {
 namespace {
 
 constexpr int64_t kRowTile = 4;  // query rows whose scores share each key load
-constexpr int64_t kRowsPerTask = 16;
-
-// e^x for x <= 0 (scores minus their running maximum); 0 below float's range. Cephes expf: x = n ln2 + r,
-// e^r by a degree-6 polynomial, 2^n through the exponent bits.
-__attribute__((target("avx2,fma"))) inline __m256 ExpNonPositive(__m256 x) {
-  const __m256 underflow = _mm256_cmp_ps(x, _mm256_set1_ps(-87.3f), _CMP_LT_OQ);
-  x = _mm256_max_ps(x, _mm256_set1_ps(-87.3f));
-  const __m256 n =
-      _mm256_floor_ps(_mm256_fmadd_ps(x, _mm256_set1_ps(1.44269504088896341f), _mm256_set1_ps(0.5f)));
-  x = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), x);
-  x = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f), x);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, x, _mm256_set1_ps(5.0000001201e-1f));
-  const __m256 y = _mm256_add_ps(_mm256_fmadd_ps(_mm256_mul_ps(p, x), x, x), _mm256_set1_ps(1.0f));
-  const __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
-  return _mm256_andnot_ps(underflow, _mm256_mul_ps(y, _mm256_castsi256_ps(e)));
-}
 
 // The register tile both products of attention share: acc[r][i] += Σk a[r·lda + k] · b[k·ldb + 8i ..
 // 8i + 8] for k < K, R rows of A broadcast against J vectors of B. At 4 × 3, the accumulators, the J
@@ -97,7 +79,7 @@ __attribute__((target("avx2,fma"))) float SoftmaxStep(float* s, int64_t visible,
   const __m256 nm = _mm256_set1_ps(new_max);
   __m256 sum8 = _mm256_setzero_ps();
   for (int64_t j = 0; j < v8; j += 8) {
-    const __m256 p = ExpNonPositive(_mm256_sub_ps(_mm256_loadu_ps(s + j), nm));
+    const __m256 p = simd::ExpNonPositive(_mm256_sub_ps(_mm256_loadu_ps(s + j), nm));
     _mm256_storeu_ps(s + j, p);
     sum8 = _mm256_add_ps(sum8, p);
   }
@@ -165,13 +147,13 @@ void AttendTile(const AttentionBlockArgs& a, const float* q, const float* kt, co
   WeightedSum<D, R>(s, kp, v, keys, correction, a.acc + state * D);
 }
 
-// `head` counts over batch x kv_heads.
+// Rows r0 .. r1 of `head` (counted over batch x kv_heads) against that head's key block kt [D, kp], v
+// [keys, D].
 template <int D>
-void AttendRows(const AttentionBlockArgs& a, int64_t head, int64_t r0, int64_t r1, std::vector<float>& s) {
+void AttendRows(const AttentionBlockArgs& a, int64_t head, int64_t r0, int64_t r1, const float* kt,
+                const float* v, std::vector<float>& s) {
   const int64_t kp = a.keys_padded;
   s.resize(static_cast<size_t>(kRowTile * kp));
-  const float* kt = a.kt + head * D * kp;
-  const float* v = a.v + head * a.keys * D;
   const int64_t* q_pos = a.q_pos + head / a.kv_heads * a.rows;
   for (int64_t r = r0; r < r1; r += kRowTile) {
     const int64_t n = std::min(kRowTile, r1 - r);
@@ -198,83 +180,131 @@ void AttendRows(const AttentionBlockArgs& a, int64_t head, int64_t r0, int64_t r
 
 template <int D>
 void AttendAll(const AttentionBlockArgs& a) {
-  const int64_t tasks_per_head = (a.rows + kRowsPerTask - 1) / kRowsPerTask;
+  const int64_t tasks_per_head = (a.rows + kAttentionRowsPerTask - 1) / kAttentionRowsPerTask;
   at::parallel_for(0, a.batch * a.kv_heads * tasks_per_head, 1, [&](int64_t t0, int64_t t1) {
     std::vector<float> scores;
     for (int64_t t = t0; t < t1; ++t) {
       const int64_t head = t / tasks_per_head;
-      const int64_t r0 = (t % tasks_per_head) * kRowsPerTask;
-      AttendRows<D>(a, head, r0, std::min(r0 + kRowsPerTask, a.rows), scores);
+      const int64_t r0 = (t % tasks_per_head) * kAttentionRowsPerTask;
+      AttendRows<D>(a, head, r0, std::min(r0 + kAttentionRowsPerTask, a.rows),
+                    a.kt + head * D * a.keys_padded, a.v + head * a.keys * D, scores);
     }
   });
+}
+
+// K/V stores [slots, kv_heads, D] (rows contiguous) and the slots of each sequence's keys in the block.
+template <typename T>
+struct KeyStores {
+  const T* k;
+  const T* v;
+  int64_t k_slot, k_head, v_slot, v_head;  // strides
+  const int64_t* slots;                    // [batch, keys]
+};
+
+// One head's key block in the kernel's layout: kt [D, kp] (columns from `keys` on zero), v [keys, D].
+// Eight keys at a time, eight dimensions of each widened and transposed in registers.
+template <int D, typename T>
+__attribute__((target("avx2,f16c"))) void GatherHead(const KeyStores<T>& st, int64_t seq, int64_t h,
+                                                     int64_t keys, int64_t kp, float* kt, float* v) {
+  const int64_t* slots = st.slots + seq * keys;
+  const int64_t k8 = keys & ~int64_t{7};
+  for (int64_t t0 = 0; t0 < k8; t0 += 8) {
+    const T* rows[8];
+    for (int i = 0; i < 8; ++i) rows[i] = st.k + slots[t0 + i] * st.k_slot + h * st.k_head;
+    for (int d0 = 0; d0 < D; d0 += 8) {
+      __m256 r[8];
+      for (int i = 0; i < 8; ++i) r[i] = simd::Load8(rows[i] + d0);
+      simd::Transpose8x8(r);
+      for (int j = 0; j < 8; ++j) _mm256_storeu_ps(kt + (d0 + j) * kp + t0, r[j]);
+    }
+  }
+  for (int64_t t = k8; t < keys; ++t) {
+    const T* row = st.k + slots[t] * st.k_slot + h * st.k_head;
+    for (int j = 0; j < D; ++j) kt[j * kp + t] = static_cast<float>(row[j]);
+  }
+  for (int j = 0; j < D; ++j) std::fill(kt + j * kp + keys, kt + (j + 1) * kp, 0.0f);
+  for (int64_t t = 0; t < keys; ++t) {
+    const T* row = st.v + slots[t] * st.v_slot + h * st.v_head;
+    for (int d0 = 0; d0 < D; d0 += 8) _mm256_storeu_ps(v + t * D + d0, simd::Load8(row + d0));
+  }
+}
+
+// Every head's key block gathered at once into kt and v (then attended by AttendAll).
+template <int D, typename T>
+void GatherAll(const AttentionBlockArgs& a, const KeyStores<T>& st, float* kt, float* v) {
+  at::parallel_for(0, a.batch * a.kv_heads, 1, [&](int64_t h0, int64_t h1) {
+    for (int64_t head = h0; head < h1; ++head) {
+      GatherHead<D>(st, head / a.kv_heads, head % a.kv_heads, a.keys, a.keys_padded,
+                    kt + head * D * a.keys_padded, v + head * a.keys * D);
+    }
+  });
+}
+
+// Each head's key block gathered into a per-thread buffer that stays in cache and attended at once:
+// for few rows per head (a decode step), where gathering every block first would write them all out
+// to memory and read them back.
+template <int D, typename T>
+void GatherAndAttendEach(const AttentionBlockArgs& a, const KeyStores<T>& st) {
+  const int64_t per_thread = D * a.keys_padded + a.keys * D;  // kt, then v
+  const at::Tensor buffers = at::empty({at::get_num_threads(), per_thread}, at::kFloat);
+  at::parallel_for(0, a.batch * a.kv_heads, 1, [&](int64_t h0, int64_t h1) {
+    float* kt = buffers.data_ptr<float>() + at::get_thread_num() * per_thread;
+    float* v = kt + D * a.keys_padded;
+    std::vector<float> scores;
+    for (int64_t head = h0; head < h1; ++head) {
+      GatherHead<D>(st, head / a.kv_heads, head % a.kv_heads, a.keys, a.keys_padded, kt, v);
+      AttendRows<D>(a, head, 0, a.rows, kt, v, scores);
+    }
+  });
+}
+
+// fn(std::integral_constant<int, D>) for the kernel's head size D.
+template <typename Fn>
+void WithHeadDim(int64_t head_dim, const Fn& fn) {
+  switch (head_dim) {
+    case 16:
+      return fn(std::integral_constant<int, 16>{});
+    case 32:
+      return fn(std::integral_constant<int, 32>{});
+    case 64:
+      return fn(std::integral_constant<int, 64>{});
+    case 72:
+      return fn(std::integral_constant<int, 72>{});
+    default:
+      return fn(std::integral_constant<int, 128>{});
+  }
+}
+
+// fn(KeyStores<T>) for the stores' element type.
+template <typename Fn>
+void WithKeyStores(const at::Tensor& k, const at::Tensor& v, const int64_t* slots, const Fn& fn) {
+  auto view = [&](auto* type) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    return KeyStores<T>{k.data_ptr<T>(), v.data_ptr<T>(), k.stride(0), k.stride(1),
+                        v.stride(0),     v.stride(1),     slots};
+  };
+  switch (k.scalar_type()) {
+    case at::kFloat:
+      return fn(view(static_cast<float*>(nullptr)));
+    case at::kBFloat16:
+      return fn(view(static_cast<at::BFloat16*>(nullptr)));
+    case at::kHalf:
+      return fn(view(static_cast<at::Half*>(nullptr)));
+    default:
+      TORCH_CHECK(false, "attention: K/V store dtype ", k.scalar_type());
+  }
 }
 
 }  // namespace
 
 bool CpuAttentionKernelAvailable(int64_t head_dim) {
-  static const bool cpu = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  static const bool cpu =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
   return cpu && (head_dim == 16 || head_dim == 32 || head_dim == 64 || head_dim == 72 || head_dim == 128);
 }
 
 void AttendKeyBlock(const AttentionBlockArgs& a) {
-  switch (a.head_dim) {
-    case 16:
-      return AttendAll<16>(a);
-    case 32:
-      return AttendAll<32>(a);
-    case 64:
-      return AttendAll<64>(a);
-    case 72:
-      return AttendAll<72>(a);
-    default:
-      return AttendAll<128>(a);
-  }
-}
-
-namespace {
-
-template <typename T>
-void GatherTyped(const at::Tensor& k_store, const at::Tensor& v_store, const int64_t* slots, int64_t batch,
-                 int64_t keys, int64_t kp, float* kt, float* v) {
-  const int64_t kvh = k_store.size(1), d = k_store.size(2);
-  const T* kb = k_store.data_ptr<T>();
-  const T* vb = v_store.data_ptr<T>();
-  const int64_t ks0 = k_store.stride(0), ks1 = k_store.stride(1);
-  const int64_t vs0 = v_store.stride(0), vs1 = v_store.stride(1);
-  at::parallel_for(0, batch * kvh, 1, [&](int64_t h0, int64_t h1) {
-    for (int64_t bh = h0; bh < h1; ++bh) {
-      const int64_t i = bh / kvh, h = bh % kvh;
-      float* ktb = kt + bh * d * kp;
-      float* vv = v + bh * keys * d;
-      for (int64_t t = 0; t < keys; ++t) {
-        const int64_t slot = slots[i * keys + t];
-        const T* ks = kb + slot * ks0 + h * ks1;
-        const T* vs = vb + slot * vs0 + h * vs1;
-        for (int64_t j = 0; j < d; ++j) ktb[j * kp + t] = static_cast<float>(ks[j]);
-        for (int64_t j = 0; j < d; ++j) vv[t * d + j] = static_cast<float>(vs[j]);
-      }
-      for (int64_t j = 0; j < d; ++j) std::fill(ktb + j * kp + keys, ktb + (j + 1) * kp, 0.0f);
-    }
-  });
-}
-
-}  // namespace
-
-void GatherKeyBlock(const at::Tensor& k_store, const at::Tensor& v_store, const int64_t* slots, int64_t batch,
-                    int64_t keys, int64_t keys_padded, float* kt, float* v) {
-  TORCH_CHECK(k_store.dim() == 3 && k_store.stride(2) == 1 && v_store.sizes() == k_store.sizes() &&
-                  v_store.stride(2) == 1 && v_store.scalar_type() == k_store.scalar_type(),
-              "GatherKeyBlock: K and V stores [slots, kv_heads, head_dim] with contiguous rows");
-  switch (k_store.scalar_type()) {
-    case at::kFloat:
-      return GatherTyped<float>(k_store, v_store, slots, batch, keys, keys_padded, kt, v);
-    case at::kBFloat16:
-      return GatherTyped<at::BFloat16>(k_store, v_store, slots, batch, keys, keys_padded, kt, v);
-    case at::kHalf:
-      return GatherTyped<at::Half>(k_store, v_store, slots, batch, keys, keys_padded, kt, v);
-    default:
-      TORCH_CHECK(false, "GatherKeyBlock: K/V store dtype ", k_store.scalar_type());
-  }
+  WithHeadDim(a.head_dim, [&](auto d) { AttendAll<decltype(d)::value>(a); });
 }
 
 FusedAttention::FusedAttention(int64_t batch, int64_t kv_heads, int64_t rows, int64_t head_dim)
@@ -282,8 +312,8 @@ FusedAttention::FusedAttention(int64_t batch, int64_t kv_heads, int64_t rows, in
       running_sum_(at::zeros({batch, kv_heads, rows})),
       acc_(at::zeros({batch, kv_heads, rows, head_dim})) {}
 
-void FusedAttention::Attend(const at::Tensor& q, const int64_t* q_pos, const at::Tensor& kt,
-                            const at::Tensor& v, int64_t key_start, int64_t keys) {
+AttentionBlockArgs FusedAttention::Args(const at::Tensor& q, const int64_t* q_pos, int64_t key_start,
+                                        int64_t keys) {
   AttentionBlockArgs args;
   args.batch = acc_.size(0);
   args.kv_heads = acc_.size(1);
@@ -291,15 +321,52 @@ void FusedAttention::Attend(const at::Tensor& q, const int64_t* q_pos, const at:
   args.head_dim = acc_.size(3);
   args.q = q.data_ptr<float>();
   args.q_pos = q_pos;
-  args.kt = kt.data_ptr<float>();
-  args.v = v.data_ptr<float>();
   args.key_start = key_start;
   args.keys = keys;
-  args.keys_padded = kt.size(3);
+  args.keys_padded = (keys + 7) / 8 * 8;
   args.running_max = running_max_.data_ptr<float>();
   args.running_sum = running_sum_.data_ptr<float>();
   args.acc = acc_.data_ptr<float>();
+  return args;
+}
+
+void FusedAttention::Attend(const at::Tensor& q, const int64_t* q_pos, const at::Tensor& kt,
+                            const at::Tensor& v, int64_t key_start, int64_t keys) {
+  AttentionBlockArgs args = Args(q, q_pos, key_start, keys);
+  TORCH_CHECK(kt.size(3) == args.keys_padded, "FusedAttention: kt has ", kt.size(3), " columns, expected ",
+              args.keys_padded);
+  args.kt = kt.data_ptr<float>();
+  args.v = v.data_ptr<float>();
   AttendKeyBlock(args);
+}
+
+void FusedAttention::AttendStored(const at::Tensor& q, const int64_t* q_pos, const at::Tensor& k_store,
+                                  const at::Tensor& v_store, const int64_t* slots, int64_t key_start,
+                                  int64_t keys) {
+  TORCH_CHECK(k_store.dim() == 3 && k_store.stride(2) == 1 && v_store.sizes() == k_store.sizes() &&
+                  v_store.stride(2) == 1 && v_store.scalar_type() == k_store.scalar_type() &&
+                  k_store.size(1) == acc_.size(1) && k_store.size(2) == acc_.size(3),
+              "FusedAttention: K and V stores [slots, kv_heads, head_dim] with contiguous rows");
+  AttentionBlockArgs a = Args(q, q_pos, key_start, keys);
+  at::Tensor kt, v;  // every head's block, when rows are many (each block then serves many row tasks)
+  const bool each = a.rows <= kAttentionRowsPerTask;
+  if (!each) {
+    kt = at::empty({a.batch, a.kv_heads, a.head_dim, a.keys_padded});
+    v = at::empty({a.batch, a.kv_heads, keys, a.head_dim});
+    a.kt = kt.data_ptr<float>();
+    a.v = v.data_ptr<float>();
+  }
+  WithKeyStores(k_store, v_store, slots, [&](const auto& stores) {
+    WithHeadDim(a.head_dim, [&](auto d) {
+      constexpr int D = decltype(d)::value;
+      if (each) {
+        GatherAndAttendEach<D>(a, stores);
+      } else {
+        GatherAll<D>(a, stores, kt.data_ptr<float>(), v.data_ptr<float>());
+        AttendAll<D>(a);
+      }
+    });
+  });
 }
 
 at::Tensor FusedAttention::Finish() { return acc_.div_(running_sum_.unsqueeze(-1)); }

@@ -11,8 +11,13 @@
 
 namespace mineru::engine {
 
-// True when this CPU can run the kernel and head_dim is one it is built for (16, 32, 64, 128: the
-// decoders; 72: SigLIP's).
+// Query rows per kv head in one task of the kernel. AttendStored with at most this many rows (a decode
+// step) gathers each head's key block into a per-thread buffer just before attending it; with more, it
+// gathers every head's block first.
+inline constexpr int64_t kAttentionRowsPerTask = 16;
+
+// True when this CPU can run the kernel (AVX2, FMA, F16C) and head_dim is one it is built for (16, 32, 64,
+// 128: the decoders; 72: SigLIP's).
 bool CpuAttentionKernelAvailable(int64_t head_dim);
 
 // `batch` sequences (a decode step's; 1 for a prefill chunk), each with its own keys: every array below
@@ -49,19 +54,20 @@ class FusedAttention {
   // kt [batch, kv_heads, head_dim, keys_padded] and v [batch, kv_heads, keys, head_dim], all float32.
   void Attend(const at::Tensor& q, const int64_t* q_pos, const at::Tensor& kt, const at::Tensor& v,
               int64_t key_start, int64_t keys);
+  // One key block read from K/V stores by slot (a paged cache's): k_store, v_store [slots, kv_heads,
+  // head_dim], float32, bfloat16 or half, the last dimension contiguous; slots [batch, keys]. The keys
+  // are widened to float32 and laid out for the kernel on the way: with few rows per head (a decode
+  // step) each head's block just before that head attends to it, in a per-thread buffer that stays in
+  // cache; with many, every head's block first, once.
+  void AttendStored(const at::Tensor& q, const int64_t* q_pos, const at::Tensor& k_store,
+                    const at::Tensor& v_store, const int64_t* slots, int64_t key_start, int64_t keys);
   // The attention output [batch, kv_heads, rows, head_dim] (the accumulator, divided in place).
   at::Tensor Finish();
 
  private:
+  AttentionBlockArgs Args(const at::Tensor& q, const int64_t* q_pos, int64_t key_start, int64_t keys);
+
   at::Tensor running_max_, running_sum_, acc_;
 };
-
-// Gathers a key block in the layout AttendKeyBlock reads, converting to float32 on the way: from K/V
-// stores indexed by slot (k_store, v_store: [slots, kv_heads, head_dim], float32, bfloat16 or half, the
-// last dimension contiguous) and slots [batch, keys], it writes kt [batch, kv_heads, head_dim,
-// keys_padded] (columns from `keys` on zeroed) and v [batch, kv_heads, keys, head_dim]. One pass, split
-// over threads by sequence and head, instead of a gather, a transpose and a conversion.
-void GatherKeyBlock(const at::Tensor& k_store, const at::Tensor& v_store, const int64_t* slots, int64_t batch,
-                    int64_t keys, int64_t keys_padded, float* kt, float* v);
 
 }  // namespace mineru::engine

@@ -6,7 +6,10 @@
 #include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <span>
 #include <vector>
+
+#include "engine/simd_avx2.h"
 
 namespace mineru::engine {
 namespace {
@@ -14,20 +17,31 @@ namespace {
 constexpr int64_t kRowBlock = 4;  // the most x rows widening the weight in registers
 constexpr int64_t kOutBlock = 3;  // weight rows (outputs) per register tile: 4 x 3 accumulators + 4
 
-// Runs fn(n0, n1) over [0, N) in runs of about N / (4 · threads) outputs (a multiple of `multiple`, at
-// most 192), which the threads take in turn as they finish: a thread slowed down (by another program,
-// or a core shared in a VM) leaves its remaining runs to the others instead of holding every thread
-// at the end of the product.
+// Runs fn(segment, n0, n1) over the outputs [0, sizes[segment]) of every segment (one per weight). The
+// threads take runs in turn as they finish, each run a share of what is left (at most 192 outputs, a
+// multiple of `multiple`, never crossing into the next segment), so runs shrink towards the end: a
+// thread slowed down (by another program, or a core shared in a VM) leaves the rest to the others, and
+// the threads finish close together instead of one waiting out another's last long run.
 template <typename Fn>
-void ForOutputRuns(int64_t N, int64_t multiple, const Fn& fn) {
+void ForOutputRuns(std::span<const int64_t> sizes, int64_t multiple, const Fn& fn) {
   const int64_t threads = at::get_num_threads();
-  const int64_t target = std::min<int64_t>(192, (N + 4 * threads - 1) / (4 * threads));
-  const int64_t run = std::max<int64_t>(multiple, (target + multiple - 1) / multiple * multiple);
-  const int64_t runs = (N + run - 1) / run;
+  int64_t total = 0;
+  for (int64_t n : sizes) total += n;
   std::atomic<int64_t> next{0};
-  at::parallel_for(0, std::min(threads, runs), 1, [&](int64_t, int64_t) {
-    for (int64_t i = next.fetch_add(1); i < runs; i = next.fetch_add(1))
-      fn(i * run, std::min(N, (i + 1) * run));
+  at::parallel_for(0, std::min(threads, (total + multiple - 1) / multiple), 1, [&](int64_t, int64_t) {
+    int64_t p = next.load();
+    while (p < total) {
+      size_t seg = 0;
+      int64_t seg_start = 0;
+      while (p >= seg_start + sizes[seg]) seg_start += sizes[seg++];
+      const int64_t share = std::min<int64_t>(192, (total - p) / (3 * threads));
+      const int64_t run = std::max(multiple, share / multiple * multiple);
+      const int64_t end = std::min(p + run, seg_start + sizes[seg]);
+      if (next.compare_exchange_weak(p, end)) {
+        fn(seg, p - seg_start, end - seg_start);
+        p = next.load();
+      }
+    }
   });
 }
 
@@ -38,10 +52,34 @@ float Bf16ToFloat(uint16_t v) {
   return f;
 }
 
-__attribute__((target("avx2,fma"))) inline __m256 Load8(const uint16_t* p) {  // eight bf16, widened
-  const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-}
+// Where one weight's outputs go: out[r, n] = sum + bias[n], stored as float32 or rounded once to
+// bfloat16.
+struct OutputSink {
+  void* data;
+  int64_t ld;
+  bool bf16;
+  const void* bias;  // null: none
+  bool bias_bf16;    // else float32
+
+  void Store(int64_t r, int64_t n, float sum) const {
+    if (bias) {
+      sum +=
+          bias_bf16 ? Bf16ToFloat(static_cast<const uint16_t*>(bias)[n]) : static_cast<const float*>(bias)[n];
+    }
+    if (bf16) {
+      static_cast<at::BFloat16*>(data)[r * ld + n] = at::BFloat16(sum);
+    } else {
+      static_cast<float*>(data)[r * ld + n] = sum;
+    }
+  }
+};
+
+// One weight of a product: its rows (bf16 as stored) and where its outputs go.
+struct WeightJob {
+  const uint16_t* w;
+  int64_t n;
+  OutputSink sink;
+};
 
 __attribute__((target("avx2,fma"))) inline float Sum8(__m256 v) {
   const __m128 s = _mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -53,7 +91,7 @@ __attribute__((target("avx2,fma"))) inline float Sum8(__m256 v) {
 // registers.
 template <int R, int C>
 __attribute__((target("avx2,fma"))) void Tile(const float* x, int64_t ldx, const uint16_t* w, int64_t K,
-                                              float* out, int64_t ldo) {
+                                              const OutputSink& out, int64_t n0) {
   __m256 acc[R][C];  // fully unrolled below, so the sums live in registers
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
@@ -63,7 +101,7 @@ __attribute__((target("avx2,fma"))) void Tile(const float* x, int64_t ldx, const
   for (int64_t k = 0; k < k8; k += 8) {
     __m256 wv[C];
 #pragma GCC unroll 4
-    for (int c = 0; c < C; ++c) wv[c] = Load8(w + c * K + k);
+    for (int c = 0; c < C; ++c) wv[c] = simd::Load8(w + c * K + k);
 #pragma GCC unroll 4
     for (int r = 0; r < R; ++r) {
       const __m256 xv = _mm256_loadu_ps(x + r * ldx + k);
@@ -75,36 +113,36 @@ __attribute__((target("avx2,fma"))) void Tile(const float* x, int64_t ldx, const
     for (int c = 0; c < C; ++c) {
       float s = Sum8(acc[r][c]);
       for (int64_t k = k8; k < K; ++k) s += x[r * ldx + k] * Bf16ToFloat(w[c * K + k]);
-      out[r * ldo + c] = s;
+      out.Store(r, n0 + c, s);
     }
   }
 }
 
 template <int R>
-void RowsTile(const float* x, int64_t ldx, const uint16_t* w, int64_t K, int64_t outputs, float* out,
-              int64_t ldo) {
+void RowsTile(const float* x, int64_t ldx, const uint16_t* w, int64_t K, int64_t outputs,
+              const OutputSink& out, int64_t n0) {
   switch (outputs) {
     case 3:
-      return Tile<R, 3>(x, ldx, w, K, out, ldo);
+      return Tile<R, 3>(x, ldx, w, K, out, n0);
     case 2:
-      return Tile<R, 2>(x, ldx, w, K, out, ldo);
+      return Tile<R, 2>(x, ldx, w, K, out, n0);
     default:
-      return Tile<R, 1>(x, ldx, w, K, out, ldo);
+      return Tile<R, 1>(x, ldx, w, K, out, n0);
   }
 }
 
-// Every row of x (at most kRowBlock) against `outputs` weight rows read as stored.
-void AllRows(const float* x, int64_t M, const uint16_t* w, int64_t K, int64_t outputs, float* out,
-             int64_t ldo) {
+// Every row of x (at most kRowBlock) against `outputs` weight rows read as stored, from output n0.
+void AllRows(const float* x, int64_t M, const uint16_t* w, int64_t K, int64_t outputs, const OutputSink& out,
+             int64_t n0) {
   switch (M) {
     case 4:
-      return RowsTile<4>(x, K, w, K, outputs, out, ldo);
+      return RowsTile<4>(x, K, w, K, outputs, out, n0);
     case 3:
-      return RowsTile<3>(x, K, w, K, outputs, out, ldo);
+      return RowsTile<3>(x, K, w, K, outputs, out, n0);
     case 2:
-      return RowsTile<2>(x, K, w, K, outputs, out, ldo);
+      return RowsTile<2>(x, K, w, K, outputs, out, n0);
     default:
-      return RowsTile<1>(x, K, w, K, outputs, out, ldo);
+      return RowsTile<1>(x, K, w, K, outputs, out, n0);
   }
 }
 
@@ -132,13 +170,29 @@ __attribute__((target("avx2,fma"))) void WidenRowUnpacked(const uint16_t* w, int
   for (int64_t k = k16; k < K; ++k) dst[k] = Bf16ToFloat(w[k]);
 }
 
+// Eight rows of x (rows from `rows` on read as zero) into xt: row r, column k goes to
+// xt[WidenedPosition(k) · ld + r]. Eight k at a time, transposed in registers.
+__attribute__((target("avx2"))) void TransposeRows(const float* x, int64_t rows, int64_t K, float* xt,
+                                                   int64_t ld) {
+  const int64_t k8 = K & ~int64_t{7};
+  for (int64_t k0 = 0; k0 < k8; k0 += 8) {
+    __m256 v[8];
+    for (int64_t i = 0; i < 8; ++i) v[i] = i < rows ? _mm256_loadu_ps(x + i * K + k0) : _mm256_setzero_ps();
+    simd::Transpose8x8(v);
+    for (int64_t j = 0; j < 8; ++j) _mm256_storeu_ps(xt + WidenedPosition(k0 + j, K) * ld, v[j]);
+  }
+  for (int64_t k = k8; k < K; ++k) {
+    for (int64_t i = 0; i < 8; ++i) xt[WidenedPosition(k, K) * ld + i] = i < rows ? x[i * K + k] : 0.0f;
+  }
+}
+
 // C widened weight rows (w, row stride K) against xt; writes out[r, c] for r < M. While it multiplies
 // it prefetches `prefetch_bytes` from `prefetch` (the next group's weight rows), a line every 4 k, so
 // the next widening finds them in cache.
 template <int C, int V>
 __attribute__((target("avx2,fma"))) void BroadcastTile(const float* w, int64_t K, const float* xt, int64_t M,
-                                                       float* out, int64_t ldo, const char* prefetch,
-                                                       int64_t prefetch_bytes) {
+                                                       const OutputSink& out, int64_t n0,
+                                                       const char* prefetch, int64_t prefetch_bytes) {
   __m256 acc[C][V];
 #pragma GCC unroll 12
   for (int c = 0; c < C; ++c)
@@ -166,7 +220,7 @@ __attribute__((target("avx2,fma"))) void BroadcastTile(const float* w, int64_t K
 #pragma GCC unroll 2
     for (int v = 0; v < V; ++v) _mm256_store_ps(&sums[c][8 * v], acc[c][v]);
   for (int64_t r = 0; r < M; ++r)
-    for (int c = 0; c < C; ++c) out[r * ldo + c] = sums[c][r];
+    for (int c = 0; c < C; ++c) out.Store(r, n0 + c, sums[c][r]);
 }
 
 // Outputs per broadcast tile: 12 accumulators, V loads and one broadcast in the 16 AVX registers.
@@ -174,33 +228,33 @@ template <int V>
 constexpr int64_t kBroadcastOutputs = 12 / V;
 
 template <int V>
-void BroadcastTiles(const float* w, int64_t K, const float* xt, int64_t M, int64_t outputs, float* out,
-                    int64_t ldo, const char* prefetch, int64_t prefetch_bytes) {
+void BroadcastTiles(const float* w, int64_t K, const float* xt, int64_t M, int64_t outputs,
+                    const OutputSink& out, int64_t n0, const char* prefetch, int64_t prefetch_bytes) {
   if (outputs == kBroadcastOutputs<V>) {
-    return BroadcastTile<kBroadcastOutputs<V>, V>(w, K, xt, M, out, ldo, prefetch, prefetch_bytes);
+    return BroadcastTile<kBroadcastOutputs<V>, V>(w, K, xt, M, out, n0, prefetch, prefetch_bytes);
   }
   for (int64_t c = 0; c < outputs; ++c)  // the last few outputs of a task
-    BroadcastTile<1, V>(w + c * K, K, xt, M, out + c, ldo, prefetch, c == 0 ? prefetch_bytes : 0);
+    BroadcastTile<1, V>(w + c * K, K, xt, M, out, n0 + c, prefetch, c == 0 ? prefetch_bytes : 0);
 }
 
 template <int V>
-void BroadcastRows(const float* x, int64_t M, const uint16_t* w, int64_t K, int64_t N, float* out) {
+void BroadcastRows(const float* x, int64_t M, int64_t K, std::span<const WeightJob> jobs,
+                   std::span<const int64_t> sizes) {
   constexpr int64_t C = kBroadcastOutputs<V>;
   const at::Tensor xt_storage = at::empty({K, 8 * V}, at::kFloat);  // c10 aligns it: aligned loads
   float* xt = xt_storage.data_ptr<float>();
-  for (int64_t k = 0; k < K; ++k) {
-    float* col = xt + WidenedPosition(k, K) * 8 * V;
-    for (int64_t r = 0; r < 8 * V; ++r) col[r] = r < M ? x[r * K + k] : 0.0f;
-  }
-  ForOutputRuns(N, C, [&](int64_t n0, int64_t n1) {
-    thread_local std::vector<float> scratch;
-    scratch.resize(C * K);
+  for (int64_t r0 = 0; r0 < 8 * V; r0 += 8) TransposeRows(r0 < M ? x + r0 * K : x, M - r0, K, xt + r0, 8 * V);
+  // Each thread's widened weight rows.
+  const at::Tensor scratch_storage = at::empty({at::get_num_threads(), C * K}, at::kFloat);
+  ForOutputRuns(sizes, C, [&](size_t j, int64_t n0, int64_t n1) {
+    const uint16_t* w = jobs[j].w;
+    float* scratch = scratch_storage.data_ptr<float>() + at::get_thread_num() * C * K;
     for (int64_t n = n0; n < n1; n += C) {
       const int64_t outputs = std::min(C, n1 - n);
-      for (int64_t c = 0; c < outputs; ++c) WidenRowUnpacked(w + (n + c) * K, K, scratch.data() + c * K);
+      for (int64_t c = 0; c < outputs; ++c) WidenRowUnpacked(w + (n + c) * K, K, scratch + c * K);
       const int64_t next_outputs = std::max<int64_t>(0, std::min(C, n1 - n - C));
       const uint16_t* next = next_outputs > 0 ? w + (n + C) * K : w;
-      BroadcastTiles<V>(scratch.data(), K, xt, M, outputs, out + n, N, reinterpret_cast<const char*>(next),
+      BroadcastTiles<V>(scratch, K, xt, M, outputs, jobs[j].sink, n, reinterpret_cast<const char*>(next),
                         next_outputs * K * 2);
     }
   });
@@ -213,30 +267,64 @@ bool Bf16RowsKernelAvailable() {
   return available;
 }
 
-at::Tensor Bf16RowsLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias) {
-  const int64_t M = x.size(0), K = x.size(1), N = w.size(0);
-  TORCH_CHECK(x.scalar_type() == at::kFloat && x.is_contiguous() && w.scalar_type() == at::kBFloat16 &&
-                  w.is_contiguous() && w.size(1) == K,
-              "Bf16RowsLinear: x float32 [M, K] and w bfloat16 [N, K], both contiguous");
+std::vector<at::Tensor> Bf16RowsLinears(const at::Tensor& x, std::span<const at::Tensor> weights,
+                                        std::span<const at::Tensor> biases, at::ScalarType out_dtype) {
+  TORCH_CHECK(x.dim() == 2 && x.is_contiguous() &&
+                  (x.scalar_type() == at::kFloat || x.scalar_type() == at::kBFloat16),
+              "Bf16RowsLinear: x float32 or bfloat16 [M, K], contiguous");
+  TORCH_CHECK(out_dtype == at::kFloat || out_dtype == at::kBFloat16,
+              "Bf16RowsLinear: output float32 or bfloat16");
+  TORCH_CHECK(biases.empty() || biases.size() == weights.size(),
+              "Bf16RowsLinear: one bias (or none) per weight");
+  const int64_t M = x.size(0), K = x.size(1);
   TORCH_CHECK(M <= kBf16RowsKernelMaxRows, "Bf16RowsLinear: at most ", kBf16RowsKernelMaxRows, " rows, got ",
               M);
-  at::Tensor out = at::empty({M, N}, x.options());
-  const float* xp = x.data_ptr<float>();
-  const auto* wp = reinterpret_cast<const uint16_t*>(w.data_ptr<at::BFloat16>());
-  float* op = out.data_ptr<float>();
+  std::vector<at::Tensor> outs, kept_biases;
+  std::vector<WeightJob> jobs;
+  std::vector<int64_t> sizes;
+  for (size_t i = 0; i < weights.size(); ++i) {
+    const at::Tensor& w = weights[i];
+    TORCH_CHECK(w.scalar_type() == at::kBFloat16 && w.is_contiguous() && w.dim() == 2 && w.size(1) == K,
+                "Bf16RowsLinear: w bfloat16 [N, K], contiguous, K = ", K);
+    const int64_t N = w.size(0);
+    at::Tensor b = biases.empty() ? at::Tensor() : biases[i];
+    TORCH_CHECK(!b.defined() || b.numel() == N, "Bf16RowsLinear: bias of ", N, " values");
+    if (b.defined() && (b.scalar_type() != at::kBFloat16 || !b.is_contiguous()))
+      b = b.to(at::kFloat).contiguous();
+    kept_biases.push_back(b);
+    outs.push_back(at::empty({M, N}, x.options().dtype(out_dtype)));
+    jobs.push_back({reinterpret_cast<const uint16_t*>(w.data_ptr<at::BFloat16>()),
+                    N,
+                    {outs.back().data_ptr(), N, out_dtype == at::kBFloat16,
+                     b.defined() ? b.data_ptr() : nullptr, b.defined() && b.scalar_type() == at::kBFloat16}});
+    sizes.push_back(N);
+  }
+  at::Tensor widened_x = x;  // x as float32
+  if (x.scalar_type() == at::kBFloat16) {
+    widened_x = at::empty({M, K}, at::kFloat);
+    const auto* xb = reinterpret_cast<const uint16_t*>(x.data_ptr<at::BFloat16>());
+    float* xw = widened_x.data_ptr<float>();
+    for (int64_t i = 0; i < M * K; ++i) xw[i] = Bf16ToFloat(xb[i]);
+  }
+  const float* xp = widened_x.data_ptr<float>();
   if (M <= kRowBlock) {
     // Each task owns a run of outputs and reads their weight rows from memory once, widened in registers.
-    ForOutputRuns(N, kOutBlock, [&](int64_t n0, int64_t n1) {
+    ForOutputRuns(sizes, kOutBlock, [&](size_t j, int64_t n0, int64_t n1) {
       for (int64_t n = n0; n < n1; n += kOutBlock)
-        AllRows(xp, M, wp + n * K, K, std::min(kOutBlock, n1 - n), op + n, N);
+        AllRows(xp, M, jobs[j].w + n * K, K, std::min(kOutBlock, n1 - n), jobs[j].sink, n);
     });
   } else if (M <= 8) {
-    BroadcastRows<1>(xp, M, wp, K, N, op);
+    BroadcastRows<1>(xp, M, K, jobs, sizes);
   } else {
-    BroadcastRows<2>(xp, M, wp, K, N, op);
+    BroadcastRows<2>(xp, M, K, jobs, sizes);
   }
-  if (bias.defined()) out.add_(bias.to(at::kFloat));
-  return out;
+  return outs;
+}
+
+at::Tensor Bf16RowsLinear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias,
+                          at::ScalarType out_dtype) {
+  return Bf16RowsLinears(x, std::span<const at::Tensor>(&w, 1), std::span<const at::Tensor>(&bias, 1),
+                         out_dtype)[0];
 }
 
 }  // namespace mineru::engine

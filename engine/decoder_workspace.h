@@ -7,7 +7,9 @@
 // of the largest slice over one key block (scores, probabilities, mask, the gathered keys and values, the
 // running max/sum/accumulator, in float32; a decode step attends all its sequences at once), the
 // attention output, the MLP, the head over the rows that need logits, and in bf16 the widened operands
-// of the CPU's dense products. Only one layer's temporaries count: each layer frees them before the next.
+// of the CPU's dense products. On the CPU, RMSNorm, RoPE and the gated activation run fused row kernels
+// that allocate only their outputs, and a decode step's attention gathers one head's keys per thread.
+// Only one layer's temporaries count: each layer frees them before the next.
 // It is never L x L: attention is bounded by the key block (paged_attention.h) and the prefill chunk.
 // The weight lease's own dtype conversion is counted apart (lease_conversion.h). Not counted: the
 // caller's input embeddings (they exist before the forward) and the KV pages (the pool, charged once).

@@ -9,6 +9,9 @@
 
 #include <ATen/ATen.h>
 
+#include <span>
+#include <vector>
+
 namespace mineru::engine {
 
 // Outputs per widened weight block of a CPU bf16 Linear with many rows (see Linear).
@@ -16,6 +19,12 @@ inline constexpr int64_t kWidenBlockOutputs = 2048;
 
 // x [..., K] · w[N, K]ᵀ (+ bias [N]) -> [..., N], in x's dtype.
 at::Tensor Linear(const at::Tensor& x, const at::Tensor& w, const at::Tensor& bias = {});
+
+// Linear of x with each weight (and its bias: `biases` is empty or has one per weight, each possibly
+// undefined), the same values as one Linear each; on a CPU in bfloat16 with few rows, computed in one
+// pass of the few-rows kernel (x laid out once, one queue of outputs for all threads).
+std::vector<at::Tensor> Linears(const at::Tensor& x, std::span<const at::Tensor> weights,
+                                std::span<const at::Tensor> biases = {});
 
 // at::matmul's semantics (batched, broadcasting), in a's dtype.
 at::Tensor Matmul(const at::Tensor& a, const at::Tensor& b);

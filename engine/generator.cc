@@ -1,5 +1,7 @@
 #include "engine/generator.h"
 
+#include <ATen/Parallel.h>
+
 #include "common/clock.h"
 #include "engine/torch_status.h"
 
@@ -66,11 +68,14 @@ Result<std::vector<GenerationResult>> Generate(const Qwen2Decoder& decoder,
     }
     MINERU_ASSIGN_OR_RETURN(at::Tensor logits, decoder.Forward(inputs));
     ++steps;
+    // Each sequence's choice is its own (sampler, history, kept logits): the rows split over threads.
     MINERU_RETURN_IF_ERROR(CatchTorch("sampling", [&]() -> Status {
-      for (size_t k = 0; k < active.size(); ++k) {
-        const size_t i = active[k];
-        last[i] = Choose(logits[static_cast<int64_t>(k)], samplers[i], requests[i], kept[i]);
-      }
+      at::parallel_for(0, static_cast<int64_t>(active.size()), 1, [&](int64_t k0, int64_t k1) {
+        for (int64_t k = k0; k < k1; ++k) {
+          const size_t i = active[static_cast<size_t>(k)];
+          last[i] = Choose(logits[k], samplers[i], requests[i], kept[i]);
+        }
+      });
       return Status::Ok();
     }));
   }

@@ -24,14 +24,9 @@ at::Tensor FusedCpuAttention(const at::Tensor& qg, const std::vector<int64_t>& r
   const int64_t last = *std::max_element(lengths.begin(), lengths.end());
   for (int64_t kb = 0; kb < last; kb += s.key_block_tokens) {
     const int64_t ke = std::min(kb + s.key_block_tokens, last);
-    const int64_t b = ke - kb;
-    const int64_t padded = (b + 7) / 8 * 8;
     const std::vector<int64_t> slots = cache.PaddedSlots(seqs, lengths, kb, ke);
-    at::Tensor kt = at::empty({batch, s.num_kv_heads, s.head_dim, padded});
-    at::Tensor vv = at::empty({batch, s.num_kv_heads, b, s.head_dim});
-    GatherKeyBlock(cache.keys(layer), cache.values(layer), slots.data(), batch, b, padded,
-                   kt.data_ptr<float>(), vv.data_ptr<float>());
-    attention.Attend(qg, row_pos.data(), kt, vv, kb, b);
+    attention.AttendStored(qg, row_pos.data(), cache.keys(layer), cache.values(layer), slots.data(), kb,
+                           ke - kb);
   }
   return attention.Finish();
 }

@@ -26,9 +26,12 @@ at::Tensor Qwen2DecoderLayer(const at::Tensor& x, const WeightLease& w, int64_t 
   const int64_t rows = x.size(0);
 
   at::Tensor h = RmsNorm(x, w.Get(p + "input_layernorm.weight"), c.rms_norm_eps);
-  at::Tensor q = Linear(h, w.Get(p + "self_attn.q_proj.weight"), w.Get(p + "self_attn.q_proj.bias"));
-  at::Tensor k = Linear(h, w.Get(p + "self_attn.k_proj.weight"), w.Get(p + "self_attn.k_proj.bias"));
-  at::Tensor v = Linear(h, w.Get(p + "self_attn.v_proj.weight"), w.Get(p + "self_attn.v_proj.bias"));
+  const at::Tensor weights[] = {w.Get(p + "self_attn.q_proj.weight"), w.Get(p + "self_attn.k_proj.weight"),
+                                w.Get(p + "self_attn.v_proj.weight")};
+  const at::Tensor biases[] = {w.Get(p + "self_attn.q_proj.bias"), w.Get(p + "self_attn.k_proj.bias"),
+                               w.Get(p + "self_attn.v_proj.bias")};
+  std::vector<at::Tensor> qkv = Linears(h, weights, biases);
+  at::Tensor q = qkv[0], k = qkv[1], v = qkv[2];
   q = ctx.rope->Apply(q.view({rows, c.num_heads, c.head_dim}), ctx.positions);
   k = ctx.rope->Apply(k.view({rows, c.num_kv_heads, c.head_dim}), ctx.positions);
   v = v.view({rows, c.num_kv_heads, c.head_dim});

@@ -92,6 +92,40 @@ TEST(DenseOps, FewRowsKernelMatchesFloat32Gemm) {
   }
 }
 
+TEST(DenseOps, FewRowsKernelRoundsItsBfloat16OutputOnce) {
+  if (!Bf16RowsKernelAvailable()) GTEST_SKIP() << "this CPU has no AVX2/FMA";
+  for (int64_t rows : {2, 7, 16}) {
+    const at::Tensor x = RandomBf16({rows, 200}, 41);
+    const at::Tensor w = RandomBf16({37, 200}, 42);
+    const at::Tensor b = RandomBf16({37}, 43);
+    const at::Tensor rounded = Bf16RowsLinear(x, w, b, at::kBFloat16);
+    ASSERT_EQ(rounded.scalar_type(), at::kBFloat16);
+    EXPECT_TRUE(at::equal(rounded, Bf16RowsLinear(x.to(at::kFloat), w, b).to(at::kBFloat16)))
+        << rows << " rows";
+  }
+}
+
+// Several weights in one pass give each weight's own Linear bit for bit, in both dtypes, on both sides of
+// the few-rows kernel's limit, with and without biases.
+TEST(DenseOps, LinearsEqualOneLinearPerWeight) {
+  for (at::ScalarType dtype : {at::kBFloat16, at::kFloat}) {
+    for (int64_t rows : {1, 5, 16, 40}) {
+      SCOPED_TRACE(testing::Message() << rows << " rows, " << dtype);
+      const at::Tensor x = RandomBf16({rows, 96}, 51).to(dtype);
+      const std::vector<at::Tensor> ws = {RandomBf16({67, 96}, 52).to(dtype),
+                                          RandomBf16({9, 96}, 53).to(dtype),
+                                          RandomBf16({130, 96}, 54).to(dtype)};
+      const std::vector<at::Tensor> bs = {RandomBf16({67}, 55).to(dtype), at::Tensor(),
+                                          RandomBf16({130}, 56).to(dtype)};
+      const std::vector<at::Tensor> got = Linears(x, ws, bs);
+      ASSERT_EQ(got.size(), ws.size());
+      for (size_t i = 0; i < ws.size(); ++i) EXPECT_TRUE(at::equal(got[i], Linear(x, ws[i], bs[i]))) << i;
+      const std::vector<at::Tensor> no_bias = Linears(x, ws);
+      for (size_t i = 0; i < ws.size(); ++i) EXPECT_TRUE(at::equal(no_bias[i], Linear(x, ws[i]))) << i;
+    }
+  }
+}
+
 TEST(DenseOps, Float32IsLibtorchsOwnResultBitForBit) {
   const at::Tensor x = at::randn({9, 40});
   const at::Tensor w = at::randn({12, 40});
