@@ -64,13 +64,19 @@ TEST(PagedAttentionTest, MatchesDirectSoftmaxAttention) {
 
 // A decode step of sequences of different lengths in one computation, each against the direct
 // reference; the last token of each written by WriteTokens, and the null page (the padding) poisoned
-// with NaN so that any use of it shows.
+// with NaN so that any use of it shows. K/V stored in every dtype the kernel reads (the reference
+// takes the stored values), at head sizes that split the weighted sum differently.
 TEST(PagedAttentionTest, DecodeStepOfManySequencesMatchesEachAlone) {
   at::manual_seed(11);
-  const int64_t heads = 6, kvh = 2, d = 16;
+  const int64_t heads = 6, kvh = 2;
   const std::vector<int64_t> lengths = {1, 9, 23, 45, 16};
-  for (int64_t page : {1, 4, 16}) {
-    auto cache = PagedKvCache::Create({1, kvh, d, page, 128, at::kFloat, at::kCPU});
+  for (auto [d, dtype, page] : {std::tuple<int64_t, at::ScalarType, int64_t>{16, at::kFloat, 1},
+                                {16, at::kFloat, 4},
+                                {16, at::kFloat, 16},
+                                {64, at::kBFloat16, 4},
+                                {128, at::kHalf, 16}}) {
+    SCOPED_TRACE(::testing::Message() << "head_dim " << d << " " << dtype);
+    auto cache = PagedKvCache::Create({1, kvh, d, page, 128, dtype, at::kCPU});
     ASSERT_TRUE(cache.ok());
     (*cache)->provider().storage().narrow(0, 0, 1).fill_(NAN);
     std::vector<KvSequence> seqs(lengths.size());
@@ -84,8 +90,8 @@ TEST(PagedAttentionTest, DecodeStepOfManySequencesMatchesEachAlone) {
     std::vector<at::Tensor> last_k, last_v;
     for (size_t i = 0; i < seqs.size(); ++i) {
       ASSERT_TRUE((*cache)->Reserve(seqs[i], lengths[i]).ok());
-      ks.push_back(at::randn({lengths[i], kvh, d}));
-      vs.push_back(at::randn({lengths[i], kvh, d}));
+      ks.push_back(at::randn({lengths[i], kvh, d}).to(dtype).to(at::kFloat));  // as stored
+      vs.push_back(at::randn({lengths[i], kvh, d}).to(dtype).to(at::kFloat));
       if (lengths[i] > 1)
         (*cache)->Write(0, seqs[i], 0, ks[i].narrow(0, 0, lengths[i] - 1),
                         vs[i].narrow(0, 0, lengths[i] - 1));
