@@ -298,9 +298,8 @@ void WithKeyStores(const at::Tensor& k, const at::Tensor& v, const int64_t* slot
 }  // namespace
 
 bool CpuAttentionKernelAvailable(int64_t head_dim) {
-  static const bool cpu =
-      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
-  return cpu && (head_dim == 16 || head_dim == 32 || head_dim == 64 || head_dim == 72 || head_dim == 128);
+  return simd::CpuHasAvx2() &&
+         (head_dim == 16 || head_dim == 32 || head_dim == 64 || head_dim == 72 || head_dim == 128);
 }
 
 void AttendKeyBlock(const AttentionBlockArgs& a) {

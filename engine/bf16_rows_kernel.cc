@@ -262,10 +262,7 @@ void BroadcastRows(const float* x, int64_t M, int64_t K, std::span<const WeightJ
 
 }  // namespace
 
-bool Bf16RowsKernelAvailable() {
-  static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return available;
-}
+bool Bf16RowsKernelAvailable() { return simd::CpuHasAvx2(); }
 
 std::vector<at::Tensor> Bf16RowsLinears(const at::Tensor& x, std::span<const at::Tensor> weights,
                                         std::span<const at::Tensor> biases, at::ScalarType out_dtype) {

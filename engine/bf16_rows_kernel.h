@@ -20,7 +20,7 @@ namespace mineru::engine {
 // machine's speed varies).
 inline constexpr int64_t kBf16RowsKernelMaxRows = 16;
 
-// True when this CPU has the instructions the kernel needs (AVX2 and FMA).
+// True when this CPU has the instructions the kernel needs (simd::CpuHasAvx2: AVX2, FMA, F16C).
 bool Bf16RowsKernelAvailable();
 
 // x: float32 or bfloat16 [M, K] contiguous; w: bfloat16 [N, K] contiguous; bias: undefined or [N].

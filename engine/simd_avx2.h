@@ -1,6 +1,6 @@
 // AVX2 helpers the CPU kernels share: widening eight bfloat16 (or half) values, rounding float32 to
 // bfloat16 the way a cast does (to nearest, ties to even; NaN stays NaN), an 8 x 8 transpose, and e^x
-// for x <= 0. Callers check the CPU (__builtin_cpu_supports) before running code built on them.
+// for x <= 0. Callers check the CPU (CpuHasAvx2) before running code built on them.
 #pragma once
 
 #include <c10/util/BFloat16.h>
@@ -10,6 +10,13 @@
 #include <cstdint>
 
 namespace mineru::engine::simd {
+
+// True when this CPU has AVX2, FMA and F16C, which every helper here and the kernels built on them need.
+inline bool CpuHasAvx2() {
+  static const bool available =
+      __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  return available;
+}
 
 // Eight values as float32.
 __attribute__((target("avx2"), always_inline)) inline __m256 Load8(const float* p) {

@@ -11,11 +11,6 @@
 namespace mineru::engine {
 namespace {
 
-bool CpuHasAvx2Fma() {
-  static const bool available = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-  return available;
-}
-
 // out = silu(g) · u over n elements, rounding to T where the reference does (silu's result, then the
 // product). silu(g) = g / (1 + e^-g), written with e = e^-|g| <= 1 so the exponential never overflows:
 // g / (1 + e) for g >= 0, g·e / (1 + e) below.
@@ -42,7 +37,7 @@ __attribute__((target("avx2,fma"))) void SiluTimes(const T* g, const T* u, T* ou
 // silu(gate) · up.
 at::Tensor GatedActivation(const at::Tensor& gate, const at::Tensor& up) {
   const at::ScalarType t = gate.scalar_type();
-  if (!gate.device().is_cpu() || !CpuHasAvx2Fma() || up.scalar_type() != t || up.sizes() != gate.sizes() ||
+  if (!gate.device().is_cpu() || !simd::CpuHasAvx2() || up.scalar_type() != t || up.sizes() != gate.sizes() ||
       (t != at::kFloat && t != at::kBFloat16)) {
     return at::silu(gate).mul_(up);
   }
