@@ -146,32 +146,14 @@ void AllRows(const float* x, int64_t M, const uint16_t* w, int64_t K, int64_t ou
   }
 }
 
-// More rows: the roles turn around. A group of weight rows is widened once into a float buffer, and
-// each weight element, broadcast, multiplies 8 rows of x at once (x transposed into xt [K, 8·V], zero
-// past M). The sums are the outputs themselves: a tile keeps C outputs × 8·V rows in registers over all
-// of K, with no horizontal reduction. Widening takes one unpack per 8 values, which interleaves k
-// within each 16 ([0-3, 8-11, 4-7, 12-15]); xt is written in the same order, so every weight value
-// still meets its own x value.
-constexpr int64_t kUnpackOrder[16] = {0, 1, 2, 3, 8, 9, 10, 11, 4, 5, 6, 7, 12, 13, 14, 15};
+// More rows: the roles turn around. Each weight element, broadcast, multiplies 8 rows of x at once (x
+// transposed into xt [K, 8·V], zero past M). The sums are the outputs themselves: a tile keeps C outputs
+// × 8·V rows in registers over all of K, with no horizontal reduction. The weight is read as stored:
+// the broadcast takes the 32 bits that end with element k (elements k-1 and k) and a mask keeps the
+// upper half, which is element k as a float32 exactly. No widened copy is written or read back.
 
-int64_t WidenedPosition(int64_t k, int64_t K) {
-  const int64_t k16 = K & ~int64_t{15};
-  return k < k16 ? (k & ~int64_t{15}) + kUnpackOrder[k & 15] : k;
-}
-
-__attribute__((target("avx2,fma"))) void WidenRowUnpacked(const uint16_t* w, int64_t K, float* dst) {
-  const __m256i zero = _mm256_setzero_si256();
-  const int64_t k16 = K & ~int64_t{15};
-  for (int64_t k = 0; k < k16; k += 16) {
-    const __m256i v = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(w + k));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + k), _mm256_unpacklo_epi16(zero, v));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst + k + 8), _mm256_unpackhi_epi16(zero, v));
-  }
-  for (int64_t k = k16; k < K; ++k) dst[k] = Bf16ToFloat(w[k]);
-}
-
-// Eight rows of x (rows from `rows` on read as zero) into xt: row r, column k goes to
-// xt[WidenedPosition(k) · ld + r]. Eight k at a time, transposed in registers.
+// Eight rows of x (rows from `rows` on read as zero) into xt: row r, column k goes to xt[k · ld + r].
+// Eight k at a time, transposed in registers.
 __attribute__((target("avx2"))) void TransposeRows(const float* x, int64_t rows, int64_t K, float* xt,
                                                    int64_t ld) {
   const int64_t k8 = K & ~int64_t{7};
@@ -179,27 +161,41 @@ __attribute__((target("avx2"))) void TransposeRows(const float* x, int64_t rows,
     __m256 v[8];
     for (int64_t i = 0; i < 8; ++i) v[i] = i < rows ? _mm256_loadu_ps(x + i * K + k0) : _mm256_setzero_ps();
     simd::Transpose8x8(v);
-    for (int64_t j = 0; j < 8; ++j) _mm256_storeu_ps(xt + WidenedPosition(k0 + j, K) * ld, v[j]);
+    for (int64_t j = 0; j < 8; ++j) _mm256_storeu_ps(xt + (k0 + j) * ld, v[j]);
   }
   for (int64_t k = k8; k < K; ++k) {
-    for (int64_t i = 0; i < 8; ++i) xt[WidenedPosition(k, K) * ld + i] = i < rows ? x[i * K + k] : 0.0f;
+    for (int64_t i = 0; i < 8; ++i) xt[k * ld + i] = i < rows ? x[i * K + k] : 0.0f;
   }
 }
 
-// C widened weight rows (w, row stride K) against xt; writes out[r, c] for r < M. While it multiplies
-// it prefetches `prefetch_bytes` from `prefetch` (the next group's weight rows), a line every 4 k, so
-// the next widening finds them in cache.
+// Weight element p[0] broadcast as float32: the 32 bits at p - 1 hold it in their upper half.
+__attribute__((target("avx2"), always_inline)) inline __m256 BroadcastBf16(const uint16_t* p, __m256 upper) {
+  float pair;
+  std::memcpy(&pair, p - 1, sizeof pair);
+  return _mm256_and_ps(_mm256_set1_ps(pair), upper);
+}
+
+// C weight rows (w, row stride K) against xt; writes out[r, c] for r < M. While it multiplies it
+// prefetches `prefetch_bytes` from `prefetch` (the next group's weight rows), a line every 4 k.
 template <int C, int V>
-__attribute__((target("avx2,fma"))) void BroadcastTile(const float* w, int64_t K, const float* xt, int64_t M,
-                                                       const OutputSink& out, int64_t n0,
+__attribute__((target("avx2,fma"))) void BroadcastTile(const uint16_t* w, int64_t K, const float* xt,
+                                                       int64_t M, const OutputSink& out, int64_t n0,
                                                        const char* prefetch, int64_t prefetch_bytes) {
   __m256 acc[C][V];
-#pragma GCC unroll 12
-  for (int c = 0; c < C; ++c)
+  {  // k = 0: the element before a row may lie outside the weight
+    __m256 b[V];
 #pragma GCC unroll 2
-    for (int v = 0; v < V; ++v) acc[c][v] = _mm256_setzero_ps();
+    for (int v = 0; v < V; ++v) b[v] = _mm256_load_ps(xt + v * 8);
+#pragma GCC unroll 12
+    for (int c = 0; c < C; ++c) {
+      const __m256 a = _mm256_set1_ps(Bf16ToFloat(w[c * K]));
+#pragma GCC unroll 2
+      for (int v = 0; v < V; ++v) acc[c][v] = _mm256_mul_ps(a, b[v]);
+    }
+  }
+  const __m256 upper = _mm256_castsi256_ps(_mm256_set1_epi32(static_cast<int32_t>(0xFFFF0000u)));
   int64_t prefetched = 0;
-  for (int64_t k = 0; k < K; ++k) {
+  for (int64_t k = 1; k < K; ++k) {
     if ((k & 3) == 0 && prefetched < prefetch_bytes) {
       _mm_prefetch(prefetch + prefetched, _MM_HINT_T0);
       prefetched += 64;
@@ -209,7 +205,7 @@ __attribute__((target("avx2,fma"))) void BroadcastTile(const float* w, int64_t K
     for (int v = 0; v < V; ++v) b[v] = _mm256_load_ps(xt + (k * V + v) * 8);
 #pragma GCC unroll 12
     for (int c = 0; c < C; ++c) {
-      const __m256 a = _mm256_broadcast_ss(w + c * K + k);
+      const __m256 a = BroadcastBf16(w + c * K + k, upper);
 #pragma GCC unroll 2
       for (int v = 0; v < V; ++v) acc[c][v] = _mm256_fmadd_ps(a, b[v], acc[c][v]);
     }
@@ -223,12 +219,13 @@ __attribute__((target("avx2,fma"))) void BroadcastTile(const float* w, int64_t K
     for (int c = 0; c < C; ++c) out.Store(r, n0 + c, sums[c][r]);
 }
 
-// Outputs per broadcast tile: 12 accumulators, V loads and one broadcast in the 16 AVX registers.
+// Outputs per broadcast tile: 12 accumulators, V loads, one broadcast and the mask in the 16 AVX
+// registers.
 template <int V>
 constexpr int64_t kBroadcastOutputs = 12 / V;
 
 template <int V>
-void BroadcastTiles(const float* w, int64_t K, const float* xt, int64_t M, int64_t outputs,
+void BroadcastTiles(const uint16_t* w, int64_t K, const float* xt, int64_t M, int64_t outputs,
                     const OutputSink& out, int64_t n0, const char* prefetch, int64_t prefetch_bytes) {
   if (outputs == kBroadcastOutputs<V>) {
     return BroadcastTile<kBroadcastOutputs<V>, V>(w, K, xt, M, out, n0, prefetch, prefetch_bytes);
@@ -244,17 +241,13 @@ void BroadcastRows(const float* x, int64_t M, int64_t K, std::span<const WeightJ
   const at::Tensor xt_storage = at::empty({K, 8 * V}, at::kFloat);  // c10 aligns it: aligned loads
   float* xt = xt_storage.data_ptr<float>();
   for (int64_t r0 = 0; r0 < 8 * V; r0 += 8) TransposeRows(r0 < M ? x + r0 * K : x, M - r0, K, xt + r0, 8 * V);
-  // Each thread's widened weight rows.
-  const at::Tensor scratch_storage = at::empty({at::get_num_threads(), C * K}, at::kFloat);
   ForOutputRuns(sizes, C, [&](size_t j, int64_t n0, int64_t n1) {
     const uint16_t* w = jobs[j].w;
-    float* scratch = scratch_storage.data_ptr<float>() + at::get_thread_num() * C * K;
     for (int64_t n = n0; n < n1; n += C) {
       const int64_t outputs = std::min(C, n1 - n);
-      for (int64_t c = 0; c < outputs; ++c) WidenRowUnpacked(w + (n + c) * K, K, scratch + c * K);
       const int64_t next_outputs = std::max<int64_t>(0, std::min(C, n1 - n - C));
       const uint16_t* next = next_outputs > 0 ? w + (n + C) * K : w;
-      BroadcastTiles<V>(scratch, K, xt, M, outputs, jobs[j].sink, n, reinterpret_cast<const char*>(next),
+      BroadcastTiles<V>(w + n * K, K, xt, M, outputs, jobs[j].sink, n, reinterpret_cast<const char*>(next),
                         next_outputs * K * 2);
     }
   });

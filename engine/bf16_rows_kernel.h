@@ -1,9 +1,9 @@
 // A matrix product for few rows against a bfloat16 weight, on the CPU: out[m, n] = Σk x[m, k]·w[n, k]
 // (+ bias[n]), x float32 or bfloat16, out float32 or rounded once to bfloat16, w bfloat16 read as it is
 // stored. This is a decode step's product: its time is the time to stream the weight from memory (and,
-// at 16 rows, to multiply), so the weight is read once, at two bytes an element, widened exactly (in
-// registers up to 4 rows; from 5 rows a few weight rows at a time into a small buffer that all rows
-// share) and multiplied with float32 sums. The products are exact (a bfloat16 times a bfloat16-valued
+// at 16 rows, to multiply), so the weight is read once, at two bytes an element, widened exactly in
+// registers (up to 4 rows eight elements at a time; from 5 rows one element at a time, broadcast to 8
+// rows of x) and multiplied with float32 sums. The products are exact (a bfloat16 times a bfloat16-valued
 // float32 fits in float32), as in a float32 GEMM on widened operands.
 #pragma once
 

@@ -76,15 +76,15 @@ uint64_t DecoderWorkspaceBytes(const TextConfig& c, at::ScalarType compute_dtype
   const uint64_t attn_out = 2 * r * heads * d * s + 2 * r * h * s;
   const uint64_t mlp = 3 * r * inter * s + 2 * r * h * s;
   // bf16 products on the CPU (dense_ops.h) widen their operands to float32. With few rows
-  // (bf16_rows_kernel.h): the input rows, above 4 rows their transposed copy and each thread's widened
-  // weight rows; the results come out in bf16. With more: the input rows, the result and its block
+  // (bf16_rows_kernel.h): the input rows and, above 4 rows, their transposed copy; the weight is widened
+  // in registers and the results come out in bf16. With more: the input rows, the result and its block
   // copy, one widened weight block (at most kWidenBlockOutputs rows of it).
   const bool widened = compute_dtype == at::kBFloat16 && shape.on_cpu;
   const bool few_rows_kernel = widened && Bf16RowsKernelAvailable();
   const uint64_t wblock = static_cast<uint64_t>(kWidenBlockOutputs);
   const auto few_rows = [&](uint64_t n_rows) { return few_rows_kernel && n_rows <= kBf16RowsKernelMaxRows; };
   const auto few_rows_widen = [&](uint64_t n_rows, uint64_t depth) {
-    return n_rows * depth * f + (n_rows > 4 ? depth * 16 * f + threads * 12 * depth * f : 0);
+    return n_rows * depth * f + (n_rows > 4 ? depth * 16 * f : 0);
   };
   // The result is built block by block (one more copy) only when it is wider than a block.
   const auto result = [&](uint64_t n_rows, uint64_t outputs) {
