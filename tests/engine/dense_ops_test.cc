@@ -5,6 +5,10 @@
 #include "engine/dense_ops.h"
 
 #include <gtest/gtest.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <cstring>
 
 #include "engine/bf16_rows_kernel.h"
 
@@ -102,6 +106,34 @@ TEST(DenseOps, FewRowsKernelRoundsItsBfloat16OutputOnce) {
     ASSERT_EQ(rounded.scalar_type(), at::kBFloat16);
     EXPECT_TRUE(at::equal(rounded, Bf16RowsLinear(x.to(at::kFloat), w, b).to(at::kBFloat16)))
         << rows << " rows";
+  }
+}
+
+// A weight's storage between two unreadable pages (a mapping that ends where the weight does, or
+// starts where it starts): the kernel reads no element outside the weight on either path, and gives
+// what it gives for the same weight anywhere else, bit for bit.
+TEST(DenseOps, FewRowsKernelReadsNothingOutsideTheWeight) {
+  if (!Bf16RowsKernelAvailable()) GTEST_SKIP() << "this CPU has no AVX2/FMA";
+  const int64_t N = 7, K = 133;  // a tail past the last 8 in every row
+  const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+  const size_t bytes = static_cast<size_t>(N * K) * 2;
+  const size_t inner = (bytes + page - 1) / page * page;
+  const at::Tensor w = RandomBf16({N, K}, 51);
+  for (bool at_start : {true, false}) {
+    void* map = mmap(nullptr, inner + 2 * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    ASSERT_NE(map, MAP_FAILED);
+    char* base = static_cast<char*>(map);
+    ASSERT_EQ(mprotect(base, page, PROT_NONE), 0);
+    ASSERT_EQ(mprotect(base + page + inner, page, PROT_NONE), 0);
+    char* at = at_start ? base + page : base + page + inner - bytes;
+    std::memcpy(at, w.data_ptr(), bytes);
+    const at::Tensor fenced = at::from_blob(at, {N, K}, at::kBFloat16);
+    for (int64_t rows : {1, 4, 5, 16}) {
+      const at::Tensor x = at::randn({rows, K});
+      EXPECT_TRUE(at::equal(Bf16RowsLinear(x, fenced, {}), Bf16RowsLinear(x, w, {})))
+          << rows << " rows, weight at the " << (at_start ? "start" : "end") << " of its mapping";
+    }
+    munmap(map, inner + 2 * page);
   }
 }
 
