@@ -74,10 +74,10 @@ struct OutputSink {
   }
 };
 
-// One weight of a product: its rows (bf16 as stored) and where its outputs go.
+// One weight of a product: its rows (bf16 as stored) and where its outputs go. How many rows it has
+// is the product's `sizes` entry.
 struct WeightJob {
   const uint16_t* w;
-  int64_t n;
   OutputSink sink;
 };
 
@@ -284,7 +284,6 @@ std::vector<at::Tensor> Bf16RowsLinears(const at::Tensor& x, std::span<const at:
     kept_biases.push_back(b);
     outs.push_back(at::empty({M, N}, x.options().dtype(out_dtype)));
     jobs.push_back({reinterpret_cast<const uint16_t*>(w.data_ptr<at::BFloat16>()),
-                    N,
                     {outs.back().data_ptr(), N, out_dtype == at::kBFloat16,
                      b.defined() ? b.data_ptr() : nullptr, b.defined() && b.scalar_type() == at::kBFloat16}});
     sizes.push_back(N);
