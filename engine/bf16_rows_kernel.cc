@@ -3,12 +3,12 @@
 #include <ATen/Parallel.h>
 #include <immintrin.h>
 
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <span>
 #include <vector>
 
+#include "engine/output_runs.h"
 #include "engine/simd_avx2.h"
 
 namespace mineru::engine {
@@ -16,34 +16,6 @@ namespace {
 
 constexpr int64_t kRowBlock = 4;  // the most x rows widening the weight in registers
 constexpr int64_t kOutBlock = 3;  // weight rows (outputs) per register tile: 4 x 3 accumulators + 4
-
-// Runs fn(segment, n0, n1) over the outputs [0, sizes[segment]) of every segment (one per weight). The
-// threads take runs in turn as they finish, each run a share of what is left (at most 192 outputs, a
-// multiple of `multiple`, never crossing into the next segment), so runs shrink towards the end: a
-// thread slowed down (by another program, or a core shared in a VM) leaves the rest to the others, and
-// the threads finish close together instead of one waiting out another's last long run.
-template <typename Fn>
-void ForOutputRuns(std::span<const int64_t> sizes, int64_t multiple, const Fn& fn) {
-  const int64_t threads = at::get_num_threads();
-  int64_t total = 0;
-  for (int64_t n : sizes) total += n;
-  std::atomic<int64_t> next{0};
-  at::parallel_for(0, std::min(threads, (total + multiple - 1) / multiple), 1, [&](int64_t, int64_t) {
-    int64_t p = next.load();
-    while (p < total) {
-      size_t seg = 0;
-      int64_t seg_start = 0;
-      while (p >= seg_start + sizes[seg]) seg_start += sizes[seg++];
-      const int64_t share = std::min<int64_t>(192, (total - p) / (3 * threads));
-      const int64_t run = std::max(multiple, share / multiple * multiple);
-      const int64_t end = std::min(p + run, seg_start + sizes[seg]);
-      if (next.compare_exchange_weak(p, end)) {
-        fn(seg, p - seg_start, end - seg_start);
-        p = next.load();
-      }
-    }
-  });
-}
 
 float Bf16ToFloat(uint16_t v) {
   const uint32_t bits = static_cast<uint32_t>(v) << 16;

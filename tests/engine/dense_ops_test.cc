@@ -11,6 +11,7 @@
 #include <cstring>
 
 #include "engine/bf16_rows_kernel.h"
+#include "engine/row_invariant_linear.h"
 
 namespace mineru::engine {
 namespace {
@@ -158,18 +159,38 @@ TEST(DenseOps, LinearsEqualOneLinearPerWeight) {
   }
 }
 
-TEST(DenseOps, Float32IsLibtorchsOwnResultBitForBit) {
+// float32 on the CPU: Linear and the patch Conv2d are the row-invariant product (within float32
+// summation error of libtorch's), Matmul is libtorch's; in the opt-in kFastest mode all three are
+// libtorch's own bit for bit.
+TEST(DenseOps, Float32IsTheRowInvariantProductAndLibtorchsWhenFastest) {
   const at::Tensor x = at::randn({9, 40});
   const at::Tensor w = at::randn({12, 40});
   const at::Tensor b = at::randn({12});
-  EXPECT_TRUE(at::equal(Linear(x, w, b), at::linear(x, w, b)));
+  EXPECT_TRUE(at::equal(Linear(x, w, b), RowInvariantLinear(x, w, b, at::kFloat)));
+  EXPECT_TRUE(at::allclose(Linear(x, w, b), at::linear(x, w, b), 1e-5, 1e-5));
   const at::Tensor a = at::randn({2, 3, 5, 8});
   const at::Tensor c = at::randn({2, 3, 8, 4});
   EXPECT_TRUE(at::equal(Matmul(a, c), at::matmul(a, c)));
-  const at::Tensor img = at::randn({2, 3, 28, 28});
+  const at::Tensor img = at::randn({2, 3, 29, 30});  // borders narrower than a patch are dropped
   const at::Tensor k = at::randn({6, 3, 14, 14});
   const at::Tensor kb = at::randn({6});
+  const at::Tensor conv = Conv2d(img, k, kb, 14);
+  ASSERT_EQ(conv.sizes(), (std::vector<int64_t>{2, 6, 2, 2}));
+  EXPECT_TRUE(at::allclose(conv, at::conv2d(img, k, kb, {14, 14}), 1e-4, 1e-4));
+  SetProductMode(ProductMode::kFastest);
+  EXPECT_TRUE(at::equal(Linear(x, w, b), at::linear(x, w, b)));
   EXPECT_TRUE(at::equal(Conv2d(img, k, kb, 14), at::conv2d(img, k, kb, {14, 14})));
+  SetProductMode(ProductMode::kRowInvariant);
+}
+
+// The patch embedding in bf16: each patch's features are the same bits whichever crops share the call.
+TEST(DenseOps, Bf16PatchConvOfACropIsTheSameInAnyBatch) {
+  const at::Tensor img = RandomBf16({5, 3, 28, 28}, 36);
+  const at::Tensor k = RandomBf16({6, 3, 14, 14}, 37);
+  const at::Tensor kb = RandomBf16({6}, 38);
+  const at::Tensor all = Conv2d(img, k, kb, 14);
+  for (int64_t i = 0; i < 5; ++i)
+    EXPECT_TRUE(at::equal(Conv2d(img.narrow(0, i, 1), k, kb, 14), all.narrow(0, i, 1)));
 }
 
 TEST(DenseOps, Bf16MatmulAndConvAreTheRoundedExactResults) {
