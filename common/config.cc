@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <limits>
 
@@ -34,7 +35,9 @@ ConfigSchema<Config> MakeSchema() {
   s.String("socket_mode", &Config::socket_mode, "permissions of the socket file (octal, e.g. 0660)",
            CheckSocketMode);
   s.Path("state_dir", &Config::state_dir, "spool of accepted jobs and kept results");
-  s.Path("model_dir", &Config::model_dir, "MinerU 2.0 model folder; empty for the text-layer backend");
+  s.Path("model_dir", &Config::model_dir,
+         "MinerU 2.0 model folder, or a model's name in models_dir; empty for the text-layer backend");
+  s.Path("models_dir", &Config::models_dir, "where named models live (mineructl model pull writes there)");
   s.String("log_level", &Config::log_level, "debug, info, warning or error", CheckLogLevel);
   s.Bytes("vram_budget", &Config::vram_budget_bytes, "most GPU memory minerud may hold (0: all free)");
   s.Bytes("pinned_budget", &Config::pinned_budget_bytes, "pinned host memory arena (0: as needed)");
@@ -81,6 +84,28 @@ std::string DefaultStateDir() {
   if (::geteuid() == 0) return "/var/lib/minerud";
   std::string home = EnvOr("HOME", "/tmp");
   return EnvOr("XDG_STATE_HOME", home + "/.local/state") + "/minerud";
+}
+
+std::string DefaultModelsDir() {
+  if (::geteuid() == 0) return "/var/lib/minerud/models";
+  std::string home = EnvOr("HOME", "/tmp");
+  return EnvOr("XDG_DATA_HOME", home + "/.local/share") + "/minerud/models";
+}
+
+Result<std::string> ResolveModelDir(const std::string& model_dir, const std::string& models_dir) {
+  if (model_dir.empty() || model_dir.find('/') != std::string::npos) return model_dir;
+  bool name = model_dir[0] != '.';
+  for (char c : model_dir) {
+    name = name && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_');
+  }
+  if (!name) {
+    return InvalidArgument(
+        "model_dir '" + model_dir +
+        "' is neither a path (with a '/') nor a model name (letters, digits, '.', '-', '_')");
+  }
+  if (models_dir.empty())
+    return InvalidArgument("model_dir '" + model_dir + "' is a name, but models_dir is empty");
+  return models_dir + "/" + model_dir;
 }
 
 }  // namespace mineru

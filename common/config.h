@@ -18,8 +18,12 @@ struct Config {
   std::string socket_mode = "0660";
   // Spool of accepted jobs and kept results. Empty: $XDG_STATE_HOME/minerud or /var/lib/minerud.
   std::string state_dir;
-  // The MinerU 2.0 model folder (HF layout). Empty: the text-layer backend, no model needed.
+  // The MinerU 2.0 model folder (HF layout), or the name of one in models_dir (no '/': what
+  // `mineructl model pull` writes). Empty: the text-layer backend, no model needed.
   std::string model_dir;
+  // Where named models live. Empty: /var/lib/minerud/models for root, $XDG_DATA_HOME/minerud/models
+  // (~/.local/share/minerud/models) for a user.
+  std::string models_dir;
   std::string log_level = "info";
 
   // Memory.
@@ -59,5 +63,11 @@ inline constexpr char kSystemSocketPath[] = "/run/minerud/minerud.sock";
 std::string DefaultSocketPath();
 // $XDG_STATE_HOME/minerud (or ~/.local/state/minerud) for a user, /var/lib/minerud for root.
 std::string DefaultStateDir();
+// $XDG_DATA_HOME/minerud/models (or ~/.local/share/minerud/models) for a user, /var/lib/minerud/models
+// for root.
+std::string DefaultModelsDir();
+// model_dir as a folder: a name (letters, digits, '.', '-', '_'; no '/', not starting with '.') is
+// looked up in `models_dir`; anything else is a path, returned as given. "" stays "".
+Result<std::string> ResolveModelDir(const std::string& model_dir, const std::string& models_dir);
 
 }  // namespace mineru

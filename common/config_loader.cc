@@ -125,6 +125,25 @@ Result<int64_t> ParseInt(std::string_view text, int64_t min, int64_t max) {
   return static_cast<int64_t>(n);
 }
 
+std::string FormatDurationMillis(int64_t ms) {
+  if (ms == 0) return "0s";
+  static const std::pair<int64_t, const char*> kUnits[] = {
+      {86'400'000, "d"}, {3'600'000, "h"}, {60'000, "m"}, {1'000, "s"}};
+  for (const auto& [unit_ms, suffix] : kUnits) {
+    if (ms % unit_ms == 0) return std::to_string(ms / unit_ms) + suffix;
+  }
+  return std::to_string(ms) + "ms";
+}
+
+std::string FormatByteSizeExact(uint64_t bytes) {
+  static const char* const kUnits[] = {"T", "G", "M", "K"};
+  for (int i = 0; i < 4; ++i) {
+    const uint64_t unit = 1ull << (10 * (4 - i));
+    if (bytes != 0 && bytes % unit == 0) return std::to_string(bytes / unit) + kUnits[i];
+  }
+  return std::to_string(bytes);
+}
+
 std::string FormatByteSize(uint64_t bytes) {
   static const char* const kUnits[] = {"B", "K", "M", "G", "T"};
   double v = static_cast<double>(bytes);
@@ -145,9 +164,17 @@ std::string FormatByteSize(uint64_t bytes) {
 
 namespace internal {
 
-void ConfigSchemaBase::AddKey(std::string key, std::string type, std::string help, Setter setter) {
+void ConfigSchemaBase::AddKey(std::string key, std::string type, std::string help, Setter setter,
+                              Getter getter) {
   keys_.push_back({std::move(key), std::move(type), std::move(help)});
   setters_.push_back(std::move(setter));
+  getters_.push_back(std::move(getter));
+}
+
+std::vector<std::pair<std::string, std::string>> ConfigSchemaBase::FormatFrom(const void* config) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < keys_.size(); ++i) out.emplace_back(keys_[i].key, getters_[i](config));
+  return out;
 }
 
 bool ConfigSchemaBase::HasKey(std::string_view key) const {

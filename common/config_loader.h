@@ -32,6 +32,10 @@ Result<bool> ParseBool(std::string_view text);
 Result<int64_t> ParseInt(std::string_view text, int64_t min, int64_t max);
 // "6G" style text for a byte count, for --help and messages.
 std::string FormatByteSize(uint64_t bytes);
+// Exact: "6G" when a whole number of a unit, else the bare byte count; ParseByteSize reads it back.
+std::string FormatByteSizeExact(uint64_t bytes);
+// "30s" style text for a duration that ParseDurationMillis reads back to the same value.
+std::string FormatDurationMillis(int64_t ms);
 
 struct ConfigKeyInfo {
   std::string key;
@@ -44,12 +48,14 @@ namespace internal {
 class ConfigSchemaBase {
  public:
   using Setter = std::function<Status(void* config, std::string_view value)>;
+  using Getter = std::function<std::string(const void* config)>;
 
   const std::vector<ConfigKeyInfo>& keys() const { return keys_; }
   bool HasKey(std::string_view key) const;
 
  protected:
-  void AddKey(std::string key, std::string type, std::string help, Setter setter);
+  void AddKey(std::string key, std::string type, std::string help, Setter setter, Getter getter);
+  std::vector<std::pair<std::string, std::string>> FormatFrom(const void* config) const;
   Status LoadTextInto(std::string_view text, std::string_view source_name, void* config) const;
   Status LoadFileInto(const std::string& path, void* config) const;
   Status SetInto(std::string_view key, std::string_view value, std::string_view source, void* config) const;
@@ -57,6 +63,7 @@ class ConfigSchemaBase {
  private:
   std::vector<ConfigKeyInfo> keys_;
   std::vector<Setter> setters_;
+  std::vector<Getter> getters_;
 };
 }  // namespace internal
 
@@ -64,47 +71,69 @@ template <typename T>
 class ConfigSchema : public internal::ConfigSchemaBase {
  public:
   ConfigSchema& Bytes(std::string key, uint64_t T::*field, std::string help) {
-    AddKey(std::move(key), "size", std::move(help), [field](void* c, std::string_view v) -> Status {
-      MINERU_ASSIGN_OR_RETURN(static_cast<T*>(c)->*field, ParseByteSize(v));
-      return Status::Ok();
-    });
+    AddKey(
+        std::move(key), "size", std::move(help),
+        [field](void* c, std::string_view v) -> Status {
+          MINERU_ASSIGN_OR_RETURN(static_cast<T*>(c)->*field, ParseByteSize(v));
+          return Status::Ok();
+        },
+        [field](const void* c) { return FormatByteSizeExact(static_cast<const T*>(c)->*field); });
     return *this;
   }
   ConfigSchema& Millis(std::string key, int64_t T::*field, std::string help) {
-    AddKey(std::move(key), "duration", std::move(help), [field](void* c, std::string_view v) -> Status {
-      MINERU_ASSIGN_OR_RETURN(static_cast<T*>(c)->*field, ParseDurationMillis(v));
-      return Status::Ok();
-    });
+    AddKey(
+        std::move(key), "duration", std::move(help),
+        [field](void* c, std::string_view v) -> Status {
+          MINERU_ASSIGN_OR_RETURN(static_cast<T*>(c)->*field, ParseDurationMillis(v));
+          return Status::Ok();
+        },
+        [field](const void* c) { return FormatDurationMillis(static_cast<const T*>(c)->*field); });
     return *this;
   }
   ConfigSchema& Bool(std::string key, bool T::*field, std::string help) {
-    AddKey(std::move(key), "bool", std::move(help), [field](void* c, std::string_view v) -> Status {
-      MINERU_ASSIGN_OR_RETURN(static_cast<T*>(c)->*field, ParseBool(v));
-      return Status::Ok();
-    });
+    AddKey(
+        std::move(key), "bool", std::move(help),
+        [field](void* c, std::string_view v) -> Status {
+          MINERU_ASSIGN_OR_RETURN(static_cast<T*>(c)->*field, ParseBool(v));
+          return Status::Ok();
+        },
+        [field](const void* c) { return std::string(static_cast<const T*>(c)->*field ? "true" : "false"); });
     return *this;
   }
   ConfigSchema& Int(std::string key, int64_t T::*field, int64_t min, int64_t max, std::string help) {
-    AddKey(std::move(key), "integer", std::move(help),
-           [field, min, max](void* c, std::string_view v) -> Status {
-             MINERU_ASSIGN_OR_RETURN(static_cast<T*>(c)->*field, ParseInt(v, min, max));
-             return Status::Ok();
-           });
+    AddKey(
+        std::move(key), "integer", std::move(help),
+        [field, min, max](void* c, std::string_view v) -> Status {
+          MINERU_ASSIGN_OR_RETURN(static_cast<T*>(c)->*field, ParseInt(v, min, max));
+          return Status::Ok();
+        },
+        [field](const void* c) { return std::to_string(static_cast<const T*>(c)->*field); });
     return *this;
   }
   // `check` may reject a value (return a non-OK status explaining why); empty = anything goes.
   ConfigSchema& String(std::string key, std::string T::*field, std::string help,
                        std::function<Status(std::string_view)> check = {}, std::string type = "string") {
-    AddKey(std::move(key), std::move(type), std::move(help),
-           [field, check](void* c, std::string_view v) -> Status {
-             if (check) MINERU_RETURN_IF_ERROR(check(v));
-             static_cast<T*>(c)->*field = std::string(v);
-             return Status::Ok();
-           });
+    AddKey(
+        std::move(key), std::move(type), std::move(help),
+        [field, check](void* c, std::string_view v) -> Status {
+          if (check) MINERU_RETURN_IF_ERROR(check(v));
+          static_cast<T*>(c)->*field = std::string(v);
+          return Status::Ok();
+        },
+        [field](const void* c) {
+          const std::string& v = static_cast<const T*>(c)->*field;
+          return v.empty() ? std::string("\"\"") : v;
+        });
     return *this;
   }
   ConfigSchema& Path(std::string key, std::string T::*field, std::string help) {
     return String(std::move(key), field, std::move(help), {}, "path");
+  }
+
+  // Every key with its value in `config`, in declaration order, as the file syntax writes it (sizes
+  // "512M", durations "30s", an empty string "\"\""): what `minerud --check-config` prints.
+  std::vector<std::pair<std::string, std::string>> Format(const T& config) const {
+    return FormatFrom(&config);
   }
 
   // Reads a config file into `config`. Keys absent from the file keep their current values.

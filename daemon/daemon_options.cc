@@ -17,7 +17,7 @@ struct KeyFlag {
 constexpr KeyFlag kKeyFlags[] = {
     {"--socket", "socket", "PATH"},
     {"--state-dir", "state_dir", "DIR"},
-    {"--model", "model_dir", "DIR"},
+    {"--model", "model_dir", "DIR|NAME"},
     {"--vram-budget", "vram_budget", "SIZE"},
     {"--workers", "workers", "N"},
     {"--log-level", "log_level", "LEVEL"},
@@ -42,13 +42,15 @@ std::string DaemonUsage() {
        "                       /run/minerud/minerud.sock for root)\n"
        "  --state-dir DIR      spool of accepted jobs and kept results (default\n"
        "                       $XDG_STATE_HOME/minerud, or /var/lib/minerud for root)\n"
-       "  --model DIR          MinerU 2.0 model folder (default: none, text-layer backend)\n"
+       "  --model DIR|NAME     MinerU 2.0 model folder, or a name in models_dir (default: none,\n"
+       "                       text-layer backend)\n"
        "  --vram-budget SIZE   most GPU memory to use, e.g. 6G\n"
        "  --workers N          parsing threads (0: one per core)\n"
        "  --log-level LEVEL    debug, info, warning or error\n"
        "  --drain-timeout DURATION  time to finish running jobs on SIGTERM, e.g. 30s\n"
        "  --set KEY=VALUE      set any config key below (repeatable)\n"
-       "  --check-config       load and check the configuration, print it, and exit\n"
+       "  --check-config       check everything minerud checks at start (the model folder included),\n"
+       "                       print the whole effective configuration, and exit (0 ok, 78 not)\n"
        "  --help               print this help and exit\n"
        "  --version            print the version and exit\n"
        "\n"
@@ -149,6 +151,8 @@ Result<Config> LoadDaemonConfig(const DaemonOptions& options) {
   }
   if (config.socket_path.empty()) config.socket_path = DefaultSocketPath();
   if (config.state_dir.empty()) config.state_dir = DefaultStateDir();
+  if (config.models_dir.empty()) config.models_dir = DefaultModelsDir();
+  MINERU_ASSIGN_OR_RETURN(config.model_dir, ResolveModelDir(config.model_dir, config.models_dir));
   return config;
 }
 

@@ -1,10 +1,13 @@
 // minerud: the document-parsing daemon. Parses the command line, loads the config, takes the socket
 // loads the backend (the model when model_dir is set) and runs the server; `minerud plan` is dispatched to
 // the residency planner.
+#include <unistd.h>
+
 #include <cstdio>
 
 #include "common/log.h"
 #include "common/version.h"
+#include "daemon/check_config.h"
 #include "daemon/daemon_options.h"
 #include "daemon/listener.h"
 #if defined(MINERU_DAEMON_MODEL)
@@ -64,9 +67,16 @@ int main(int argc, char** argv) {
   ParseLogLevel(config->log_level, &level);
   SetLogLevel(level);
   if (options->mode == DaemonOptions::Mode::kCheckConfig) {
-    std::printf("configuration OK\nsocket = %s\nstate_dir = %s\n", config->socket_path.c_str(),
-                config->state_dir.c_str());
-    return 0;
+    CheckConfigOptions check;
+    check.config_source =
+        ::access(options->config_path.c_str(), F_OK) == 0 ? options->config_path : "no config file";
+#if defined(MINERU_DAEMON_MODEL)
+    check.open_model = [](const Config& c) -> Result<std::string> {
+      MINERU_ASSIGN_OR_RETURN(std::unique_ptr<VlmBackend> vlm, VlmBackend::Load(c));
+      return vlm->Describe();
+    };
+#endif
+    return RunCheckConfig(*config, check, stdout) ? 0 : kExitConfig;
   }
   // The backend is ready before the socket listens, so READY=1 means "can parse".
   std::unique_ptr<Backend> backend;

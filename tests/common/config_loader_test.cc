@@ -74,6 +74,47 @@ TEST(FormatByteSizeTest, RoundTrips) {
   EXPECT_EQ(*ParseByteSize(FormatByteSize(3ull << 20)), 3ull << 20);
 }
 
+TEST(FormatTest, ExactSizesAndDurationsReadBackTheSame) {
+  EXPECT_EQ(FormatByteSizeExact(6ull << 30), "6G");
+  EXPECT_EQ(FormatByteSizeExact(1536ull << 20), "1536M");
+  EXPECT_EQ(FormatByteSizeExact(1'000'000), "1000000");
+  EXPECT_EQ(FormatByteSizeExact(0), "0");
+  EXPECT_EQ(FormatDurationMillis(30'000), "30s");
+  EXPECT_EQ(FormatDurationMillis(86'400'000), "1d");
+  EXPECT_EQ(FormatDurationMillis(90'000), "90s");
+  EXPECT_EQ(FormatDurationMillis(250), "250ms");
+  for (uint64_t b : {0ull, 1ull, 1'000'000ull, 3ull << 20, (5ull << 40) + 1}) {
+    EXPECT_EQ(*ParseByteSize(FormatByteSizeExact(b)), b) << b;
+  }
+  for (int64_t ms : {0ll, 1ll, 999ll, 1000ll, 61'000ll, 7'200'000ll, 86'400'001ll}) {
+    EXPECT_EQ(*ParseDurationMillis(FormatDurationMillis(ms)), ms) << ms;
+  }
+}
+
+TEST(ConfigSchemaTest, FormatWritesWhatLoadReadsBack) {
+  Demo d;
+  ASSERT_TRUE(Schema()
+                  .LoadText("budget = 1536M\ntimeout = 250ms\nverbose = on\nworkers = 3\nname = x y\n",
+                            "demo.conf", &d)
+                  .ok());
+  auto formatted = Schema().Format(d);
+  ASSERT_EQ(formatted.size(), 6u);
+  EXPECT_EQ(formatted[0], (std::pair<std::string, std::string>{"budget", "1536M"}));
+  EXPECT_EQ(formatted[5], (std::pair<std::string, std::string>{"dir", "\"\""}));
+  std::string text;
+  for (const auto& [k, v] : formatted) text += k + " = " + v + "\n";
+  Demo again;
+  again.name = "other";
+  again.dir = "/somewhere";
+  ASSERT_TRUE(Schema().LoadText(text, "formatted", &again).ok()) << text;
+  EXPECT_EQ(again.budget, d.budget);
+  EXPECT_EQ(again.timeout_ms, d.timeout_ms);
+  EXPECT_EQ(again.verbose, d.verbose);
+  EXPECT_EQ(again.workers, d.workers);
+  EXPECT_EQ(again.name, d.name);
+  EXPECT_EQ(again.dir, "");
+}
+
 TEST(ConfigSchemaTest, LoadsEveryTypeWithCommentsAndQuotes) {
   Demo d;
   Status st = Schema().LoadText(

@@ -54,6 +54,21 @@ TEST(ConfigTest, DefaultPathsFollowTheUser) {
   }
 }
 
+TEST(ConfigTest, ModelDirIsAPathOrANameInModelsDir) {
+  EXPECT_EQ(*ResolveModelDir("", "/m"), "");
+  EXPECT_EQ(*ResolveModelDir("/abs/model", "/m"), "/abs/model");
+  EXPECT_EQ(*ResolveModelDir("./rel", "/m"), "./rel");
+  EXPECT_EQ(*ResolveModelDir("MinerU2.0-2505-0.9B", "/var/lib/minerud/models"),
+            "/var/lib/minerud/models/MinerU2.0-2505-0.9B");
+  EXPECT_FALSE(ResolveModelDir("..", "/m").ok());
+  EXPECT_FALSE(ResolveModelDir(".hidden", "/m").ok());
+  EXPECT_FALSE(ResolveModelDir("a b", "/m").ok());
+  EXPECT_FALSE(ResolveModelDir("name", "").ok());
+  if (::geteuid() == 0) {
+    EXPECT_EQ(DefaultModelsDir(), "/var/lib/minerud/models");
+  }
+}
+
 TEST(ConfigTest, ManPageDocumentsEveryKey) {
   auto page = testing::SourceDir() / "man" / "minerud.conf.5";
   std::ifstream in(page);

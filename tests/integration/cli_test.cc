@@ -330,5 +330,36 @@ TEST(MinerudCommandLine, HelpListsEveryConfigKeyAndBadOptionsAreUsageErrors) {
   EXPECT_EQ(RunProgram({MinerudPath(), "--set", "max_jobs_queued=0", "--check-config"}).exit_code, 78);
 }
 
+TEST(MinerudCommandLine, CheckConfigPrintsEveryKeyAndEveryProblem) {
+  TempDir tmp;
+  RunResult ok = RunProgram({MinerudPath(), "--check-config", "--config", "/dev/null", "--state-dir",
+                             tmp.path() + "/state", "--set", "max_batch=7"});
+  EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+  RunResult help = RunProgram({MinerudPath(), "--help"});
+  size_t keys = 0;
+  for (size_t at = help.out.find("Config keys"); (at = help.out.find("\n  ", at)) != std::string::npos;
+       ++keys) {
+    ++at;
+    const std::string key = help.out.substr(at + 2, help.out.find(' ', at + 2) - at - 2);
+    EXPECT_NE(ok.out.find("\n" + key + " = "), std::string::npos) << key << " missing from:\n" << ok.out;
+  }
+  EXPECT_GT(keys, 20u);
+  EXPECT_NE(ok.out.find("\nmax_batch = 7\n"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("\nstate_dir = " + tmp.path() + "/state\n"), std::string::npos) << ok.out;
+  EXPECT_NE(ok.out.find("configuration OK"), std::string::npos) << ok.out;
+
+  // Two problems: both are reported.
+  RunResult bad = RunProgram({MinerudPath(), "--check-config", "--config", "/dev/null", "--state-dir",
+                              tmp.path() + "/state", "--set", "admin_group=no-such-group-here", "--model",
+                              tmp.path() + "/no-model"});
+  EXPECT_EQ(bad.exit_code, 78);
+  EXPECT_NE(bad.out.find("admin_group  ERROR: admin_group 'no-such-group-here' does not exist"),
+            std::string::npos)
+      << bad.out;
+  EXPECT_NE(bad.out.find("model        ERROR: model_dir " + tmp.path() + "/no-model is not a folder"),
+            std::string::npos)
+      << bad.out;
+}
+
 }  // namespace
 }  // namespace mineru::testing

@@ -258,6 +258,46 @@ TEST_F(ModelBackendTest, IdleWeightsLeaveTheGpuTierAfterKeepAliveAndComeBackForT
   EXPECT_EQ(idle_demotions(), 2);
 }
 
+TEST_F(ModelBackendTest, CheckConfigOpensTheModelByNameAndInfoNamesIt) {
+  const std::string models = tmp_.path();  // holds the folder "model"
+  RunResult check = RunProgram({MinerudPath(), "--check-config", "--set", "models_dir=" + models, "--model",
+                                "model", "--state-dir", tmp_.path() + "/state"});
+  EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
+  EXPECT_NE(check.out.find("model_dir = " + model_.string() + "\n"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("models_dir = " + models + "\n"), std::string::npos) << check.out;
+  EXPECT_NE(check.out.find("model        MinerU 2.0 from " + model_.string()), std::string::npos)
+      << check.out;
+  EXPECT_NE(check.out.find("configuration OK"), std::string::npos) << check.out;
+
+  // A folder that is not a model: the file at fault is named, and the exit is a configuration error.
+  fs::create_directories(fs::path(models) / "empty");
+  RunResult bad = RunProgram({MinerudPath(), "--check-config", "--set", "models_dir=" + models, "--model",
+                              "empty", "--state-dir", tmp_.path() + "/state"});
+  EXPECT_EQ(bad.exit_code, 78) << bad.out;
+  EXPECT_NE(bad.out.find("model        ERROR: "), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("config.json"), std::string::npos) << bad.out;
+  EXPECT_NE(bad.out.find("configuration has errors"), std::string::npos) << bad.out;
+
+  ASSERT_TRUE(daemon_->Start({"--set", "models_dir=" + models, "--model", "model", "--set",
+                              "max_new_tokens=" + std::to_string(kMaxNewTokens)}));
+  RunResult info = daemon_->Ctl({"--json", "info"});
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  const json j = json::parse(info.out);
+  EXPECT_EQ(j["backend"], "vlm");
+  EXPECT_EQ(j["model_dir"], model_.string());
+  EXPECT_NE(j["model"].get<std::string>().find("MinerU 2.0"), std::string::npos) << j.dump();
+  const json stats = Stats();
+  for (const json& t : stats["tiers"]) {
+    if (t["tier"] == "gpu") {
+      EXPECT_EQ(j["vram_budget_bytes"].get<double>(), t["budget_bytes"].get<double>());
+    }
+  }
+  EXPECT_GT(j["vram_budget_bytes"].get<uint64_t>(), 0u);
+  RunResult status = daemon_->Ctl({"daemon-status"});
+  EXPECT_NE(status.out.find("backend vlm; model " + model_.string()), std::string::npos) << status.out;
+  EXPECT_NE(status.out.find("VRAM budget "), std::string::npos) << status.out;
+}
+
 TEST_F(ModelBackendTest, APageRangePastTheEndFailsTheJobClearly) {
   ASSERT_TRUE(daemon_->Start(Args({})));
   RunResult r =

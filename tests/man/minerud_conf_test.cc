@@ -30,6 +30,7 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
   EXPECT_EQ(got.socket_mode, want.socket_mode);
   EXPECT_EQ(got.state_dir, want.state_dir);
   EXPECT_EQ(got.model_dir, want.model_dir);
+  EXPECT_EQ(got.models_dir, want.models_dir);
   EXPECT_EQ(got.log_level, want.log_level);
   EXPECT_EQ(got.vram_budget_bytes, want.vram_budget_bytes);
   EXPECT_EQ(got.pinned_budget_bytes, want.pinned_budget_bytes);
@@ -55,7 +56,7 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
 // A Config whose every field differs from the default, so loading defaults over it must restore
 // each one (a key the document gives no default for would keep its "poisoned" value).
 constexpr char kPoisonText[] =
-    "socket = /x/s\nsocket_mode = 0600\nstate_dir = /x/st\nmodel_dir = /x/m\nlog_level = error\nvram_budget "
+    "socket = /x/s\nsocket_mode = 0600\nstate_dir = /x/st\nmodel_dir = /x/m\nmodels_dir = /x/ms\nlog_level = error\nvram_budget "
     "= 7\n"
     "pinned_budget = 7\nkeep_alive = 7ms\nkv_page_tokens = 7\nprefill_chunk = 7\nmax_batch = "
     "7\nmax_new_tokens = 7\n"
