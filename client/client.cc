@@ -3,13 +3,16 @@
 
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdlib>
 #include <deque>
 #include <map>
 #include <optional>
 #include <set>
 
+#include "client/socket_discovery.h"
 #include "common/clock.h"
+#include "common/config.h"
 #include "common/version.h"
 #include "shm/channel.h"
 #include "shm/document_buffer.h"
@@ -119,6 +122,7 @@ struct Client::Impl {
   std::map<uint64_t, std::vector<uint8_t>> unclaimed_records;
   std::map<uint64_t, std::deque<PageResult>> pages;
   std::set<uint64_t> followed;  // jobs submitted here, not detached: their events come here
+  std::string socket_path;      // where this connection went
   bool broken = false;
 
   explicit Impl(shm::Channel c) : channel(std::move(c)) {}
@@ -266,23 +270,38 @@ Client::~Client() {
 }
 
 std::string Client::DefaultSocketPath() {
-  const char* env = std::getenv("MINERU_SOCKET");
-  if (env != nullptr && env[0] != '\0') return env;
-  if (::geteuid() == 0) return "/run/minerud/minerud.sock";
-  const char* runtime = std::getenv("XDG_RUNTIME_DIR");
-  if (runtime != nullptr && runtime[0] == '/') return std::string(runtime) + "/minerud.sock";
-  return "/run/user/" + std::to_string(::geteuid()) + "/minerud.sock";
+  auto candidates = SocketCandidates("");
+  if (!candidates.ok() || candidates->empty()) return mineru::DefaultSocketPath();
+  return candidates->front().path;
 }
 
 Result<Client> Client::Connect(const ClientOptions& options) {
-  std::string path = options.socket_path.empty() ? DefaultSocketPath() : options.socket_path;
-  auto channel = shm::Channel::Connect(path, Deadline::InMillis(options.connect_timeout_ms));
-  if (!channel.ok()) {
-    return Status(channel.status().code(),
-                  "cannot connect to minerud at " + path + ": " + channel.status().message(),
-                  channel.status().sys_errno());
+  MINERU_ASSIGN_OR_RETURN(std::vector<SocketCandidate> candidates, SocketCandidates(options.socket_path));
+  std::optional<shm::Channel> connected;
+  std::string path;
+  std::vector<std::string> tried;
+  bool denied = false;
+  for (const SocketCandidate& candidate : candidates) {
+    auto channel = shm::Channel::Connect(candidate.path, Deadline::InMillis(options.connect_timeout_ms));
+    if (channel.ok()) {
+      connected.emplace(std::move(*channel));
+      path = candidate.path;
+      break;
+    }
+    denied = denied || channel.status().sys_errno() == EACCES || channel.status().sys_errno() == EPERM;
+    tried.push_back(DescribeConnectFailure(candidate, channel.status()));
+    if (candidates.size() == 1) {
+      return Status(denied ? StatusCode::kPermissionDenied : channel.status().code(),
+                    "cannot connect to minerud at " + tried.back(), channel.status().sys_errno());
+    }
   }
-  auto impl = std::make_unique<Impl>(std::move(*channel));
+  if (!connected) {
+    std::string message = "cannot reach minerud; tried ";
+    for (size_t i = 0; i < tried.size(); ++i) message += (i > 0 ? "; " : "") + tried[i];
+    return Status(denied ? StatusCode::kPermissionDenied : StatusCode::kUnavailable, message);
+  }
+  auto impl = std::make_unique<Impl>(std::move(*connected));
+  impl->socket_path = path;
   shm::Hello hello;
   hello.client_name = options.client_name;
   hello.capabilities = shm::kCapResultRing | shm::kCapZeroCopySubmit;
@@ -307,6 +326,7 @@ Result<Client> Client::Connect(const ClientOptions& options) {
 }
 
 uint32_t Client::peer_uid() const { return impl_->hello.peer_uid; }
+const std::string& Client::socket_path() const { return impl_->socket_path; }
 const std::string& Client::daemon_version() const { return impl_->hello.daemon_version; }
 uint64_t Client::max_document_bytes() const { return impl_->hello.max_document_bytes; }
 
@@ -513,6 +533,31 @@ Result<DaemonStats> Client::Stats() {
   for (const auto& t : r.tiers) {
     out.tiers.push_back({t.tier, t.budget_bytes, t.used_bytes, t.peak_bytes, t.units_resident});
   }
+  return out;
+}
+
+Result<DaemonInfo> Client::Info() {
+  if ((impl_->hello.capabilities & shm::kCapInfo) == 0) {
+    return Unimplemented("this minerud cannot describe itself (version " + impl_->hello.daemon_version + ")");
+  }
+  shm::InfoRequest req{impl_->next_request_id++};
+  MINERU_ASSIGN_OR_RETURN(shm::InfoReply r, impl_->CallFor<shm::InfoReply>(req, req.request_id));
+  DaemonInfo out;
+  out.daemon_version = r.daemon_version;
+  out.protocol_version = r.protocol_version;
+  out.pid = r.pid;
+  out.started_unix_ms = r.started_unix_ms;
+  out.backend = r.backend;
+  out.model_dir = r.model_dir;
+  out.model = r.model;
+  out.vram_budget_bytes = r.vram_budget_bytes;
+  out.pinned_budget_bytes = r.pinned_budget_bytes;
+  out.workers = r.workers;
+  out.max_batch = r.max_batch;
+  out.max_document_bytes = r.max_document_bytes;
+  out.max_pages_per_document = r.max_pages_per_document;
+  out.max_jobs_queued = r.max_jobs_queued;
+  out.max_jobs_per_user = r.max_jobs_per_user;
   return out;
 }
 

@@ -380,23 +380,51 @@ int StatsCmd(const CtlOptions& o, Printer& p) {
   return kExitOk;
 }
 
+json InfoJson(const client::DaemonInfo& i) {
+  return {{"daemon_version", i.daemon_version},
+          {"protocol_version", i.protocol_version},
+          {"pid", i.pid},
+          {"started_unix_ms", i.started_unix_ms},
+          {"backend", i.backend},
+          {"model_dir", i.model_dir},
+          {"model", i.model},
+          {"vram_budget_bytes", i.vram_budget_bytes},
+          {"pinned_budget_bytes", i.pinned_budget_bytes},
+          {"workers", i.workers},
+          {"max_batch", i.max_batch},
+          {"max_document_bytes", i.max_document_bytes},
+          {"max_pages_per_document", i.max_pages_per_document},
+          {"max_jobs_queued", i.max_jobs_queued},
+          {"max_jobs_per_user", i.max_jobs_per_user}};
+}
+
+std::string BudgetText(uint64_t bytes) { return bytes == 0 ? "none" : FormatByteSize(bytes); }
+
 int DaemonStatusCmd(const CtlOptions& o, Printer& p) {
-  std::string socket = o.socket_path.empty() ? Client::DefaultSocketPath() : o.socket_path;
   auto c = Connect(o);
   if (!c.ok()) return p.Error(c.status());
   auto rtt = c->Ping();
   if (!rtt.ok()) return p.Error(rtt.status());
   auto stats = c->Stats();
   if (!stats.ok()) return p.Error(stats.status());
+  auto info = c->Info();
+  if (!info.ok() && info.status().code() != StatusCode::kUnimplemented) return p.Error(info.status());
   auto get = [&](const char* k) { return stats->counters.count(k) ? stats->counters.at(k) : 0.0; };
   if (p.json()) {
-    p.Json({{"running", true},
-            {"socket", socket},
-            {"daemon_version", c->daemon_version()},
-            {"peer_uid", c->peer_uid()},
-            {"ping_us", *rtt},
-            {"max_document_bytes", c->max_document_bytes()},
-            {"counters", stats->counters}});
+    json j = {{"running", true},
+              {"socket", c->socket_path()},
+              {"daemon_version", c->daemon_version()},
+              {"peer_uid", c->peer_uid()},
+              {"ping_us", *rtt},
+              {"max_document_bytes", c->max_document_bytes()},
+              {"counters", stats->counters}};
+    if (info.ok()) {
+      j["backend"] = info->backend;
+      j["model_dir"] = info->model_dir;
+      j["vram_budget_bytes"] = info->vram_budget_bytes;
+      j["pinned_budget_bytes"] = info->pinned_budget_bytes;
+    }
+    p.Json(j);
     return kExitOk;
   }
   char line[512];
@@ -404,9 +432,52 @@ int DaemonStatusCmd(const CtlOptions& o, Printer& p) {
       line, sizeof line,
       "minerud %s is running on %s\n  you are uid %u; ping %.0f us\n  jobs: %.0f running, %.0f queued; "
       "%.0f workers; uptime %.0f s",
-      c->daemon_version().c_str(), socket.c_str(), c->peer_uid(), *rtt, get("jobs_running"),
+      c->daemon_version().c_str(), c->socket_path().c_str(), c->peer_uid(), *rtt, get("jobs_running"),
       get("jobs_queued"), get("workers"), get("uptime_seconds"));
   p.Line(line);
+  if (info.ok()) {
+    p.Line("  backend " + info->backend +
+           (info->model_dir.empty() ? std::string(" (no model)") : "; model " + info->model_dir));
+    if (!info->model_dir.empty()) {
+      p.Line("  VRAM budget " + BudgetText(info->vram_budget_bytes) + ", pinned budget " +
+             BudgetText(info->pinned_budget_bytes));
+    }
+  }
+  return kExitOk;
+}
+
+int InfoCmd(const CtlOptions& o, Printer& p) {
+  auto c = Connect(o);
+  if (!c.ok()) return p.Error(c.status());
+  auto info = c->Info();
+  if (!info.ok()) return p.Error(info.status());
+  if (p.json()) {
+    json j = InfoJson(*info);
+    j["socket"] = c->socket_path();
+    p.Json(j);
+    return kExitOk;
+  }
+  const client::DaemonInfo& i = *info;
+  auto row = [&](const char* key, const std::string& value) {
+    char line[1024];
+    std::snprintf(line, sizeof line, "%-22s %s", key, value.c_str());
+    p.Line(line);
+  };
+  row("socket", c->socket_path());
+  row("version", i.daemon_version + " (protocol " + std::to_string(i.protocol_version) + ")");
+  row("pid", std::to_string(i.pid));
+  row("started", FormatTime(i.started_unix_ms));
+  row("backend", i.backend);
+  row("model_dir", i.model_dir.empty() ? "-" : i.model_dir);
+  if (!i.model.empty()) row("model", i.model);
+  row("vram_budget", BudgetText(i.vram_budget_bytes));
+  row("pinned_budget", BudgetText(i.pinned_budget_bytes));
+  row("workers", std::to_string(i.workers));
+  row("max_batch", std::to_string(i.max_batch));
+  row("max_document_size", FormatByteSize(i.max_document_bytes));
+  row("max_pages", std::to_string(i.max_pages_per_document));
+  row("max_jobs_queued", std::to_string(i.max_jobs_queued));
+  row("max_jobs_per_user", std::to_string(i.max_jobs_per_user));
   return kExitOk;
 }
 
@@ -444,6 +515,8 @@ int RunCommand(const CtlOptions& o) {
       return StatsCmd(o, p);
     case Command::kDaemonStatus:
       return DaemonStatusCmd(o, p);
+    case Command::kInfo:
+      return InfoCmd(o, p);
     case Command::kBudget:
       return BudgetCmd(o, p);
     case Command::kHelp:

@@ -53,13 +53,16 @@ std::string CtlUsage() {
          "  cancel ID...|--all    cancel jobs (--all: every job of yours)\n"
          "  fetch ID -o DIR       write a finished job's results under DIR\n"
          "  stats                 daemon counters: queue, jobs, pages, memory per tier\n"
-         "  daemon-status         is minerud up; its version, socket and your uid as it sees it\n"
+         "  daemon-status         is minerud up; its version, socket, backend, model and budgets, and\n"
+         "                        your uid as it sees it\n"
+         "  info                  what minerud runs: version, pid, backend, model folder, budgets, limits\n"
          "  budget SIZE           set the model's VRAM budget (e.g. 6G) until minerud's next reload or\n"
          "                        restart (root and the admin group)\n"
          "\n"
          "Global options:\n"
-         "  --socket PATH         minerud's socket (default $MINERU_SOCKET, else\n"
-         "                        $XDG_RUNTIME_DIR/minerud.sock, or /run/minerud/minerud.sock for root)\n"
+         "  --socket PATH         minerud's socket (default $MINERU_SOCKET, else `socket` in\n"
+         "                        ~/.config/minerud/client.conf, else $XDG_RUNTIME_DIR/minerud.sock if\n"
+         "                        your own minerud answers, else /run/minerud/minerud.sock)\n"
          "  --json                JSON output: one object per line; errors as {\"error\": ...}\n"
          "  -q, --quiet           no progress on stderr\n"
          "  --help                print this help and exit\n"
@@ -155,6 +158,7 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
             {"fetch", Command::kFetch},
             {"stats", Command::kStats},
             {"daemon-status", Command::kDaemonStatus},
+            {"info", Command::kInfo},
             {"budget", Command::kBudget},
         };
         bool found = false;
@@ -217,6 +221,7 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
     case Command::kList:
     case Command::kStats:
     case Command::kDaemonStatus:
+    case Command::kInfo:
       if (!positional.empty()) return InvalidArgument("unexpected argument '" + positional[0] + "'");
       break;
     default:

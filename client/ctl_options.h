@@ -37,12 +37,13 @@ enum class Command {
   kFetch,
   kStats,
   kDaemonStatus,
+  kInfo,
   kBudget
 };
 
 struct CtlOptions {
   Command command = Command::kHelp;
-  std::string socket_path;  // --socket; empty: $MINERU_SOCKET or the default
+  std::string socket_path;  // --socket; empty: found as libmineru-client finds it (socket_discovery.h)
   bool json = false;        // --json: JSON lines on stdout, errors as {"error": ...}
   bool quiet = false;       // -q: no progress on stderr
   // submit

@@ -72,7 +72,7 @@ const ConfigSchema<Config>& ConfigSchemaFor() {
 }
 
 std::string DefaultSocketPath() {
-  if (::geteuid() == 0) return "/run/minerud/minerud.sock";
+  if (::geteuid() == 0) return kSystemSocketPath;
   std::string runtime = EnvOr("XDG_RUNTIME_DIR", "/run/user/" + std::to_string(::geteuid()));
   return runtime + "/minerud.sock";
 }

@@ -53,7 +53,9 @@ struct Config {
 // The schema of every key above.
 const ConfigSchema<Config>& ConfigSchemaFor();
 
-// $XDG_RUNTIME_DIR/minerud.sock for a user, /run/minerud/minerud.sock for root.
+// The system daemon's socket (minerud.socket, group minerud).
+inline constexpr char kSystemSocketPath[] = "/run/minerud/minerud.sock";
+// $XDG_RUNTIME_DIR/minerud.sock for a user, kSystemSocketPath for root.
 std::string DefaultSocketPath();
 // $XDG_STATE_HOME/minerud (or ~/.local/state/minerud) for a user, /var/lib/minerud for root.
 std::string DefaultStateDir();

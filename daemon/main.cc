@@ -70,6 +70,7 @@ int main(int argc, char** argv) {
   }
   // The backend is ready before the socket listens, so READY=1 means "can parse".
   std::unique_ptr<Backend> backend;
+  std::string model_description;
   if (config->model_dir.empty()) {
     backend = std::make_unique<TextLayerBackend>();
   } else {
@@ -79,7 +80,8 @@ int main(int argc, char** argv) {
       MINERU_LOG(kError) << "cannot load the model: " << vlm.status().ToString();
       return kExitConfig;
     }
-    MINERU_LOG(kInfo) << (*vlm)->Describe();
+    model_description = (*vlm)->Describe();
+    MINERU_LOG(kInfo) << model_description;
     backend = std::move(*vlm);
 #else
     MINERU_LOG(kError) << "model_dir is set, but this minerud was built without the model backend "
@@ -102,7 +104,7 @@ int main(int argc, char** argv) {
     }
     listen = std::move(*bound);
   }
-  Server::Options server_options{*options, *config, std::move(listen), std::move(backend)};
+  Server::Options server_options{*options, *config, std::move(listen), std::move(backend), model_description};
   auto server = Server::Create(std::move(server_options));
   if (!server.ok()) {
     MINERU_LOG(kError) << "cannot start: " << server.status().ToString();

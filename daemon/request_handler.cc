@@ -122,6 +122,8 @@ void RequestHandler::Handle(Session& s, shm::Message message, std::vector<Unique
           OnWatch(s, m);
         } else if constexpr (std::is_same_v<T, shm::BudgetRequest>) {
           OnBudget(s, m);
+        } else if constexpr (std::is_same_v<T, shm::InfoRequest>) {
+          OnInfo(s, m);
         } else if constexpr (std::is_same_v<T, shm::Ping>) {
           s.Send(shm::Pong{m.nonce, m.padding});
         } else if constexpr (std::is_same_v<T, shm::Goodbye>) {
@@ -153,7 +155,7 @@ void RequestHandler::OnHello(Session& s, const shm::Hello& m) {
   reply.session_id = s.id();
   reply.peer_uid = s.peer().uid;
   reply.max_document_bytes = max_document_bytes_;
-  reply.capabilities = shm::kCapZeroCopySubmit | shm::kCapWatchJobs | shm::kCapSetBudget;
+  reply.capabilities = shm::kCapZeroCopySubmit | shm::kCapWatchJobs | shm::kCapSetBudget | shm::kCapInfo;
   std::vector<UniqueFd> ring_fds;
   if (m.capabilities & shm::kCapResultRing) {
     uint64_t bytes = m.ring_bytes_wanted == 0 ? options_.ring_bytes : m.ring_bytes_wanted;
@@ -236,6 +238,14 @@ void RequestHandler::OnStatus(Session& s, const shm::StatusRequest& m) {
     return;
   }
   s.Send(shm::StatusReply{m.request_id, ToWire(*info, options_.backend_name)});
+}
+
+void RequestHandler::OnInfo(Session& s, const shm::InfoRequest& m) {
+  shm::InfoReply reply = options_.info ? options_.info() : shm::InfoReply{};
+  reply.request_id = m.request_id;
+  if (reply.daemon_version.empty()) reply.daemon_version = MINERU_VERSION_STRING;
+  if (reply.backend.empty()) reply.backend = options_.backend_name;
+  s.Send(reply);
 }
 
 void RequestHandler::OnBudget(Session& s, const shm::BudgetRequest& m) {

@@ -38,6 +38,8 @@ class RequestHandler {
     uint64_t ring_bytes = 4ull << 20;  // default result ring size per session
     // Counters for StatsRequest beyond the scheduler's (sessions, uptime, memory ...).
     std::function<std::map<std::string, double>()> extra_counters;
+    // What InfoRequest answers (version, backend, model, budgets); request_id is filled in here.
+    std::function<shm::InfoReply()> info;
   };
 
   explicit RequestHandler(Options options) : options_(std::move(options)) {}
@@ -67,6 +69,7 @@ class RequestHandler {
   void OnCancel(Session& s, const shm::CancelRequest& m);
   void OnFetch(Session& s, const shm::FetchRequest& m);
   void OnStats(Session& s, const shm::StatsRequest& m);
+  void OnInfo(Session& s, const shm::InfoRequest& m);
   // The job if it exists and `uid` may see it; otherwise kNotFound.
   Result<JobInfo> Visible(uid_t uid, uint64_t job_id) const;
   void Error(Session& s, uint64_t request_id, const Status& status);

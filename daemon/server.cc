@@ -98,6 +98,26 @@ Status Server::Init() {
     if (free_bytes.ok()) c["state_dir_free_bytes"] = static_cast<double>(*free_bytes);
     return c;
   };
+  ho.info = [this, started_ms = WallNowMillis()] {
+    const Config& c = options_.config;
+    shm::InfoReply r;
+    r.pid = static_cast<uint32_t>(::getpid());
+    r.started_unix_ms = started_ms;
+    r.backend = std::string(options_.backend->name());
+    r.model_dir = c.model_dir;
+    r.model = options_.model_description;
+    for (const shm::TierStats& t : options_.backend->Stats().tiers) {
+      if (t.tier == "gpu") r.vram_budget_bytes = t.budget_bytes;
+      if (t.tier == "pinned") r.pinned_budget_bytes = t.budget_bytes;
+    }
+    r.workers = static_cast<uint32_t>(WorkerCount(c));
+    r.max_batch = static_cast<uint32_t>(c.max_batch);
+    r.max_document_bytes = c.max_document_bytes;
+    r.max_pages_per_document = static_cast<uint64_t>(c.max_pages_per_document);
+    r.max_jobs_queued = static_cast<uint32_t>(std::min<int64_t>(c.max_jobs_queued, UINT32_MAX));
+    r.max_jobs_per_user = static_cast<uint32_t>(std::min<int64_t>(c.max_jobs_per_user, UINT32_MAX));
+    return r;
+  };
   handler_ = std::make_unique<RequestHandler>(std::move(ho));
   handler_->SetAccessPolicy(access);
   handler_->SetMaxDocumentBytes(config.max_document_bytes);

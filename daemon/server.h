@@ -35,6 +35,7 @@ class Server {
     Config config;
     ListenSocket listen;
     std::unique_ptr<Backend> backend;
+    std::string model_description;  // one line for InfoReply; empty without a model
   };
 
   // Opens the spool, recovers its jobs and prepares the loop. Nothing is served until Run().

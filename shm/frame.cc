@@ -14,7 +14,7 @@ namespace {
 static_assert(std::endian::native == std::endian::little, "the wire format is little-endian");
 
 constexpr uint16_t kFirstType = static_cast<uint16_t>(MessageType::kHello);
-constexpr uint16_t kLastType = static_cast<uint16_t>(MessageType::kBudgetReply);
+constexpr uint16_t kLastType = static_cast<uint16_t>(MessageType::kInfoReply);
 static_assert(std::variant_size_v<Message> == kLastType - kFirstType + 1, "one alternative per type");
 
 template <typename T>
@@ -128,6 +128,12 @@ struct Validator {
   Status operator()(const WatchReply& m) const { return CheckJobInfo(m.job); }
   Status operator()(const BudgetRequest& m) const {
     return m.vram_budget_bytes == 0 ? InvalidArgument("a VRAM budget of 0 bytes") : Status::Ok();
+  }
+  Status operator()(const InfoReply& m) const {
+    MINERU_RETURN_IF_ERROR(CheckString(m.daemon_version, "daemon_version"));
+    MINERU_RETURN_IF_ERROR(CheckString(m.backend, "backend"));
+    MINERU_RETURN_IF_ERROR(CheckString(m.model_dir, "model_dir"));
+    return CheckString(m.model, "model");
   }
   Status operator()(const ListReply& m) const {
     if (m.jobs.size() > kMaxListItems) return InvalidArgument("too many jobs in a list reply");

@@ -58,6 +58,10 @@ const char* MessageTypeName(MessageType type) {
       return "budget";
     case MessageType::kBudgetReply:
       return "budget-reply";
+    case MessageType::kInfoRequest:
+      return "info";
+    case MessageType::kInfoReply:
+      return "info-reply";
   }
   return "unknown";
 }

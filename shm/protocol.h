@@ -20,6 +20,8 @@
 //                               ◄─────────   PageProgress*, JobDone | JobFailed  (as for a submit)
 //   BudgetRequest (only when HelloReply has kCapSetBudget) ─►
 //                               ◄─────────   BudgetReply | ErrorReply (permission, no model, too small)
+//   InfoRequest (only when HelloReply has kCapInfo) ─►
+//                               ◄─────────   InfoReply
 // Requests carry a client-chosen `request_id` echoed in the reply. Job events are unsolicited and
 // carry the `job_id` the daemon assigned in JobAccepted. Result bytes never travel on the socket:
 // they are records in the session's result ring (shm/result_record.h); a PageResultNotice tells the
@@ -29,7 +31,7 @@
 // struct are the wire format of kProtocolVersion. Changing any of them means a new version. A message
 // added later gets the next MessageType value and a Capability bit; a peer sends it only when the
 // other side announced that bit in the handshake, so older peers (which refuse unknown types) never
-// see it and the version stays (WatchRequest/WatchReply: kCapWatchJobs).
+// see it and the version stays (WatchRequest/WatchReply: kCapWatchJobs; InfoRequest/InfoReply: kCapInfo).
 #pragma once
 
 #include <cstdint>
@@ -79,6 +81,8 @@ enum class MessageType : uint16_t {
   kWatchReply = 24,     // kCapWatchJobs
   kBudgetRequest = 25,  // kCapSetBudget
   kBudgetReply = 26,    // kCapSetBudget
+  kInfoRequest = 27,    // kCapInfo
+  kInfoReply = 28,      // kCapInfo
 };
 
 // Outputs a client asks for (bit set in SubmitRequest::outputs and FetchRequest::outputs).
@@ -109,6 +113,7 @@ enum Capability : uint64_t {
   kCapPageResults = 1ull << 2,
   kCapWatchJobs = 1ull << 3,  // daemon: understands WatchRequest
   kCapSetBudget = 1ull << 4,  // daemon: understands BudgetRequest
+  kCapInfo = 1ull << 5,       // daemon: understands InfoRequest
 };
 
 // ---------------------------------------------------------------------------------------------------
@@ -473,6 +478,49 @@ struct BudgetReply {
   bool operator==(const BudgetReply&) const = default;
 };
 
+// client -> daemon (only when HelloReply announced kCapInfo): what this daemon is and runs.
+struct InfoRequest {
+  static constexpr MessageType kType = MessageType::kInfoRequest;
+  uint64_t request_id = 0;
+
+  template <class A>
+  void serialize(A& ar) {
+    ar(request_id);
+  }
+  bool operator==(const InfoRequest&) const = default;
+};
+
+// daemon -> client: the daemon's version, backend, model and budgets. Any peer that may connect may
+// ask: nothing here names another user or their jobs.
+struct InfoReply {
+  static constexpr MessageType kType = MessageType::kInfoReply;
+  uint64_t request_id = 0;
+  std::string daemon_version;
+  uint16_t protocol_version = kProtocolVersion;
+  uint32_t pid = 0;
+  int64_t started_unix_ms = 0;
+  std::string backend;    // "text-layer", "vlm", ...
+  std::string model_dir;  // the model folder as resolved; empty without a model
+  std::string model;      // one line describing the loaded model; empty without a model
+  // The budgets in force (a `mineructl budget` change shows here); 0 = none / no model.
+  uint64_t vram_budget_bytes = 0;
+  uint64_t pinned_budget_bytes = 0;
+  uint32_t workers = 0;
+  uint32_t max_batch = 0;
+  uint64_t max_document_bytes = 0;
+  uint64_t max_pages_per_document = 0;
+  uint32_t max_jobs_queued = 0;
+  uint32_t max_jobs_per_user = 0;
+
+  template <class A>
+  void serialize(A& ar) {
+    ar(request_id, daemon_version, protocol_version, pid, started_unix_ms, backend, model_dir, model,
+       vram_budget_bytes, pinned_budget_bytes, workers, max_batch, max_document_bytes, max_pages_per_document,
+       max_jobs_queued, max_jobs_per_user);
+  }
+  bool operator==(const InfoReply&) const = default;
+};
+
 // daemon -> client: a request (or the frame itself) was refused. `code` mirrors mineru::StatusCode:
 // kBusy (queue full: retry after `retry_after_ms`), kPermissionDenied, kInvalidArgument, kNotFound,
 // kResourceExhausted, kUnimplemented, kDataLoss (a broken frame) ... never kOk.
@@ -532,7 +580,7 @@ using Message =
     std::variant<Hello, HelloReply, SubmitRequest, JobAccepted, PageProgress, PageResultNotice, JobDone,
                  JobFailed, StatusRequest, StatusReply, ListRequest, ListReply, CancelRequest, CancelReply,
                  FetchRequest, FetchReply, StatsRequest, StatsReply, ErrorReply, Ping, Pong, Goodbye,
-                 WatchRequest, WatchReply, BudgetRequest, BudgetReply>;
+                 WatchRequest, WatchReply, BudgetRequest, BudgetReply, InfoRequest, InfoReply>;
 
 inline MessageType TypeOf(const Message& m) {
   return std::visit([](const auto& v) { return std::decay_t<decltype(v)>::kType; }, m);

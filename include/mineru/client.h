@@ -24,7 +24,10 @@
 namespace mineru::client {
 
 struct ClientOptions {
-  std::string socket_path;  // empty: $MINERU_SOCKET, else minerud's default for this user
+  // Empty: $MINERU_SOCKET, else `socket` in $XDG_CONFIG_HOME/minerud/client.conf, else the user's own
+  // daemon ($XDG_RUNTIME_DIR/minerud.sock) if it answers, else the system daemon
+  // (/run/minerud/minerud.sock). A failed connect names every place tried.
+  std::string socket_path;
   std::string client_name = "libmineru-client";
   uint64_t ring_bytes = 0;  // result ring size; 0: the daemon's default
   int64_t connect_timeout_ms = 5000;
@@ -92,6 +95,25 @@ struct DaemonStats {
   std::vector<Tier> tiers;
 };
 
+// What a daemon runs (Client::Info).
+struct DaemonInfo {
+  std::string daemon_version;
+  uint32_t protocol_version = 0;
+  uint32_t pid = 0;
+  int64_t started_unix_ms = 0;
+  std::string backend;             // "text-layer", "vlm"
+  std::string model_dir;           // empty without a model
+  std::string model;               // one line about the loaded model; empty without one
+  uint64_t vram_budget_bytes = 0;  // in force now; 0 without a model
+  uint64_t pinned_budget_bytes = 0;
+  uint32_t workers = 0;
+  uint32_t max_batch = 0;
+  uint64_t max_document_bytes = 0;
+  uint64_t max_pages_per_document = 0;
+  uint32_t max_jobs_queued = 0;
+  uint32_t max_jobs_per_user = 0;
+};
+
 // A document buffer for the zero-copy path: the app writes the document into data(), then submits the
 // buffer; the daemon maps the same pages. Move-only.
 class DocumentBuffer {
@@ -118,10 +140,11 @@ class Client {
   Client& operator=(Client&&) noexcept;
   ~Client();
 
-  // The socket path minerud uses by default for the calling user ($MINERU_SOCKET first).
+  // The first place Connect({}) tries (see ClientOptions::socket_path).
   static std::string DefaultSocketPath();
 
-  uint32_t peer_uid() const;  // who the daemon thinks we are
+  const std::string& socket_path() const;  // where this client connected
+  uint32_t peer_uid() const;               // who the daemon thinks we are
   const std::string& daemon_version() const;
   uint64_t max_document_bytes() const;  // the daemon's cap
 
@@ -147,6 +170,8 @@ class Client {
   // Sets the daemon's VRAM budget until its next reload or restart (root and the admin group);
   // returns the budget in force.
   Result<uint64_t> SetVramBudget(uint64_t bytes);
+  // The daemon's version, backend, model and budgets (kUnimplemented from a daemon too old to say).
+  Result<DaemonInfo> Info();
   // Round trip time of an empty Ping, in microseconds.
   Result<double> Ping();
 

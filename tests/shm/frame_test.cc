@@ -71,6 +71,24 @@ std::vector<Message> AllMessages() {
   all.push_back(WatchReply{15, SampleJob(99)});
   all.push_back(BudgetRequest{16, 6ull << 30});
   all.push_back(BudgetReply{16, 6ull << 30});
+  all.push_back(InfoRequest{17});
+  InfoReply info;
+  info.request_id = 17;
+  info.daemon_version = "0.1.0";
+  info.pid = 4242;
+  info.started_unix_ms = 1'700'000'000'000;
+  info.backend = "vlm";
+  info.model_dir = "/var/lib/minerud/models/MinerU2.0-2505-0.9B";
+  info.model = "Qwen2 decoder, 24 layers";
+  info.vram_budget_bytes = 6ull << 30;
+  info.pinned_budget_bytes = 2ull << 30;
+  info.workers = 2;
+  info.max_batch = 16;
+  info.max_document_bytes = 512ull << 20;
+  info.max_pages_per_document = 2000;
+  info.max_jobs_queued = 256;
+  info.max_jobs_per_user = 32;
+  all.push_back(info);
   return all;
 }
 
@@ -203,7 +221,7 @@ TEST(FrameTest, WrongMagicVersionTypeAndReservedAreRefused) {
     EXPECT_NE(r.status().message().find("version " + std::to_string(version)), std::string::npos)
         << r.status().message();
   }
-  for (uint16_t type : {uint16_t{0}, uint16_t{27}, uint16_t{0xFFFF}}) {
+  for (uint16_t type : {uint16_t{0}, uint16_t{29}, uint16_t{0xFFFF}}) {
     auto bytes = good;
     std::memcpy(bytes.data() + 6, &type, 2);
     auto r = DecodeFrameBytes(bytes);
