@@ -1,6 +1,7 @@
 #include "engine/siglip_encoder_layer.h"
 
 #include "engine/dense_ops.h"
+#include "engine/gelu.h"
 #include "engine/model_units.h"
 #include "engine/vision_attention.h"
 
@@ -27,7 +28,7 @@ at::Tensor SiglipEncoderLayer(const at::Tensor& x, const WeightLease& w, int64_t
 
   at::Tensor m = at::layer_norm(hidden, {c.hidden_size}, w.Get(p + "layer_norm2.weight"),
                                 w.Get(p + "layer_norm2.bias"), c.layer_norm_eps);
-  m = at::gelu(Linear(m, w.Get(p + "mlp.fc1.weight"), w.Get(p + "mlp.fc1.bias")), "tanh");
+  m = Gelu(Linear(m, w.Get(p + "mlp.fc1.weight"), w.Get(p + "mlp.fc1.bias")), "tanh");
   return hidden + Linear(m, w.Get(p + "mlp.fc2.weight"), w.Get(p + "mlp.fc2.bias"));
 }
 

@@ -34,23 +34,50 @@ __attribute__((target("avx2,fma"))) void SiluTimes(const T* g, const T* u, T* ou
   }
 }
 
-// silu(gate) · up.
+// The rows' silu and product in scalar code (a CPU without AVX2), as SiluTimes's tail computes them.
+template <typename T>
+void SiluTimesPlain(const T* g, const T* u, T* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const float gf = static_cast<float>(g[i]);
+    const float silu = static_cast<float>(static_cast<T>(gf / (1.0f + std::exp(-gf))));
+    out[i] = static_cast<T>(silu * static_cast<float>(u[i]));
+  }
+}
+
+// silu(gate) · up. On the CPU row by row: whether an element takes the vector or the scalar code
+// depends on its column alone, never on how many rows the step holds or how the threads split them.
 at::Tensor GatedActivation(const at::Tensor& gate, const at::Tensor& up) {
   const at::ScalarType t = gate.scalar_type();
-  if (!gate.device().is_cpu() || !simd::CpuHasAvx2() || up.scalar_type() != t || up.sizes() != gate.sizes() ||
-      (t != at::kFloat && t != at::kBFloat16)) {
+  if (!gate.device().is_cpu() || up.scalar_type() != t || up.sizes() != gate.sizes() ||
+      (t != at::kFloat && t != at::kBFloat16) || gate.dim() == 0) {
     return at::silu(gate).mul_(up);
   }
   const at::Tensor g = gate.contiguous(), u = up.contiguous();
   at::Tensor out = at::empty_like(g);
-  at::parallel_for(0, g.numel(), 32768, [&](int64_t i0, int64_t i1) {
-    if (t == at::kFloat) {
-      SiluTimes(g.data_ptr<float>() + i0, u.data_ptr<float>() + i0, out.data_ptr<float>() + i0, i1 - i0);
-    } else {
-      SiluTimes(g.data_ptr<at::BFloat16>() + i0, u.data_ptr<at::BFloat16>() + i0,
-                out.data_ptr<at::BFloat16>() + i0, i1 - i0);
+  const int64_t n = g.size(-1);
+  const int64_t rows = n == 0 ? 0 : g.numel() / n;
+  const bool avx2 = simd::CpuHasAvx2();
+  const auto run = [&](auto* type, int64_t r0, int64_t r1) {
+    using T = std::remove_pointer_t<decltype(type)>;
+    const T* gp = g.data_ptr<T>();
+    const T* up_ = u.data_ptr<T>();
+    T* op = out.data_ptr<T>();
+    for (int64_t r = r0; r < r1; ++r) {
+      if (avx2) {
+        SiluTimes(gp + r * n, up_ + r * n, op + r * n, n);
+      } else {
+        SiluTimesPlain(gp + r * n, up_ + r * n, op + r * n, n);
+      }
     }
-  });
+  };
+  at::parallel_for(0, rows, std::max<int64_t>(1, 32768 / std::max<int64_t>(n, 1)),
+                   [&](int64_t r0, int64_t r1) {
+                     if (t == at::kFloat) {
+                       run(static_cast<float*>(nullptr), r0, r1);
+                     } else {
+                       run(static_cast<at::BFloat16*>(nullptr), r0, r1);
+                     }
+                   });
   return out;
 }
 

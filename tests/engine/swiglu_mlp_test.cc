@@ -28,7 +28,7 @@ TEST(SwigluMlpTest, Float32GatedActivationMatchesTheFormula) {
 }
 
 TEST(SwigluMlpTest, Bfloat16RoundsWhereTheReferenceRounds) {
-  for (int64_t rows : {16, 40}) {  // the few-rows kernel and the widened GEMM
+  for (int64_t rows : {16, 40}) {
     const at::Tensor x = Inputs(rows, 128).to(at::kBFloat16);
     const at::Tensor eye = at::eye(128).to(at::kBFloat16);
     const at::Tensor got = SwigluMlp(x, eye, eye, eye);
@@ -42,6 +42,20 @@ TEST(SwigluMlpTest, Bfloat16RoundsWhereTheReferenceRounds) {
     const at::Tensor off = (got.to(at::kDouble) - wd).abs();
     EXPECT_TRUE((off <= step * 1.0001).all().item<bool>()) << rows << " rows";
     EXPECT_GE((off == 0).to(at::kDouble).mean().item<double>(), 0.99) << rows << " rows";
+  }
+}
+
+// A row's activation is the same bits alone and among 300 rows split over the threads (a width with a
+// tail past the last 8, so a split inside a row would move elements between the vector and scalar code).
+TEST(SwigluMlpTest, ARowsResultDoesNotDependOnTheOtherRows) {
+  for (at::ScalarType dtype : {at::kFloat, at::kBFloat16}) {
+    const at::Tensor x = Inputs(300, 131).to(dtype);
+    const at::Tensor eye = at::eye(131).to(dtype);
+    const at::Tensor all = SwigluMlp(x, eye, eye, eye);
+    for (int64_t r : {0, 1, 149, 150, 299}) {
+      EXPECT_TRUE(at::equal(SwigluMlp(x.narrow(0, r, 1), eye, eye, eye), all.narrow(0, r, 1)))
+          << "row " << r << ", " << dtype;
+    }
   }
 }
 
