@@ -56,7 +56,8 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
 // A Config whose every field differs from the default, so loading defaults over it must restore
 // each one (a key the document gives no default for would keep its "poisoned" value).
 constexpr char kPoisonText[] =
-    "socket = /x/s\nsocket_mode = 0600\nstate_dir = /x/st\nmodel_dir = /x/m\nmodels_dir = /x/ms\nlog_level = error\nvram_budget "
+    "socket = /x/s\nsocket_mode = 0600\nstate_dir = /x/st\nmodel_dir = /x/m\nmodels_dir = /x/ms\nlog_level = "
+    "error\nvram_budget "
     "= 7\n"
     "pinned_budget = 7\nkeep_alive = 7ms\nkv_page_tokens = 7\nprefill_chunk = 7\nmax_batch = "
     "7\nmax_new_tokens = 7\n"
