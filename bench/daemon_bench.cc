@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "daemon/text_layer_backend.h"
+#include "pipeline/text_layer_backend.h"
 #include "mineru/client.h"
 #include "shm/channel.h"
 
@@ -130,15 +130,15 @@ int main(int argc, char** argv) {
       if (i == 0) fetched.push_back(std::move(file.data));
     }
   }
-  mineru::daemon::TextLayerBackend backend;
+  mineru::pipeline::TextLayerBackend backend;
   for (int i = 0; i < kDocs; ++i) {
     Stopwatch w;
-    mineru::daemon::BackendInput input;
+    mineru::pipeline::BackendInput input;
     input.document = pdf;
     input.name = "bench";
-    mineru::daemon::CancelFlag cancel{false};
+    mineru::pipeline::CancelFlag cancel{false};
     auto out = backend.Parse(
-        input, [](int64_t, int64_t, std::shared_ptr<const mineru::daemon::PageOutput>) {}, cancel);
+        input, [](int64_t, int64_t, std::shared_ptr<const mineru::pipeline::PageOutput>) {}, cancel);
     inproc.push_back(w.ElapsedMillis());
   }
   double e2e_ms = Median(e2e), in_ms = Median(inproc);

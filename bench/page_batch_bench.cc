@@ -1,6 +1,6 @@
 // page_batch_bench: what batching pages across clients buys, through the real model backend.
 //
-// One run, two VlmBackend instances over the same model folder, differing only in max_batch (1, then
+// One run, two ModelBackend instances over the same model folder, differing only in max_batch (1, then
 // the given N). K client threads each parse the same PDF at once (as K local apps would through
 // minerud); the bench prints pages/s for each and the ratio, and checks that every page's model text
 // is identical in both (batching changes the schedule, never the tokens).
@@ -23,17 +23,17 @@
 #include <vector>
 
 #include "common/config.h"
-#include "daemon/vlm_backend.h"
+#include "pipeline/model_backend.h"
 #include "tests/integration/tiny_vlm_model.h"
 
 namespace {
 
 namespace fs = std::filesystem;
-using mineru::daemon::BackendInput;
-using mineru::daemon::BackendOutput;
-using mineru::daemon::CancelFlag;
-using mineru::daemon::PageOutput;
-using mineru::daemon::VlmBackend;
+using mineru::pipeline::BackendInput;
+using mineru::pipeline::BackendOutput;
+using mineru::pipeline::CancelFlag;
+using mineru::pipeline::PageOutput;
+using mineru::pipeline::ModelBackend;
 
 std::vector<uint8_t> ReadBytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -53,7 +53,7 @@ RunResult Run(const fs::path& model, int64_t max_batch, int64_t tokens, int clie
   config.model_dir = model.string();
   config.max_batch = max_batch;
   config.max_new_tokens = tokens;
-  auto backend = VlmBackend::Load(config);
+  auto backend = ModelBackend::Load(config);
   if (!backend.ok()) {
     std::fprintf(stderr, "page_batch_bench: %s\n", backend.status().ToString().c_str());
     std::exit(1);

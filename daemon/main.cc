@@ -10,12 +10,8 @@
 #include "daemon/check_config.h"
 #include "daemon/daemon_options.h"
 #include "daemon/listener.h"
-#if defined(MINERU_DAEMON_MODEL)
-#include "daemon/plan_command.h"
-#include "daemon/vlm_backend.h"
-#endif
 #include "daemon/server.h"
-#include "daemon/text_layer_backend.h"
+#include "pipeline/backend_factory.h"
 
 namespace {
 
@@ -23,17 +19,6 @@ constexpr int kExitUsage = 64;
 constexpr int kExitUnavailable = 69;
 constexpr int kExitSoftware = 70;
 constexpr int kExitConfig = 78;
-
-// `minerud plan --model DIR --vram-budget SIZE`: the residency planner's report.
-int RunPlan(const std::vector<std::string>& args) {
-#if defined(MINERU_DAEMON_MODEL)
-  return mineru::daemon::RunPlanCommand(args);
-#else
-  (void)args;
-  std::fputs("minerud plan: not built into this minerud (configured with MINERU_DAEMON_MODEL=OFF)\n", stderr);
-  return kExitSoftware;
-#endif
-}
 
 }  // namespace
 
@@ -54,7 +39,7 @@ int main(int argc, char** argv) {
       std::printf("minerud %s\n", MINERU_VERSION_STRING);
       return 0;
     case DaemonOptions::Mode::kPlan:
-      return RunPlan(options->plan_args);
+      return pipeline::RunPlan(options->plan_args);
     default:
       break;
   }
@@ -70,34 +55,20 @@ int main(int argc, char** argv) {
     CheckConfigOptions check;
     check.config_source =
         ::access(options->config_path.c_str(), F_OK) == 0 ? options->config_path : "no config file";
-#if defined(MINERU_DAEMON_MODEL)
     check.open_model = [](const Config& c) -> Result<std::string> {
-      MINERU_ASSIGN_OR_RETURN(std::unique_ptr<VlmBackend> vlm, VlmBackend::Load(c));
-      return vlm->Describe();
+      MINERU_ASSIGN_OR_RETURN(pipeline::OpenedBackend opened, pipeline::OpenBackend(c));
+      return opened.description;
     };
-#endif
     return RunCheckConfig(*config, check, stdout) ? 0 : kExitConfig;
   }
   // The backend is ready before the socket listens, so READY=1 means "can parse".
-  std::unique_ptr<Backend> backend;
-  std::string model_description;
-  if (config->model_dir.empty()) {
-    backend = std::make_unique<TextLayerBackend>();
-  } else {
-#if defined(MINERU_DAEMON_MODEL)
-    auto vlm = VlmBackend::Load(*config);
-    if (!vlm.ok()) {
-      MINERU_LOG(kError) << "cannot load the model: " << vlm.status().ToString();
-      return kExitConfig;
-    }
-    model_description = (*vlm)->Describe();
-    MINERU_LOG(kInfo) << model_description;
-    backend = std::move(*vlm);
-#else
-    MINERU_LOG(kError) << "model_dir is set, but this minerud was built without the model backend "
-                          "(MINERU_DAEMON_MODEL=OFF)";
+  auto opened = pipeline::OpenBackend(*config);
+  if (!opened.ok()) {
+    MINERU_LOG(kError) << "cannot load the backend: " << opened.status().ToString();
     return kExitConfig;
-#endif
+  }
+  if (!opened->description.empty()) {
+    MINERU_LOG(kInfo) << opened->description;
   }
   auto activated = TakeActivatedSocket();
   if (!activated.ok()) {
@@ -114,7 +85,8 @@ int main(int argc, char** argv) {
     }
     listen = std::move(*bound);
   }
-  Server::Options server_options{*options, *config, std::move(listen), std::move(backend), model_description};
+  Server::Options server_options{*options, *config, std::move(listen), std::move(opened->backend),
+                                     opened->description};
   auto server = Server::Create(std::move(server_options));
   if (!server.ok()) {
     MINERU_LOG(kError) << "cannot start: " << server.status().ToString();

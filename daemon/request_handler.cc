@@ -392,7 +392,9 @@ void RequestHandler::OnStats(Session& s, const shm::StatsRequest& m) {
   if (options_.backend) {
     BackendStats b = options_.backend->Stats();
     for (auto& [k, v] : b.counters) reply.counters[k] = v;
-    reply.tiers = std::move(b.tiers);
+    for (const pipeline::TierStats& t : b.tiers) {
+      reply.tiers.push_back({t.tier, t.budget_bytes, t.used_bytes, t.peak_bytes, t.units_resident});
+    }
   }
   s.Send(reply);
 }

@@ -1,6 +1,7 @@
 #include "daemon/scheduler.h"
 
 #include <chrono>
+#include <climits>
 
 #include "common/clock.h"
 
@@ -196,7 +197,10 @@ Status Scheduler::Cancel(JobId id) {
     }
     e.cancel_requested = true;
     e.cancel->store(true);
-    if (e.info.state == JobState::kRunning) return Status::Ok();  // the worker finishes it
+    if (e.info.state == JobState::kRunning) {
+      options_.backend->Cancel(id);  // its pages leave the model now; the worker finishes the job
+      return Status::Ok();
+    }
     // Queued: finish it here.
     std::erase(queue_, id);
     e.info.state = JobState::kCancelled;
@@ -323,7 +327,10 @@ void Scheduler::Interrupt() {
   std::lock_guard lock(mu_);
   draining_ = true;
   for (auto& [id, e] : jobs_) {
-    if (e.info.state == JobState::kRunning) e.cancel->store(true);
+    if (e.info.state == JobState::kRunning) {
+      e.cancel->store(true);
+      options_.backend->Cancel(id);
+    }
   }
 }
 
@@ -335,6 +342,7 @@ bool Scheduler::Idle() const {
 void Scheduler::WorkerLoop() {
   for (;;) {
     JobId id = 0;
+    uid_t uid = 0;
     {
       std::unique_lock lock(mu_);
       while (!stopping_ && (draining_ || queue_.empty())) {
@@ -344,8 +352,8 @@ void Scheduler::WorkerLoop() {
         work_cv_.wait_for(lock, kIdleBeat);
       }
       if (stopping_) return;
-      id = queue_.front();
-      queue_.pop_front();
+      id = TakeNextLocked();
+      uid = jobs_.at(id).info.uid;
       ++running_;
       // Running from the moment it leaves the queue: a Cancel in between leaves the job to this worker
       // (which sees the flag) instead of finishing it a second time.
@@ -356,9 +364,30 @@ void Scheduler::WorkerLoop() {
     {
       std::lock_guard lock(mu_);
       --running_;
+      if (--user_running_[uid] == 0) user_running_.erase(uid);
     }
     Beat();
   }
+}
+
+// The queued job of the user with the fewest running jobs (the oldest on a tie, and the oldest of that
+// user's): one user's long queue never keeps another's first job waiting for a free worker.
+JobId Scheduler::TakeNextLocked() {
+  auto best = queue_.begin();
+  int64_t best_running = INT64_MAX;
+  for (auto it = queue_.begin(); it != queue_.end(); ++it) {
+    auto r = user_running_.find(jobs_.at(*it).info.uid);
+    const int64_t running = r == user_running_.end() ? 0 : r->second;
+    if (running < best_running) {
+      best = it;
+      best_running = running;
+      if (running == 0) break;
+    }
+  }
+  const JobId id = *best;
+  queue_.erase(best);
+  ++user_running_[jobs_.at(id).info.uid];
+  return id;
 }
 
 void Scheduler::RunJob(JobId id) {
@@ -394,6 +423,8 @@ void Scheduler::RunJob(JobId id) {
     input.max_pages = limits.max_pages_per_document;
     input.deadline = Deadline::InMillis(limits.max_seconds_per_document * 1000);
     input.memory_limit_bytes = limits.memory_bytes_per_document;
+    input.user = static_cast<uint32_t>(info.uid);
+    input.job_id = id;
     auto progress = [&](int64_t done, int64_t total, std::shared_ptr<const PageOutput> page) {
       Beat();
       {

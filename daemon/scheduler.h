@@ -3,8 +3,8 @@
 // Submit() checks the limits, spools the job (durable before it returns) and queues it. The daemon
 // splits it in three so the event loop never waits for the disk: Reserve() (loop: limits checked and
 // the job counted against them), Write() (the spool thread: id, document and record made durable),
-// Commit() (loop: the job enters the table and the queue). Workers take
-// jobs in submission order and run them through the Backend page by page, writing results to the spool
+// Commit() (loop: the job enters the table and the queue). Workers take the next job of the user with
+// the fewest running jobs (oldest first) and run it through the Backend, writing results to the spool
 // before the record says kDone. Everything the event loop must hear (progress, a job finished) is put
 // on an event list and announced through the `wake` callback; the loop calls TakeEvents() and gets the
 // whole list at once (so wake-ups may coalesce).
@@ -33,7 +33,7 @@
 #include <vector>
 
 #include "common/config.h"
-#include "daemon/backend.h"
+#include "daemon/pipeline_types.h"
 #include "daemon/job.h"
 #include "daemon/spool.h"
 
@@ -149,6 +149,7 @@ class Scheduler {
   };
 
   void WorkerLoop();
+  JobId TakeNextLocked();  // a queued job, fairly between users; mu_ held
   void RunJob(JobId id);
   void Finish(JobId id, JobInfo info);  // persists and publishes a final (or requeued) record
   void PushEventLocked(JobEvent::Kind kind, const JobInfo& info, std::shared_ptr<const PageOutput> page = {});
@@ -161,6 +162,7 @@ class Scheduler {
   std::deque<JobId> queue_;               // Guarded by mu_.
   std::map<uid_t, int64_t> user_jobs_;    // Guarded by mu_. Queued + running + being spooled.
   std::map<uid_t, uint64_t> user_bytes_;  // Guarded by mu_.
+  std::map<uid_t, int64_t> user_running_;  // Guarded by mu_. Jobs a worker runs, per user.
   int64_t active_jobs_ = 0;               // Guarded by mu_. Queued + running + being spooled.
   int64_t running_ = 0;                   // Guarded by mu_.
   std::vector<JobEvent> events_;          // Guarded by mu_.

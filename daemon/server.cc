@@ -1,5 +1,6 @@
 #include "daemon/server.h"
 
+#include <algorithm>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -71,7 +72,9 @@ Status Server::Init() {
   so.spool = &*spool_;
   so.backend = options_.backend.get();
   so.limits = JobLimits::FromConfig(config);
-  so.workers = WorkerCount(config);
+  // At least as many workers as the backend parses jobs at once, so pages of that many documents can
+  // share the model's steps.
+  so.workers = std::max(WorkerCount(config), options_.backend->JobSlots());
   so.wake = [this] { uv_async_send(&wake_); };
   scheduler_ = std::make_unique<Scheduler>(std::move(so));
   MINERU_RETURN_IF_ERROR(scheduler_->Recover());
@@ -106,7 +109,7 @@ Status Server::Init() {
     r.backend = std::string(options_.backend->name());
     r.model_dir = c.model_dir;
     r.model = options_.model_description;
-    for (const shm::TierStats& t : options_.backend->Stats().tiers) {
+    for (const pipeline::TierStats& t : options_.backend->Stats().tiers) {
       if (t.tier == "gpu") r.vram_budget_bytes = t.budget_bytes;
       if (t.tier == "pinned") r.pinned_budget_bytes = t.budget_bytes;
     }
@@ -324,6 +327,8 @@ void Server::PublishStatus() {
   std::ostringstream o;
   o << st.running << " running, " << st.queued << " queued, " << sessions_.size() << " clients, RSS "
     << FormatByteSize(ResidentBytes() >> 20 << 20);
+  const std::string pipeline = options_.backend->StatusLine();
+  if (!pipeline.empty()) o << "; " << pipeline;
   // sd_notify blocks when the manager's queue is full; send only what changed.
   if (o.str() == last_status_) return;
   last_status_ = o.str();

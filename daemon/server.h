@@ -16,7 +16,7 @@
 
 #include "common/config.h"
 #include "common/result.h"
-#include "daemon/backend.h"
+#include "daemon/pipeline_types.h"
 #include "daemon/daemon_options.h"
 #include "daemon/listener.h"
 #include "daemon/notifier.h"

@@ -23,7 +23,7 @@
 
 #include "common/mapped_region.h"
 #include "common/result.h"
-#include "daemon/backend.h"
+#include "daemon/pipeline_types.h"
 #include "daemon/job.h"
 
 namespace mineru::daemon {

@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "daemon/backend.h"
+#include "daemon/pipeline_types.h"
 
 namespace mineru::daemon {
 namespace {

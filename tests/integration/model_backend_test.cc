@@ -14,7 +14,7 @@
 #include <sstream>
 #include <thread>
 
-#include "daemon/page_batcher.h"
+#include "pipeline/page_batcher.h"
 #include "document/pdf_document.h"
 #include "engine/generator.h"
 #include "engine/image_preprocess.h"
@@ -98,7 +98,7 @@ std::string EnginePageText(const fs::path& model_dir, const fs::path& pdf_path, 
       engine::Generate((*model)->decoder(), std::span<const engine::GenerationRequest>(&req, 1), {});
   EXPECT_TRUE(results.ok()) << results.status().ToString();
   int64_t dropped = 0;
-  auto text = daemon::DecodeModelText(**tokenizer, (*results)[0].generated, &dropped);
+  auto text = pipeline::DecodeModelText(**tokenizer, (*results)[0].generated, &dropped);
   EXPECT_TRUE(text.ok());
   return *text;
 }

@@ -3,9 +3,9 @@
 // in memory (document/output_writer.h).
 #pragma once
 
-#include "daemon/backend.h"
+#include "pipeline/backend.h"
 
-namespace mineru::daemon {
+namespace mineru::pipeline {
 
 class TextLayerBackend : public Backend {
  public:
@@ -14,4 +14,4 @@ class TextLayerBackend : public Backend {
                               const CancelFlag& cancel) override;
 };
 
-}  // namespace mineru::daemon
+}  // namespace mineru::pipeline

@@ -1,7 +1,8 @@
-// Backend: what turns one document into output files. The daemon's workers call Parse() on their own
-// threads; the text-layer backend (MuPDF's text layer, no model) is the default, and a model backend
-// can be added beside it. The interface stays narrow: a document in, per-page progress out, output
-// files out, cancellation in.
+// Backend: what turns one document into output files, the pipeline's one face to the daemon. The
+// daemon's job workers call Parse() on their own threads; the text-layer backend (MuPDF's text layer,
+// no model) is the default, the model backend (model_backend.h) runs MinerU 2.0. The interface stays
+// narrow and knows nothing of the wire format: a document in, per-page progress out, output files out,
+// cancellation in.
 #pragma once
 
 #include <atomic>
@@ -17,7 +18,6 @@
 #include "common/clock.h"
 #include "common/result.h"
 #include "document/page_range.h"
-#include "shm/protocol.h"
 
 namespace mineru {
 struct Config;
@@ -28,7 +28,7 @@ struct OutputFiles;
 struct PageResult;
 }  // namespace mineru::document
 
-namespace mineru::daemon {
+namespace mineru::pipeline {
 
 // One output file, its path relative to the job's output folder ("NAME.md", "images/p1_0.png").
 // The daemon never writes user paths: the client joins these under its -o folder.
@@ -48,6 +48,8 @@ struct BackendInput {
   int64_t max_pages = 0;              // 0: no limit; more pages fail the job
   Deadline deadline;                  // past it the job fails with kDeadlineExceeded
   uint64_t memory_limit_bytes = 0;    // 0: no limit
+  uint32_t user = 0;                  // who submitted it: pages are shared out fairly between users
+  uint64_t job_id = 0;                // for Cancel(); 0 when the caller never cancels by id
 };
 
 // One finished page as a client may read it while the job runs (the whole-document files come at the
@@ -71,9 +73,18 @@ struct BackendOutput {
   std::vector<OutputFile> files;
 };
 
+// One memory tier of a backend with a model, as `mineructl stats` shows it.
+struct TierStats {
+  std::string tier;
+  uint64_t budget_bytes = 0;
+  uint64_t used_bytes = 0;
+  uint64_t peak_bytes = 0;
+  uint32_t units_resident = 0;
+};
+
 // What a backend with a model adds to `mineructl stats`: its memory tiers and counters.
 struct BackendStats {
-  std::vector<shm::TierStats> tiers;
+  std::vector<TierStats> tiers;
   std::map<std::string, double> counters;
 };
 
@@ -99,6 +110,14 @@ class Backend {
   }
   // Called about once a second from the event loop (idle demotion of weights). Must not block.
   virtual void Tick() {}
+  // Ends the pages of job `job_id` now (their memory is freed at once); its Parse() then returns
+  // kCancelled once `cancel` is set. Never blocks.
+  virtual void Cancel(uint64_t /*job_id*/) {}
+  // How many jobs the backend usefully parses at once: the daemon runs at least this many workers, so
+  // pages of that many documents can share the model's steps.
+  virtual int64_t JobSlots() const { return 1; }
+  // A short line for the unit's STATUS= (empty: nothing to add).
+  virtual std::string StatusLine() const { return {}; }
 };
 
 // Opens the job's PDF under its limits (memory, time, page count; cancellation).
@@ -109,4 +128,4 @@ std::shared_ptr<const PageOutput> MakePageOutput(const document::PageResult& pag
 // The writers' files as a backend's output.
 BackendOutput ToBackendOutput(document::OutputFiles files, int64_t num_pages);
 
-}  // namespace mineru::daemon
+}  // namespace mineru::pipeline

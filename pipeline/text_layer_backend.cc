@@ -1,10 +1,10 @@
-#include "daemon/text_layer_backend.h"
+#include "pipeline/text_layer_backend.h"
 
 #include "document/output_writer.h"
 #include "document/pdf_document.h"
 #include "document/text_backend.h"
 
-namespace mineru::daemon {
+namespace mineru::pipeline {
 
 Result<BackendOutput> TextLayerBackend::Parse(const BackendInput& input, const PageProgressFn& progress,
                                               const CancelFlag& cancel) {
@@ -22,4 +22,4 @@ Result<BackendOutput> TextLayerBackend::Parse(const BackendInput& input, const P
   return ToBackendOutput(std::move(files), static_cast<int64_t>(parsed.pages.size()));
 }
 
-}  // namespace mineru::daemon
+}  // namespace mineru::pipeline

@@ -1,4 +1,4 @@
-#include "daemon/backend.h"
+#include "pipeline/backend.h"
 
 #include <algorithm>
 #include <chrono>
@@ -7,7 +7,7 @@
 #include "document/output_writer.h"
 #include "document/pdf_document.h"
 
-namespace mineru::daemon {
+namespace mineru::pipeline {
 
 Status ValidateOutputPath(std::string_view path) {
   if (path.empty() || path.size() > 1024) return InvalidArgument("output path must be 1-1024 bytes");
@@ -70,4 +70,4 @@ BackendOutput ToBackendOutput(document::OutputFiles files, int64_t num_pages) {
   return out;
 }
 
-}  // namespace mineru::daemon
+}  // namespace mineru::pipeline

@@ -29,7 +29,7 @@
 #include "engine/mineru2_model.h"
 #include "engine/tokenizer.h"
 
-namespace mineru::daemon {
+namespace mineru::pipeline {
 
 struct PageBatcherOptions {
   engine::Mineru2Model* model = nullptr;         // not owned; used only on the batcher's thread
@@ -106,4 +106,4 @@ class PageBatcher {
   std::thread thread_;
 };
 
-}  // namespace mineru::daemon
+}  // namespace mineru::pipeline

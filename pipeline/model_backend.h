@@ -1,4 +1,4 @@
-// VlmBackend: MinerU 2.0 on the engine, the backend when a model folder is configured. The model is
+// ModelBackend: MinerU 2.0 on the engine, the backend when a model folder is configured. The model is
 // loaded once and kept for every client: its weights live in a ResidencyManager under the configured
 // VRAM budget (CudaDevice when this build has CUDA and a GPU is present, else HostDevice, where "device"
 // memory is host memory with the same accounting), and one PageBatcher thread runs it.
@@ -14,16 +14,16 @@
 #include <memory>
 
 #include "common/config.h"
-#include "daemon/backend.h"
+#include "pipeline/backend.h"
 
-namespace mineru::daemon {
+namespace mineru::pipeline {
 
-class VlmBackend final : public Backend {
+class ModelBackend final : public Backend {
  public:
   // Loads and validates the model folder (config, checkpoint header, tokenizer.json); weights stay
   // on the disk tier until the first page needs them. Errors name the file and what is wrong.
-  static Result<std::unique_ptr<VlmBackend>> Load(const Config& config);
-  ~VlmBackend() override;
+  static Result<std::unique_ptr<ModelBackend>> Load(const Config& config);
+  ~ModelBackend() override;
 
   std::string_view name() const override { return "vlm"; }
   Result<BackendOutput> Parse(const BackendInput& input, const PageProgressFn& progress,
@@ -38,8 +38,8 @@ class VlmBackend final : public Backend {
 
  private:
   struct State;
-  explicit VlmBackend(std::unique_ptr<State> state);
+  explicit ModelBackend(std::unique_ptr<State> state);
   std::unique_ptr<State> state_;
 };
 
-}  // namespace mineru::daemon
+}  // namespace mineru::pipeline

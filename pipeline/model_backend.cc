@@ -1,4 +1,4 @@
-#include "daemon/vlm_backend.h"
+#include "pipeline/model_backend.h"
 
 #include <ATen/Parallel.h>
 
@@ -7,7 +7,7 @@
 #include <sstream>
 
 #include "common/log.h"
-#include "daemon/page_batcher.h"
+#include "pipeline/page_batcher.h"
 #include "document/model_output_parser.h"
 #include "document/output_writer.h"
 #include "document/pdf_document.h"
@@ -30,7 +30,7 @@
 #include "residency/host_device.h"
 #include "residency/residency_manager.h"
 
-namespace mineru::daemon {
+namespace mineru::pipeline {
 namespace {
 
 // With vram_budget = 0 ("everything resident"): a cap on the KV cache.
@@ -97,7 +97,7 @@ static Status CheckBudget(uint64_t budget, uint64_t minimum) {
                          residency::FormatBytes(budget) + " is too small");
 }
 
-struct VlmBackend::State {
+struct ModelBackend::State {
   Config config;
   std::unique_ptr<residency::Device> device;
   std::unique_ptr<residency::ResidencyManager> manager;
@@ -112,9 +112,9 @@ struct VlmBackend::State {
   int64_t window_pages = 1;
 };
 
-VlmBackend::VlmBackend(std::unique_ptr<State> state) : state_(std::move(state)) {}
+ModelBackend::ModelBackend(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
-VlmBackend::~VlmBackend() {
+ModelBackend::~ModelBackend() {
   // The batcher's thread uses the model; the model's weights live in the manager on the device.
   if (state_) {
     state_->batcher.reset();
@@ -123,7 +123,7 @@ VlmBackend::~VlmBackend() {
   }
 }
 
-Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
+Result<std::unique_ptr<ModelBackend>> ModelBackend::Load(const Config& config) {
   auto st = std::make_unique<State>();
   st->config = config;
   const std::filesystem::path dir = config.model_dir;
@@ -217,10 +217,10 @@ Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
     if (manager->Tick() && on_cpu) engine::TrimHostMemory();
   };
   st->batcher = std::make_unique<PageBatcher>(std::move(bo));
-  return std::unique_ptr<VlmBackend>(new VlmBackend(std::move(st)));
+  return std::unique_ptr<ModelBackend>(new ModelBackend(std::move(st)));
 }
 
-std::string VlmBackend::Describe() const {
+std::string ModelBackend::Describe() const {
   std::ostringstream s;
   s << "MinerU 2.0 from " << state_->config.model_dir << " on " << state_->device->Describe() << ": weights "
     << residency::FormatBytes(state_->weight_bytes) << ", VRAM budget "
@@ -229,7 +229,7 @@ std::string VlmBackend::Describe() const {
   return s.str();
 }
 
-Result<BackendOutput> VlmBackend::Parse(const BackendInput& input, const PageProgressFn& progress,
+Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageProgressFn& progress,
                                         const CancelFlag& cancel) {
   MINERU_ASSIGN_OR_RETURN(std::unique_ptr<document::PdfDocument> pdf, OpenBackendDocument(input, cancel));
   document::ParsedDocument doc;
@@ -322,12 +322,12 @@ Result<BackendOutput> VlmBackend::Parse(const BackendInput& input, const PagePro
   return ToBackendOutput(std::move(files), static_cast<int64_t>(doc.pages.size()));
 }
 
-BackendStats VlmBackend::Stats() const {
+BackendStats ModelBackend::Stats() const {
   BackendStats out;
   const residency::Stats st = state_->manager->GetStats();
   for (residency::Tier tier : residency::kAllTiers) {
     const residency::TierStats& t = st.tiers[residency::TierIndex(tier)];
-    shm::TierStats row;
+    TierStats row;
     row.tier = std::string(residency::TierName(tier));
     row.budget_bytes = t.budget_bytes;
     row.used_bytes = t.reserved_bytes;
@@ -353,7 +353,7 @@ BackendStats VlmBackend::Stats() const {
   return out;
 }
 
-Status VlmBackend::Reconfigure(const Config& config) {
+Status ModelBackend::Reconfigure(const Config& config) {
   State& st = *state_;
   if (config.vram_budget_bytes == st.config.vram_budget_bytes) return Status::Ok();
   if (config.vram_budget_bytes == 0) {
@@ -365,7 +365,7 @@ Status VlmBackend::Reconfigure(const Config& config) {
   return Status::Ok();
 }
 
-Result<uint64_t> VlmBackend::SetVramBudget(uint64_t bytes) {
+Result<uint64_t> ModelBackend::SetVramBudget(uint64_t bytes) {
   State& st = *state_;
   MINERU_RETURN_IF_ERROR(CheckBudget(bytes, st.min_budget_bytes));
   // The KV pool keeps the size it got at start (for its batch of pages).
@@ -379,6 +379,6 @@ Result<uint64_t> VlmBackend::SetVramBudget(uint64_t bytes) {
   return st.manager->budget(residency::Tier::kGpu);
 }
 
-void VlmBackend::Tick() { state_->batcher->RequestIdleWork(); }
+void ModelBackend::Tick() { state_->batcher->RequestIdleWork(); }
 
-}  // namespace mineru::daemon
+}  // namespace mineru::pipeline

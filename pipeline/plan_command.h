@@ -5,11 +5,11 @@
 #include <string>
 #include <vector>
 
-namespace mineru::daemon {
+namespace mineru::pipeline {
 
 // Runs the command with the arguments after `plan`; returns the process exit code.
 int RunPlanCommand(const std::vector<std::string>& args);
 
 std::string PlanUsage();
 
-}  // namespace mineru::daemon
+}  // namespace mineru::pipeline

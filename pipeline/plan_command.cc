@@ -1,4 +1,4 @@
-#include "daemon/plan_command.h"
+#include "pipeline/plan_command.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -12,7 +12,7 @@
 #include "residency/link_probe.h"
 #include "residency/planner.h"
 
-namespace mineru::daemon {
+namespace mineru::pipeline {
 namespace {
 
 constexpr int kExitOk = 0;
@@ -184,4 +184,4 @@ int RunPlanCommand(const std::vector<std::string>& args) {
   return kExitOk;
 }
 
-}  // namespace mineru::daemon
+}  // namespace mineru::pipeline

@@ -1,4 +1,4 @@
-#include "daemon/page_batcher.h"
+#include "pipeline/page_batcher.h"
 
 #include <algorithm>
 #include <climits>
@@ -7,7 +7,7 @@
 #include "engine/generator.h"
 #include "engine/image_merge.h"
 
-namespace mineru::daemon {
+namespace mineru::pipeline {
 
 Result<std::string> DecodeModelText(const engine::Tokenizer& tokenizer, std::span<const int64_t> ids,
                                     int64_t* dropped) {
@@ -197,4 +197,4 @@ Result<std::vector<std::string>> PageBatcher::Generate(std::vector<Pending>& bat
   return texts;
 }
 
-}  // namespace mineru::daemon
+}  // namespace mineru::pipeline

@@ -1,0 +1,40 @@
+#include "pipeline/backend_factory.h"
+
+#include <cstdio>
+
+#include "pipeline/text_layer_backend.h"
+#if defined(MINERU_DAEMON_MODEL)
+#include "pipeline/model_backend.h"
+#include "pipeline/plan_command.h"
+#endif
+
+namespace mineru::pipeline {
+
+Result<OpenedBackend> OpenBackend(const Config& config) {
+  OpenedBackend out;
+  if (config.model_dir.empty()) {
+    out.backend = std::make_unique<TextLayerBackend>();
+    return out;
+  }
+#if defined(MINERU_DAEMON_MODEL)
+  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<ModelBackend> model, ModelBackend::Load(config));
+  out.description = model->Describe();
+  out.backend = std::move(model);
+  return out;
+#else
+  return FailedPrecondition(
+      "model_dir is set, but this minerud was built without the model backend (MINERU_DAEMON_MODEL=OFF)");
+#endif
+}
+
+int RunPlan(const std::vector<std::string>& args) {
+#if defined(MINERU_DAEMON_MODEL)
+  return RunPlanCommand(args);
+#else
+  (void)args;
+  std::fputs("minerud plan: not built into this minerud (configured with MINERU_DAEMON_MODEL=OFF)\n", stderr);
+  return 70;  // EX_SOFTWARE
+#endif
+}
+
+}  // namespace mineru::pipeline

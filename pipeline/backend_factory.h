@@ -1,0 +1,26 @@
+// The daemon's one way to get a backend: the model backend when model_dir is set (and this build has
+// it), else the text-layer backend. `minerud plan` is reached the same way.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "common/result.h"
+#include "pipeline/backend.h"
+
+namespace mineru::pipeline {
+
+struct OpenedBackend {
+  std::unique_ptr<Backend> backend;
+  std::string description;  // one line for the log and `mineructl info`: device, budgets; empty for text
+};
+
+// Opens the backend `config` names. A model folder is loaded and validated here (errors name the file).
+Result<OpenedBackend> OpenBackend(const Config& config);
+
+// `minerud plan ARGS`: the exit code. A build without the model backend says so (exit 70).
+int RunPlan(const std::vector<std::string>& args);
+
+}  // namespace mineru::pipeline
