@@ -80,8 +80,22 @@ Result<DaemonOptions> ParseDaemonOptions(int argc, const char* const* argv) {
   DaemonOptions out;
   int i = 1;
   if (argc > 1 && std::strcmp(argv[1], "plan") == 0) {
+    // The plan reads the daemon's config file (--config, else the default) for its defaults; every
+    // other argument is the plan's own.
     out.mode = DaemonOptions::Mode::kPlan;
-    for (i = 2; i < argc; ++i) out.plan_args.emplace_back(argv[i]);
+    for (i = 2; i < argc; ++i) {
+      std::string_view arg = argv[i];
+      if (arg == "--config") {
+        if (i + 1 >= argc) return InvalidArgument("--config needs a value");
+        out.config_path = argv[++i];
+        out.config_path_given = true;
+      } else if (arg.rfind("--config=", 0) == 0) {
+        out.config_path = std::string(arg.substr(9));
+        out.config_path_given = true;
+      } else {
+        out.plan_args.emplace_back(arg);
+      }
+    }
     return out;
   }
   auto value_of = [&](std::string_view arg, std::string_view flag, std::string* value) -> Result<bool> {

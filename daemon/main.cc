@@ -20,11 +20,13 @@
 
 namespace {
 
-// `minerud plan --model DIR --vram-budget SIZE`: the residency planner's report.
-int RunPlan(const std::vector<std::string>& args) {
+// `minerud plan --model DIR --vram-budget SIZE`: the residency planner's report, with the daemon's
+// config file for defaults.
+int RunPlan(const mineru::Config& config, const std::vector<std::string>& args) {
 #if defined(MINERU_DAEMON_MODEL)
-  return mineru::daemon::RunPlanCommand(args);
+  return mineru::daemon::RunPlanCommand(config, args);
 #else
+  (void)config;
   (void)args;
   std::fputs("minerud plan: not built into this minerud (configured with MINERU_DAEMON_MODEL=OFF)\n", stderr);
   return mineru::daemon::kExitSoftware;
@@ -49,12 +51,11 @@ int main(int argc, char** argv) {
     case DaemonOptions::Mode::kVersion:
       std::printf("minerud %s\n", MINERU_VERSION_STRING);
       return 0;
-    case DaemonOptions::Mode::kPlan:
-      return RunPlan(options->plan_args);
     default:
       break;
   }
   auto config = LoadDaemonConfig(*options);
+  if (options->mode == DaemonOptions::Mode::kPlan && config.ok()) return RunPlan(*config, options->plan_args);
   if (!config.ok()) {
     std::fprintf(stderr, "minerud: %s\n", config.status().ToString().c_str());
     return kExitConfig;

@@ -356,6 +356,29 @@ TEST(MinerudCommandLine, HelpListsEveryConfigKeyAndBadOptionsAreUsageErrors) {
   EXPECT_EQ(RunProgram({MinerudPath(), "--set", "max_jobs_queued=0", "--check-config"}).exit_code, 78);
 }
 
+TEST(MinerudCommandLine, PlanTakesItsDefaultsFromTheDaemonsConfigFile) {
+  TempDir tmp;
+  const std::string model = (mineru::testing::SourceDir() / "examples" / "mineru2-0.9b-config").string();
+  const std::string conf = tmp.path() + "/minerud.conf";
+  { std::ofstream(conf) << "model_dir = " << model << "\nvram_budget = 6G\nmax_batch = 7\n"; }
+  RunResult planned = RunProgram({MinerudPath(), "plan", "--config", conf});
+  if (planned.exit_code == 70 && planned.err.find("not built") != std::string::npos) {
+    GTEST_SKIP() << "this minerud is built without the model backend";
+  }
+  ASSERT_EQ(planned.exit_code, 0) << planned.out << planned.err;
+  EXPECT_NE(planned.out.find("model: " + model), std::string::npos) << planned.out;
+  EXPECT_NE(planned.out.find("budget: 6G VRAM"), std::string::npos) << planned.out;
+  EXPECT_NE(planned.out.find("\nbatch 7:"), std::string::npos) << planned.out;
+  // A flag overrides the file.
+  RunResult flag = RunProgram({MinerudPath(), "plan", "--config=" + conf, "--max-batch", "3"});
+  ASSERT_EQ(flag.exit_code, 0) << flag.err;
+  EXPECT_NE(flag.out.find("\nbatch 3:"), std::string::npos) << flag.out;
+  // Without a model anywhere, the message names both places.
+  RunResult none = RunProgram({MinerudPath(), "plan", "--config", "/dev/null", "--vram-budget", "6G"});
+  EXPECT_EQ(none.exit_code, 64);
+  EXPECT_NE(none.err.find("model_dir in the config file"), std::string::npos) << none.err;
+}
+
 TEST(MinerudCommandLine, CheckConfigPrintsEveryKeyAndEveryProblem) {
   TempDir tmp;
   RunResult ok = RunProgram({MinerudPath(), "--check-config", "--config", "/dev/null", "--state-dir",
