@@ -21,6 +21,7 @@ JobLimits JobLimits::FromConfig(const Config& config) {
   l.max_seconds_per_document = config.max_seconds_per_document;
   l.memory_bytes_per_document = config.mupdf_memory_bytes;
   l.result_retention_ms = config.result_retention_ms;
+  l.max_attempts = config.max_attempts;
   return l;
 }
 
@@ -48,6 +49,19 @@ int64_t Scheduler::HeartbeatAgeMs() const {
 
 Status Scheduler::Recover() {
   MINERU_ASSIGN_OR_RETURN(std::vector<JobInfo> jobs, options_.spool->LoadJobs());
+  const int64_t max_attempts = options_.limits.max_attempts;
+  for (JobInfo& info : jobs) {
+    if (IsFinal(info.state) || info.attempts < max_attempts) continue;
+    // Every start of this job ended with minerud gone: running it again would likely kill it again.
+    info.state = JobState::kFailed;
+    info.error_code = StatusCode::kInternal;
+    info.error = "minerud stopped while parsing this document " + std::to_string(info.attempts) +
+                 (info.attempts == 1 ? " time" : " times");
+    info.finished_ms = WallNowMillis();
+    // A record that cannot be saved stays unfinished on disk, and the next start fails it again.
+    options_.spool->SaveInfo(info).IgnoreError();
+    options_.spool->DropPayload(info.id).IgnoreError();
+  }
   std::lock_guard lock(mu_);
   for (JobInfo& info : jobs) {
     if (!IsFinal(info.state)) {
@@ -441,9 +455,11 @@ void Scheduler::RunJob(JobId id) {
     // as a memory error): the job is cancelled, or interrupted and queued again.
     if (cancel->load()) code = StatusCode::kCancelled;
     if (code == StatusCode::kCancelled && !user_cancelled) {
-      // Interrupted by a stop: back to the queue in the spool; it runs again at the next start.
+      // Interrupted by a stop: back to the queue in the spool; it runs again at the next start. A
+      // clean stop is not the document's doing, so the attempt is given back.
       info.state = JobState::kQueued;
       info.pages_done = 0;
+      if (info.attempts > 0) --info.attempts;
     } else {
       info.state = code == StatusCode::kCancelled ? JobState::kCancelled : JobState::kFailed;
       info.error_code = code;

@@ -229,6 +229,7 @@ TEST_F(SchedulerTest, InterruptedJobRunsAgainAfterRecoverAndFinishedOnesAreKept)
   ASSERT_TRUE(s->Recover().ok());
   EXPECT_EQ(s->Find(done_id)->state, JobState::kDone);
   EXPECT_EQ(s->Find(running_id)->state, JobState::kQueued);
+  EXPECT_EQ(s->Find(running_id)->attempts, 0) << "a clean stop gives the attempt back";
   EXPECT_EQ(s->Find(queued_id)->state, JobState::kQueued);
   ASSERT_TRUE(s->Results(done_id, false).ok());
   s->Start();
@@ -239,6 +240,49 @@ TEST_F(SchedulerTest, InterruptedJobRunsAgainAfterRecoverAndFinishedOnesAreKept)
   auto next = s->Submit(1, "next", Doc("1 0"));
   ASSERT_TRUE(next.ok()) << next.status().ToString();
   EXPECT_GT(next->id, queued_id);
+}
+
+// As a crash leaves a job: its record says running, its attempts counted.
+JobInfo SpoolAsCrashed(Spool& spool, const std::string& doc, int64_t attempts) {
+  JobInfo info;
+  info.id = *spool.AllocateId();
+  info.uid = 1;
+  info.name = "crashed";
+  info.document_bytes = doc.size();
+  EXPECT_TRUE(spool.Accept(info, Doc(doc)).ok());
+  info.state = JobState::kRunning;
+  info.attempts = attempts;
+  EXPECT_TRUE(spool.SaveInfo(info).ok());
+  return info;
+}
+
+TEST_F(SchedulerTest, RecoverFailsJobsStartedMaxAttemptsTimesAndRunsTheOthers) {
+  JobId poison = SpoolAsCrashed(*spool_, "1 0", 2).id;
+  JobId below = SpoolAsCrashed(*spool_, "1 0", 1).id;
+  JobLimits limits;
+  limits.max_attempts = 2;
+  {
+    auto s = Make(limits);
+    ASSERT_TRUE(s->Recover().ok());
+    JobInfo failed = *s->Find(poison);
+    EXPECT_EQ(failed.state, JobState::kFailed);
+    EXPECT_EQ(failed.error, "minerud stopped while parsing this document 2 times");
+    EXPECT_GT(failed.finished_ms, 0);
+    EXPECT_EQ(s->Stats().queued, 1);
+    s->Start();
+    JobInfo done = WaitFinal(*s, below);
+    EXPECT_EQ(done.state, JobState::kDone);
+    EXPECT_EQ(done.attempts, 2);
+    EXPECT_EQ(s->Find(poison)->state, JobState::kFailed);
+  }
+  EXPECT_EQ(backend_.calls(), 1) << "the failed job never reached the backend";
+  EXPECT_EQ(spool_->MapDocument(poison).status().code(), StatusCode::kNotFound);
+  // Durable: the next start finds it failed, whatever the limit is now.
+  limits.max_attempts = 10;
+  auto s = Make(limits);
+  ASSERT_TRUE(s->Recover().ok());
+  EXPECT_EQ(s->Find(poison)->state, JobState::kFailed);
+  EXPECT_EQ(s->Find(poison)->attempts, 2);
 }
 
 TEST_F(SchedulerTest, DrainStopsNewWorkAndRejectsSubmissions) {
