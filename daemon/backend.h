@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -16,6 +17,7 @@
 
 #include "common/clock.h"
 #include "common/result.h"
+#include "common/watchdog.h"
 #include "document/page_range.h"
 #include "shm/protocol.h"
 
@@ -48,6 +50,11 @@ struct BackendInput {
   int64_t max_pages = 0;              // 0: no limit; more pages fail the job
   Deadline deadline;                  // past it the job fails with kDeadlineExceeded
   uint64_t memory_limit_bytes = 0;    // 0: no limit
+  // The worker's watchdog deadline, or null. Progress re-arms it for a page; a backend that does more
+  // than a page of its own work between two progress calls calls Expect(page_allowance) before each
+  // page, and Idle() before it waits for a thread that has its own deadline (the model thread).
+  Watchdog::Party* watch = nullptr;
+  std::chrono::milliseconds page_allowance{0};
 };
 
 // One finished page as a client may read it while the job runs (the whole-document files come at the

@@ -60,7 +60,8 @@ std::string DaemonUsage() {
        "\n"
        "Signals: SIGTERM stops accepting jobs, drains running ones for drain_timeout, exits 0;\n"
        "SIGHUP re-reads the config file (keeping the old config if the new one is invalid).\n"
-       "Exit status: 0 ok, 64 usage error, 78 configuration error, 69 cannot listen, 70 internal error.\n"
+       "Exit status: 0 ok, 64 usage error, 78 configuration error, 69 cannot listen, 70 internal error,\n"
+       "75 not ready yet (the GPU or its memory, a full state directory): retry later.\n"
        "\n"
        "Config keys (KEY = VALUE lines in the config file, or --set KEY=VALUE):\n";
   for (const ConfigKeyInfo& k : ConfigSchemaFor().keys()) {

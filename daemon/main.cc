@@ -9,6 +9,7 @@
 #include "common/version.h"
 #include "daemon/check_config.h"
 #include "daemon/daemon_options.h"
+#include "daemon/exit_status.h"
 #include "daemon/listener.h"
 #if defined(MINERU_DAEMON_MODEL)
 #include "daemon/plan_command.h"
@@ -19,11 +20,6 @@
 
 namespace {
 
-constexpr int kExitUsage = 64;
-constexpr int kExitUnavailable = 69;
-constexpr int kExitSoftware = 70;
-constexpr int kExitConfig = 78;
-
 // `minerud plan --model DIR --vram-budget SIZE`: the residency planner's report.
 int RunPlan(const std::vector<std::string>& args) {
 #if defined(MINERU_DAEMON_MODEL)
@@ -31,7 +27,7 @@ int RunPlan(const std::vector<std::string>& args) {
 #else
   (void)args;
   std::fputs("minerud plan: not built into this minerud (configured with MINERU_DAEMON_MODEL=OFF)\n", stderr);
-  return kExitSoftware;
+  return mineru::daemon::kExitSoftware;
 #endif
 }
 
@@ -88,7 +84,7 @@ int main(int argc, char** argv) {
     auto vlm = VlmBackend::Load(*config);
     if (!vlm.ok()) {
       MINERU_LOG(kError) << "cannot load the model: " << vlm.status().ToString();
-      return kExitConfig;
+      return BackendFailureExitStatus(vlm.status());
     }
     model_description = (*vlm)->Describe();
     MINERU_LOG(kInfo) << model_description;
@@ -118,7 +114,7 @@ int main(int argc, char** argv) {
   auto server = Server::Create(std::move(server_options));
   if (!server.ok()) {
     MINERU_LOG(kError) << "cannot start: " << server.status().ToString();
-    return kExitSoftware;
+    return IsTemporaryStartFailure(server.status()) ? kExitTempFail : kExitSoftware;
   }
   return (*server)->Run();
 }

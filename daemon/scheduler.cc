@@ -408,8 +408,16 @@ void Scheduler::RunJob(JobId id) {
     input.max_pages = limits.max_pages_per_document;
     input.deadline = Deadline::InMillis(limits.max_seconds_per_document * 1000);
     input.memory_limit_bytes = limits.memory_bytes_per_document;
+    std::shared_ptr<Watchdog::Party> watch;
+    if (options_.watchdog) {
+      watch = options_.watchdog->Join("worker on job " + std::to_string(id));
+      watch->Expect(options_.open_allowance + std::chrono::seconds(input.document.size() >> 20));
+      input.watch = watch.get();
+      input.page_allowance = options_.page_allowance;
+    }
     auto progress = [&](int64_t done, int64_t total, std::shared_ptr<const PageOutput> page) {
       Beat();
+      if (watch) watch->Expect(options_.page_allowance + std::chrono::milliseconds(50) * total);
       {
         std::lock_guard lock(mu_);
         Entry& e = jobs_.at(id);

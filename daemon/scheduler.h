@@ -34,6 +34,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/watchdog.h"
 #include "daemon/backend.h"
 #include "daemon/job.h"
 #include "daemon/spool.h"
@@ -81,6 +82,12 @@ class Scheduler {
     JobLimits limits;
     int64_t workers = 1;
     std::function<void()> wake;  // called from any thread when events are waiting
+    // A worker running a job joins it as "worker on job ID": its deadline covers opening the document
+    // (open_allowance, plus 1 s per MiB), then each page (page_allowance, plus 50 ms per page of the
+    // job for writing the outputs after the last). May be null.
+    Watchdog* watchdog = nullptr;
+    std::chrono::milliseconds open_allowance{60'000};
+    std::chrono::milliseconds page_allowance{60'000};
   };
 
   explicit Scheduler(Options options);

@@ -213,6 +213,7 @@ Result<std::unique_ptr<VlmBackend>> VlmBackend::Load(const Config& config) {
   // On the CPU, freed activation blocks stay in the heap for the next page (host_allocator.h) and go
   // back to the system when the model goes idle.
   if (on_cpu) engine::KeepFreedHostMemoryForReuse();
+  bo.watchdog = &ProcessWatchdog();
   bo.idle_work = [manager = st->manager.get(), on_cpu] {
     if (manager->Tick() && on_cpu) engine::TrimHostMemory();
   };
@@ -258,6 +259,7 @@ Result<BackendOutput> VlmBackend::Parse(const BackendInput& input, const PagePro
     for (int i = first; i <= last; ++i) {
       if (cancel.load(std::memory_order_acquire))
         return Status(StatusCode::kCancelled, "the job was cancelled");
+      if (input.watch) input.watch->Expect(input.page_allowance);
       Rendered r;
       r.page_index = i;
       auto size = pdf->GetPageSize(i);
@@ -302,7 +304,9 @@ Result<BackendOutput> VlmBackend::Parse(const BackendInput& input, const PagePro
         page.error = r.error;
         doc.pages.push_back(std::move(page));
       } else {
+        if (input.watch) input.watch->Idle();  // the model thread has its own deadline
         Result<std::string> text = texts[next_text++].get();
+        if (input.watch) input.watch->Expect(input.page_allowance);
         if (!text.ok()) {
           // Wait for the rest of the window: their pages point into this job's cancel flag.
           for (; next_text < texts.size(); ++next_text) texts[next_text].wait();
