@@ -292,6 +292,32 @@ TEST_F(CliTest, TwoClientsAtOnceGetIdenticalResults) {
   }
 }
 
+TEST_F(CliTest, AttachedSubmitNamesItsJobAndTimeoutAndWriteErrorsHaveTheirExitCodes) {
+  RunResult r = daemon_->Ctl({"submit", "--output=" + tmp_.path() + "/out", "--", sample_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t at = r.err.find("job ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string id = r.err.substr(at + 4, r.err.find(':', at) - at - 4);
+  RunResult st = daemon_->Ctl({"--json", "status", id});
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  EXPECT_EQ(JsonLines(st.out).at(0)["state"], "done") << "the id printed is the job's";
+  EXPECT_EQ(daemon_->Ctl({"-q", "submit", sample_, "-o", tmp_.path() + "/quiet"}).err.find("accepted"),
+            std::string::npos);
+
+  // A wait that runs out of time (the job takes about a second): 124; the job goes on.
+  RunResult d = daemon_->Ctl({"submit", "--detach", multi_});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const std::string job = d.out.substr(0, d.out.find('\n'));
+  EXPECT_EQ(daemon_->Ctl({"wait", job, "--timeout=1ms"}).exit_code, 124);
+  EXPECT_EQ(daemon_->Ctl({"wait", job}).exit_code, 0);
+  // An output folder that cannot be made (a file is in the way): 74.
+  std::string blocker = tmp_.path() + "/blocker";
+  { std::ofstream(blocker) << "a file"; }
+  RunResult w = daemon_->Ctl({"--json", "fetch", job, "-o", blocker + "/out"});
+  EXPECT_EQ(w.exit_code, 74) << w.out << w.err;
+  EXPECT_EQ(JsonLines(w.out).at(0)["exit_code"], 74);
+}
+
 TEST_F(CliTest, BudgetWithoutAModelIsAClearError) {
   RunResult r = daemon_->Ctl({"budget", "6G"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
