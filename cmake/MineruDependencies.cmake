@@ -89,6 +89,10 @@ if(NOT MINERU_CORE_ONLY)
     target_link_libraries(mineru_mupdf INTERFACE ${MINERU_LIB_${lib}})
   endforeach()
   add_library(mineru::mupdf ALIAS mineru_mupdf)
+
+  # OCR of pages without a usable text layer (document/ocr.h); Leptonica comes with it.
+  mineru_pkg(tesseract tesseract libtesseract-dev)
+  mineru_pkg(leptonica lept libleptonica-dev)
 endif()
 
 if(MINERU_BUILD_TESTS)
