@@ -114,6 +114,12 @@ int main(int argc, char** argv) {
               ned_sum[2] / n);
   std::printf("| mean NED, born-digital (%d) | %.3f | %.3f | %.3f |\n", born, born_ned[0] / born,
               born_ned[1] / born, born_ned[2] / born);
+  int scans = static_cast<int>(pairs.size()) - born;
+  if (scans > 0) {
+    std::printf("| mean NED, scanned (%d; ours by OCR) | %.3f | %.3f | %.3f |\n", scans,
+                (ned_sum[0] - born_ned[0]) / scans, (ned_sum[1] - born_ned[1]) / scans,
+                (ned_sum[2] - born_ned[2]) / scans);
+  }
   std::printf("| ratio of mean NED to ours | 1.00 | %.2f | %.2f |\n", ned_sum[1] / ned_sum[0],
               ned_sum[2] / ned_sum[0]);
   std::printf("| headings on born-digital: P / R / F1 | %.3f / %.3f / %.3f | - | - |\n", total.precision(),

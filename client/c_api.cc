@@ -1,17 +1,11 @@
-// The C API (include/mineru/client_c.h) over the C++ client. Nothing throws past this file: every
-// entry point catches (allocation failures) and returns a negative code.
-#include "mineru/client_c.h"
-
-#include <new>
+// The C API (include/mineru/client_c.h) over the C++ client: version, connecting, errors, submitting,
+// waiting and fetching. Nothing throws past these files: every entry point catches (allocation
+// failures) and returns a negative code.
 #include <optional>
 #include <string>
 
-#include "mineru/client.h"
-
-struct mineru_client {
-  mineru::client::Client client;
-  std::string last_error;
-};
+#include "client/c_api_internal.h"
+#include "mineru/version.h"
 
 struct mineru_buffer {
   mineru::client::DocumentBuffer buffer;
@@ -21,56 +15,111 @@ struct mineru_result {
   std::vector<mineru::client::ResultFile> files;
 };
 
-namespace {
+namespace mineru::client::c_api {
 
-int Code(const mineru::Status& s) { return s.ok() ? 0 : -static_cast<int>(s.code()); }
-
-int Fail(mineru_client* c, const mineru::Status& s) {
-  if (c != nullptr) c->last_error = s.message();
-  return Code(s);
+std::string& ThreadLastError() {
+  thread_local std::string message;
+  return message;
 }
 
-template <typename F>
-int Guard(mineru_client* c, F&& f) noexcept {
-  try {
-    return f();
-  } catch (const std::bad_alloc&) {
-    if (c != nullptr) c->last_error = "out of memory";
-    return -MINERU_ERR_RESOURCE_EXHAUSTED;
-  } catch (...) {
-    if (c != nullptr) c->last_error = "internal error";
-    return -MINERU_ERR_INTERNAL;
-  }
+}  // namespace mineru::client::c_api
+
+namespace {
+
+using namespace mineru::client::c_api;  // NOLINT(google-build-using-namespace): this file implements it
+
+// The C++ submit options for a C options struct (defaults filled in for an older caller's struct).
+int ToSubmitOptions(const mineru_submit_options* in, mineru::client::SubmitOptions* out) {
+  mineru_submit_options o;
+  mineru_submit_options_init(&o, sizeof o);
+  if (int rc = ReadSized(in, kSubmitOptionsV1, &o); rc < 0) return rc;
+  if (o.name == nullptr) return -MINERU_ERR_INVALID_ARGUMENT;
+  out->name = o.name;
+  out->detach = o.detach != 0;
+  if (o.backend != nullptr) out->backend = o.backend;
+  out->first_page = o.first_page;
+  out->last_page = o.last_page;
+  return 0;
+}
+
+mineru_submit_options NamedOptions(const char* name, int detach) {
+  mineru_submit_options o;
+  mineru_submit_options_init(&o, sizeof o);
+  o.name = name;
+  o.detach = detach;
+  return o;
 }
 
 }  // namespace
 
 extern "C" {
 
+const char* mineru_version(void) noexcept { return MINERU_VERSION_STRING; }
+uint32_t mineru_version_number(void) noexcept { return MINERU_VERSION_NUMBER; }
+
+int mineru_connect_options_init(mineru_connect_options* options, size_t struct_size) noexcept {
+  if (options == nullptr || struct_size < kConnectOptionsV1) return -MINERU_ERR_INVALID_ARGUMENT;
+  mineru_connect_options defaults{};
+  defaults.struct_size = sizeof defaults;
+  defaults.connect_timeout_ms = 5000;
+  std::memset(static_cast<void*>(options), 0, struct_size);
+  options->struct_size = struct_size;
+  return WriteSized(defaults, kConnectOptionsV1, options);
+}
+
+int mineru_submit_options_init(mineru_submit_options* options, size_t struct_size) noexcept {
+  if (options == nullptr || struct_size < kSubmitOptionsV1) return -MINERU_ERR_INVALID_ARGUMENT;
+  mineru_submit_options defaults{};
+  defaults.struct_size = sizeof defaults;
+  defaults.last_page = UINT32_MAX;
+  std::memset(static_cast<void*>(options), 0, struct_size);
+  options->struct_size = struct_size;
+  return WriteSized(defaults, kSubmitOptionsV1, options);
+}
+
+int mineru_client_connect_opts(const mineru_connect_options* options, mineru_client** out) noexcept {
+  if (out == nullptr) return -MINERU_ERR_INVALID_ARGUMENT;
+  *out = nullptr;
+  return Guard(nullptr, [&] {
+    ThreadLastError().clear();
+    mineru_connect_options o;
+    mineru_connect_options_init(&o, sizeof o);
+    if (ReadSized(options, kConnectOptionsV1, &o) < 0) {
+      return Fail(nullptr,
+                  mineru::InvalidArgument("mineru_connect_options: bad struct_size or unknown option"));
+    }
+    if ((o.flags & ~static_cast<unsigned>(MINERU_CONNECT_PAGE_RESULTS)) != 0) {
+      return Fail(nullptr, mineru::InvalidArgument("unknown MINERU_CONNECT_* flags"));
+    }
+    mineru::client::ClientOptions co;
+    co.client_name = o.client_name != nullptr ? o.client_name : "libmineru-client (C)";
+    co.page_results = (o.flags & MINERU_CONNECT_PAGE_RESULTS) != 0;
+    if (o.socket_path != nullptr) co.socket_path = o.socket_path;
+    co.ring_bytes = o.ring_bytes;
+    co.connect_timeout_ms = o.connect_timeout_ms;
+    auto client = mineru::client::Client::Connect(co);
+    if (!client.ok()) return Fail(nullptr, client.status());
+    *out = new mineru_client{std::move(*client), {}, {}, {}, {}};
+    return 0;
+  });
+}
+
 int mineru_client_connect(const char* socket_path, mineru_client** out) noexcept {
   return mineru_client_connect_with(socket_path, 0, out);
 }
 
 int mineru_client_connect_with(const char* socket_path, unsigned flags, mineru_client** out) noexcept {
-  if (out == nullptr) return -MINERU_ERR_INVALID_ARGUMENT;
-  *out = nullptr;
-  if ((flags & ~static_cast<unsigned>(MINERU_CONNECT_PAGE_RESULTS)) != 0) return -MINERU_ERR_INVALID_ARGUMENT;
-  return Guard(nullptr, [&] {
-    mineru::client::ClientOptions options;
-    options.client_name = "libmineru-client (C)";
-    options.page_results = (flags & MINERU_CONNECT_PAGE_RESULTS) != 0;
-    if (socket_path != nullptr) options.socket_path = socket_path;
-    auto client = mineru::client::Client::Connect(options);
-    if (!client.ok()) return Code(client.status());
-    *out = new mineru_client{std::move(*client), {}};
-    return 0;
-  });
+  mineru_connect_options o;
+  mineru_connect_options_init(&o, sizeof o);
+  o.socket_path = socket_path;
+  o.flags = flags;
+  return mineru_client_connect_opts(&o, out);
 }
 
 void mineru_client_close(mineru_client* client) noexcept { delete client; }
 
 const char* mineru_client_last_error(const mineru_client* client) noexcept {
-  return client == nullptr ? "" : client->last_error.c_str();
+  return client == nullptr ? ThreadLastError().c_str() : client->last_error.c_str();
 }
 
 const char* mineru_client_strerror(int code) noexcept {
@@ -111,19 +160,44 @@ const char* mineru_client_strerror(int code) noexcept {
   return "unknown error";
 }
 
-int mineru_client_submit(mineru_client* client, const void* data, size_t size, const char* name, int detach,
-                         uint64_t* job_id) noexcept {
-  if (client == nullptr || data == nullptr || name == nullptr || job_id == nullptr)
-    return -MINERU_ERR_INVALID_ARGUMENT;
+const char* mineru_client_daemon_version(const mineru_client* client) noexcept {
+  return client == nullptr ? "" : client->client.daemon_version().c_str();
+}
+
+const char* mineru_client_socket_path(const mineru_client* client) noexcept {
+  return client == nullptr ? "" : client->client.socket_path().c_str();
+}
+
+int mineru_client_ping(mineru_client* client, double* round_trip_us) noexcept {
+  if (client == nullptr) return -MINERU_ERR_INVALID_ARGUMENT;
   return Guard(client, [&] {
-    mineru::client::SubmitOptions options;
-    options.name = name;
-    options.detach = detach != 0;
-    auto id = client->client.Submit(std::span(static_cast<const uint8_t*>(data), size), options);
+    auto rtt = client->client.Ping();
+    if (!rtt.ok()) return Fail(client, rtt.status());
+    if (round_trip_us != nullptr) *round_trip_us = *rtt;
+    return 0;
+  });
+}
+
+int mineru_client_submit_opts(mineru_client* client, const void* data, size_t size,
+                              const mineru_submit_options* options, uint64_t* job_id) noexcept {
+  if (client == nullptr || data == nullptr || job_id == nullptr) return -MINERU_ERR_INVALID_ARGUMENT;
+  return Guard(client, [&] {
+    mineru::client::SubmitOptions so;
+    if (ToSubmitOptions(options, &so) < 0) {
+      return Fail(client, mineru::InvalidArgument(
+                              "mineru_submit_options: no name, bad struct_size or unknown option"));
+    }
+    auto id = client->client.Submit(std::span(static_cast<const uint8_t*>(data), size), so);
     if (!id.ok()) return Fail(client, id.status());
     *job_id = *id;
     return 0;
   });
+}
+
+int mineru_client_submit(mineru_client* client, const void* data, size_t size, const char* name, int detach,
+                         uint64_t* job_id) noexcept {
+  const mineru_submit_options o = NamedOptions(name, detach);
+  return mineru_client_submit_opts(client, data, size, &o, job_id);
 }
 
 int mineru_buffer_create(size_t size, mineru_buffer** out) noexcept {
@@ -131,7 +205,7 @@ int mineru_buffer_create(size_t size, mineru_buffer** out) noexcept {
   *out = nullptr;
   return Guard(nullptr, [&] {
     auto buffer = mineru::client::DocumentBuffer::Create(size);
-    if (!buffer.ok()) return Code(buffer.status());
+    if (!buffer.ok()) return Fail(nullptr, buffer.status());
     *out = new mineru_buffer{std::move(*buffer)};
     return 0;
   });
@@ -143,22 +217,31 @@ void* mineru_buffer_data(mineru_buffer* buffer) noexcept {
 
 void mineru_buffer_free(mineru_buffer* buffer) noexcept { delete buffer; }
 
-int mineru_client_submit_buffer(mineru_client* client, mineru_buffer* buffer, const char* name, int detach,
-                                uint64_t* job_id) noexcept {
-  if (client == nullptr || buffer == nullptr || name == nullptr || job_id == nullptr) {
+int mineru_client_submit_buffer_opts(mineru_client* client, mineru_buffer* buffer,
+                                     const mineru_submit_options* options, uint64_t* job_id) noexcept {
+  if (client == nullptr || buffer == nullptr || job_id == nullptr) {
     delete buffer;
     return -MINERU_ERR_INVALID_ARGUMENT;
   }
   return Guard(client, [&] {
-    mineru::client::SubmitOptions options;
-    options.name = name;
-    options.detach = detach != 0;
-    auto id = client->client.Submit(std::move(buffer->buffer), options);
+    mineru::client::SubmitOptions so;
+    if (ToSubmitOptions(options, &so) < 0) {
+      delete buffer;
+      return Fail(client, mineru::InvalidArgument(
+                              "mineru_submit_options: no name, bad struct_size or unknown option"));
+    }
+    auto id = client->client.Submit(std::move(buffer->buffer), so);
     delete buffer;
     if (!id.ok()) return Fail(client, id.status());
     *job_id = *id;
     return 0;
   });
+}
+
+int mineru_client_submit_buffer(mineru_client* client, mineru_buffer* buffer, const char* name, int detach,
+                                uint64_t* job_id) noexcept {
+  const mineru_submit_options o = NamedOptions(name, detach);
+  return mineru_client_submit_buffer_opts(client, buffer, &o, job_id);
 }
 
 int mineru_client_wait(mineru_client* client, uint64_t job_id, mineru_progress_fn progress, void* user_data,
@@ -195,14 +278,6 @@ int mineru_client_wait_pages(mineru_client* client, uint64_t job_id, mineru_prog
     if (state != nullptr) *state = static_cast<int>(status->state);
     if (status->state != mineru::client::JobState::kDone) client->last_error = status->error;
     return 0;
-  });
-}
-
-int mineru_client_cancel(mineru_client* client, uint64_t job_id) noexcept {
-  if (client == nullptr) return -MINERU_ERR_INVALID_ARGUMENT;
-  return Guard(client, [&] {
-    mineru::Status s = client->client.Cancel(job_id);
-    return s.ok() ? 0 : Fail(client, s);
   });
 }
 

@@ -35,9 +35,10 @@ class Printer {
   }
   void Line(const std::string& s) const { std::fputs((s + "\n").c_str(), stdout); }
 
-  // Prints the error (as JSON on stdout with --json, else on stderr) and returns its exit code.
-  int Error(const Status& s, const std::string& hint = "") const {
-    int code = ExitCodeFor(s.code());
+  // Prints the error (as JSON on stdout with --json, else on stderr) and returns its exit code
+  // (`exit_code`, or the one for its status code).
+  int Error(const Status& s, const std::string& hint = "", int exit_code = -1) const {
+    int code = exit_code >= 0 ? exit_code : ExitCodeFor(s.code());
     std::string message = s.message();
     if (s.code() == StatusCode::kUnavailable) {
       message +=
@@ -183,7 +184,8 @@ int FetchAndWrite(Client& c, Printer& p, uint64_t id, const std::string& dir) {
   auto files = c.Fetch(id);
   if (!files.ok()) return p.Error(files.status());
   auto written = WriteResultFiles(dir, *files);
-  if (!written.ok()) return p.Error(Status(StatusCode::kIoError, written.status().message()));
+  if (!written.ok())
+    return p.Error(Status(StatusCode::kIoError, written.status().message()), "", kExitWriteError);
   if (p.json()) {
     p.Json({{"event", "written"}, {"job_id", id}, {"output_dir", dir}, {"files", *written}});
   } else {
@@ -221,6 +223,8 @@ int Submit(const CtlOptions& o, Printer& p) {
         p.Line(std::to_string(*id));
     } else if (p.json()) {
       p.Json({{"event", "accepted"}, {"job_id", *id}, {"name", name}});
+    } else if (!o.quiet) {
+      std::fprintf(stderr, "job %llu: %s accepted\n", static_cast<unsigned long long>(*id), name.c_str());
     }
   }
   if (o.detach) return kExitOk;

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include "common/config_loader.h"
 
@@ -25,6 +26,8 @@ int ExitCodeFor(StatusCode code) {
       return kExitPermission;
     case StatusCode::kCancelled:
       return kExitInterrupted;
+    case StatusCode::kDeadlineExceeded:
+      return kExitTimeout;
     default:
       return kExitJobFailed;
   }
@@ -37,20 +40,22 @@ std::string CtlUsage() {
          "\n"
          "Commands:\n"
          "  submit FILE...|-      parse documents; waits and writes NAME.md, NAME_content_list.json,\n"
-         "                        NAME_middle.json, NAME_model_output.txt (with a model) and images/\n"
-         "                        under -o DIR (default ./NAME.mineru/); progress on stderr\n"
+         "                        NAME_middle.json, NAME_layout.pdf, NAME_model_output.txt (with a\n"
+         "                        model) and images/ under -o DIR (default ./NAME.mineru/); progress\n"
+         "                        on stderr\n"
+         "                        (the job ids on stderr as each is accepted)\n"
          "      -o, --output DIR  output folder (with several files, all go into DIR)\n"
-         "      --detach          print the job ids and return at once; fetch the results later\n"
+         "      -d, --detach      print the job ids and return at once; fetch the results later\n"
          "      --name NAME       output base name (default: the file name without .pdf; 'stdin' for -)\n"
          "      --backend B       auto, text or vlm (default auto)\n"
          "      --pages N-M       parse only pages N to M (1-based; N, N-M or N- for N to the end)\n"
          "      --stream          also print each page's Markdown on stdout as soon as it is parsed\n"
          "                        (with --json: {\"event\":\"page\",...} lines)\n"
          "  status ID...          show jobs\n"
-         "  list, ps [--all]      list your jobs (--all: every user's, for root and the admin group)\n"
+         "  list, ps [-a|--all]   list your jobs (--all: every user's, for root and the admin group)\n"
          "  wait ID... [--timeout DURATION]\n"
-         "                        wait until the jobs end; exit 1 if one failed\n"
-         "  cancel ID...|--all    cancel jobs (--all: every job of yours)\n"
+         "                        wait until the jobs end; exit 1 if one failed, 124 on timeout\n"
+         "  cancel ID...|-a|--all cancel jobs (--all: every job of yours)\n"
          "  fetch ID -o DIR       write a finished job's results under DIR\n"
          "  stats                 daemon counters: queue, jobs, pages, memory per tier\n"
          "  daemon-status         is minerud up; its version, socket, backend, model and budgets, and\n"
@@ -65,12 +70,15 @@ std::string CtlUsage() {
          "                        your own minerud answers, else /run/minerud/minerud.sock)\n"
          "  --json                JSON output: one object per line; errors as {\"error\": ...}\n"
          "  -q, --quiet           no progress on stderr\n"
-         "  --help                print this help and exit\n"
+         "  -h, --help            print this help and exit\n"
          "  --version             print the version and exit\n"
+         "An option takes its value as the next argument or after '=' (--pages=3-7); after -- every\n"
+         "argument is a FILE or an ID.\n"
          "\n"
          "Exit status: 0 ok, 1 a job failed, 64 usage error, 65 bad input (unreadable file, no such job),\n"
-         "69 minerud unreachable, 75 busy (queue full: retry later), 77 permission denied,\n"
-         "130 interrupted (jobs continue in minerud).\n";
+         "69 minerud unreachable, 74 an output file could not be written, 75 busy (queue full: retry\n"
+         "later), 77 permission denied, 124 wait --timeout passed (jobs continue), 130 interrupted (jobs\n"
+         "continue in minerud).\n";
 }
 
 Result<std::pair<uint32_t, uint32_t>> ParsePageRange(std::string_view text) {
@@ -103,12 +111,32 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
   size_t i = 0;
   bool have_command = false;
   std::vector<std::string> positional;
+  std::optional<std::string> inline_value;  // the VALUE of --opt=VALUE
   auto need_value = [&](const std::string& flag) -> Result<std::string> {
+    if (inline_value) return *std::exchange(inline_value, std::nullopt);
     if (i + 1 >= args.size()) return InvalidArgument(flag + " needs a value");
     return args[++i];
   };
+  bool operands_only = false;  // after "--"
   for (; i < args.size(); ++i) {
-    const std::string& a = args[i];
+    std::string a = args[i];
+    if (!operands_only && a == "--") {
+      operands_only = true;
+      continue;
+    }
+    if (operands_only) {
+      if (!have_command) return InvalidArgument("no command given before '--' (see mineructl --help)");
+      positional.push_back(a);
+      continue;
+    }
+    inline_value.reset();
+    if (const size_t eq = a.find('='); a.rfind("--", 0) == 0 && eq != std::string::npos) {
+      inline_value = a.substr(eq + 1);
+      a.resize(eq);
+    }
+    const auto no_value = [&]() -> Status {
+      return inline_value ? InvalidArgument(a + " takes no value") : Status::Ok();
+    };
     if (a == "--help" || a == "-h") {
       o.command = Command::kHelp;
       return o;
@@ -118,8 +146,10 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
       return o;
     }
     if (a == "--json") {
+      MINERU_RETURN_IF_ERROR(no_value());
       o.json = true;
     } else if (a == "-q" || a == "--quiet") {
+      MINERU_RETURN_IF_ERROR(no_value());
       o.quiet = true;
     } else if (a == "--socket") {
       MINERU_ASSIGN_OR_RETURN(o.socket_path, need_value(a));
@@ -141,10 +171,13 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
       MINERU_ASSIGN_OR_RETURN(std::string v, need_value(a));
       MINERU_ASSIGN_OR_RETURN(o.timeout_ms, ParseDurationMillis(v));
     } else if (a == "--stream") {
+      MINERU_RETURN_IF_ERROR(no_value());
       o.stream = true;
     } else if (a == "--detach" || a == "-d") {
+      MINERU_RETURN_IF_ERROR(no_value());
       o.detach = true;
     } else if (a == "--all" || a == "-a") {
+      MINERU_RETURN_IF_ERROR(no_value());
       o.all = true;
     } else if (a == "-" || a.empty() || a[0] != '-') {
       if (!have_command) {
@@ -176,6 +209,7 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
     } else {
       return InvalidArgument("unknown option '" + a + "' (see mineructl --help)");
     }
+    if (inline_value) return InvalidArgument(a + " takes no value");
   }
   if (!have_command) return InvalidArgument("no command given (see mineructl --help)");
   auto parse_ids = [&]() -> Status {

@@ -18,8 +18,10 @@ enum ExitCode : int {
   kExitUsage = 64,
   kExitBadInput = 65,
   kExitUnavailable = 69,
+  kExitWriteError = 74,  // an output file could not be written (EX_IOERR)
   kExitBusy = 75,
   kExitPermission = 77,
+  kExitTimeout = 124,  // wait --timeout passed (the jobs go on), as timeout(1)
   kExitInterrupted = 130,
 };
 
@@ -63,7 +65,8 @@ struct CtlOptions {
   uint64_t vram_budget_bytes = 0;
 };
 
-// Parses argv. Usage errors are kInvalidArgument with a message (exit 64).
+// Parses argv: options anywhere, `--opt value` or `--opt=value`, and after `--` only operands (a file
+// named "-x"). Usage errors are kInvalidArgument with a message (exit 64).
 Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv);
 
 std::string CtlUsage();

@@ -60,9 +60,6 @@ if(NOT MINERU_CORE_ONLY)
   find_package(cereal QUIET)
   mineru_require(cereal_FOUND "cereal" libcereal-dev)
 
-  find_package(Boost 1.74 QUIET)
-  mineru_require(Boost_FOUND "Boost headers (Interprocess)" libboost-dev)
-
   # MuPDF 1.21 in Debian is a static library whose pkg-config file omits its third-party libraries.
   mineru_pkg(mupdf_core mupdf libmupdf-dev)
   add_library(mineru_mupdf INTERFACE)
@@ -92,6 +89,10 @@ if(NOT MINERU_CORE_ONLY)
     target_link_libraries(mineru_mupdf INTERFACE ${MINERU_LIB_${lib}})
   endforeach()
   add_library(mineru::mupdf ALIAS mineru_mupdf)
+
+  # OCR of pages without a usable text layer (document/ocr.h); Leptonica comes with it.
+  mineru_pkg(tesseract tesseract libtesseract-dev)
+  mineru_pkg(leptonica lept libleptonica-dev)
 endif()
 
 if(MINERU_BUILD_TESTS)

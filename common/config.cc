@@ -56,6 +56,8 @@ ConfigSchema<Config> MakeSchema() {
   s.Int("max_pages", &Config::max_pages_per_document, 1, kMax, "most pages parsed per document");
   s.Int("max_seconds", &Config::max_seconds_per_document, 1, kMax, "time limit per document, seconds");
   s.Bytes("mupdf_memory", &Config::mupdf_memory_bytes, "MuPDF memory cap per document");
+  s.Int("max_attempts", &Config::max_attempts, 1, 1000,
+        "times a job may be cut short by minerud stopping before it is failed");
   s.Millis("drain_timeout", &Config::drain_timeout_ms, "time to finish running jobs on SIGTERM");
   s.Millis("result_retention", &Config::result_retention_ms, "how long unfetched results are kept");
   s.String("admin_group", &Config::admin_group, "group whose members see every user's jobs");

@@ -47,6 +47,9 @@ struct Config {
   int64_t max_pages_per_document = 2000;
   int64_t max_seconds_per_document = 3600;
   uint64_t mupdf_memory_bytes = 1ull << 30;  // MuPDF allocator cap per document
+  // Starts of one job that may end with minerud gone (a crash, kill -9, the watchdog) before the job
+  // is failed instead of run again.
+  int64_t max_attempts = 3;
 
   // Lifecycle.
   int64_t drain_timeout_ms = 30'000;

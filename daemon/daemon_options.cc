@@ -60,7 +60,8 @@ std::string DaemonUsage() {
        "\n"
        "Signals: SIGTERM stops accepting jobs, drains running ones for drain_timeout, exits 0;\n"
        "SIGHUP re-reads the config file (keeping the old config if the new one is invalid).\n"
-       "Exit status: 0 ok, 64 usage error, 78 configuration error, 69 cannot listen, 70 internal error.\n"
+       "Exit status: 0 ok, 64 usage error, 78 configuration error, 69 cannot listen, 70 internal error,\n"
+       "75 not ready yet (the GPU or its memory, a full state directory): retry later.\n"
        "\n"
        "Config keys (KEY = VALUE lines in the config file, or --set KEY=VALUE):\n";
   for (const ConfigKeyInfo& k : ConfigSchemaFor().keys()) {
@@ -79,8 +80,22 @@ Result<DaemonOptions> ParseDaemonOptions(int argc, const char* const* argv) {
   DaemonOptions out;
   int i = 1;
   if (argc > 1 && std::strcmp(argv[1], "plan") == 0) {
+    // The plan reads the daemon's config file (--config, else the default) for its defaults; every
+    // other argument is the plan's own.
     out.mode = DaemonOptions::Mode::kPlan;
-    for (i = 2; i < argc; ++i) out.plan_args.emplace_back(argv[i]);
+    for (i = 2; i < argc; ++i) {
+      std::string_view arg = argv[i];
+      if (arg == "--config") {
+        if (i + 1 >= argc) return InvalidArgument("--config needs a value");
+        out.config_path = argv[++i];
+        out.config_path_given = true;
+      } else if (arg.rfind("--config=", 0) == 0) {
+        out.config_path = std::string(arg.substr(9));
+        out.config_path_given = true;
+      } else {
+        out.plan_args.emplace_back(arg);
+      }
+    }
     return out;
   }
   auto value_of = [&](std::string_view arg, std::string_view flag, std::string* value) -> Result<bool> {

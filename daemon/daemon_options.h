@@ -25,7 +25,7 @@ struct DaemonOptions {
     std::string source;
   };
   std::vector<Override> overrides;
-  std::vector<std::string> plan_args;  // everything after `plan`
+  std::vector<std::string> plan_args;  // everything after `plan` but --config
 };
 
 // Parses argv. Usage errors are kInvalidArgument with a message for the user (exit 64).

@@ -43,7 +43,9 @@ struct JobInfo {
   int64_t pages_total = 0;   // 0 until the backend knows
   int64_t submitted_ms = 0;  // wall clock, for people
   int64_t finished_ms = 0;   // wall clock; 0 while not final
-  int64_t attempts = 0;      // how many times a worker started it (more than 1 after a restart)
+  // How many times a worker started it, less the starts a clean stop (SIGTERM) cut short: more than
+  // 1 after minerud died while it ran (a crash, kill -9, the watchdog).
+  int64_t attempts = 0;
   StatusCode error_code = StatusCode::kOk;
   std::string error;             // why it failed; empty otherwise
   bool results_fetched = false;  // a client took the results; they are deleted from the spool

@@ -9,18 +9,10 @@
 #include "common/version.h"
 #include "daemon/check_config.h"
 #include "daemon/daemon_options.h"
+#include "daemon/exit_status.h"
 #include "daemon/listener.h"
 #include "daemon/server.h"
 #include "pipeline/backend_factory.h"
-
-namespace {
-
-constexpr int kExitUsage = 64;
-constexpr int kExitUnavailable = 69;
-constexpr int kExitSoftware = 70;
-constexpr int kExitConfig = 78;
-
-}  // namespace
 
 int main(int argc, char** argv) {
   using namespace mineru;
@@ -38,12 +30,12 @@ int main(int argc, char** argv) {
     case DaemonOptions::Mode::kVersion:
       std::printf("minerud %s\n", MINERU_VERSION_STRING);
       return 0;
-    case DaemonOptions::Mode::kPlan:
-      return pipeline::RunPlan(options->plan_args);
     default:
       break;
   }
   auto config = LoadDaemonConfig(*options);
+  if (options->mode == DaemonOptions::Mode::kPlan && config.ok())
+    return pipeline::RunPlan(*config, options->plan_args);
   if (!config.ok()) {
     std::fprintf(stderr, "minerud: %s\n", config.status().ToString().c_str());
     return kExitConfig;
@@ -65,7 +57,7 @@ int main(int argc, char** argv) {
   auto opened = pipeline::OpenBackend(*config);
   if (!opened.ok()) {
     MINERU_LOG(kError) << "cannot load the backend: " << opened.status().ToString();
-    return kExitConfig;
+    return BackendFailureExitStatus(opened.status());
   }
   if (!opened->description.empty()) {
     MINERU_LOG(kInfo) << opened->description;
@@ -86,11 +78,11 @@ int main(int argc, char** argv) {
     listen = std::move(*bound);
   }
   Server::Options server_options{*options, *config, std::move(listen), std::move(opened->backend),
-                                     opened->description};
+                                 opened->description};
   auto server = Server::Create(std::move(server_options));
   if (!server.ok()) {
     MINERU_LOG(kError) << "cannot start: " << server.status().ToString();
-    return kExitSoftware;
+    return IsTemporaryStartFailure(server.status()) ? kExitTempFail : kExitSoftware;
   }
   return (*server)->Run();
 }

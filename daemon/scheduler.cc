@@ -22,6 +22,7 @@ JobLimits JobLimits::FromConfig(const Config& config) {
   l.max_seconds_per_document = config.max_seconds_per_document;
   l.memory_bytes_per_document = config.mupdf_memory_bytes;
   l.result_retention_ms = config.result_retention_ms;
+  l.max_attempts = config.max_attempts;
   return l;
 }
 
@@ -49,6 +50,19 @@ int64_t Scheduler::HeartbeatAgeMs() const {
 
 Status Scheduler::Recover() {
   MINERU_ASSIGN_OR_RETURN(std::vector<JobInfo> jobs, options_.spool->LoadJobs());
+  const int64_t max_attempts = options_.limits.max_attempts;
+  for (JobInfo& info : jobs) {
+    if (IsFinal(info.state) || info.attempts < max_attempts) continue;
+    // Every start of this job ended with minerud gone: running it again would likely kill it again.
+    info.state = JobState::kFailed;
+    info.error_code = StatusCode::kInternal;
+    info.error = "minerud stopped while parsing this document " + std::to_string(info.attempts) +
+                 (info.attempts == 1 ? " time" : " times");
+    info.finished_ms = WallNowMillis();
+    // A record that cannot be saved stays unfinished on disk, and the next start fails it again.
+    options_.spool->SaveInfo(info).IgnoreError();
+    options_.spool->DropPayload(info.id).IgnoreError();
+  }
   std::lock_guard lock(mu_);
   for (JobInfo& info : jobs) {
     if (!IsFinal(info.state)) {
@@ -425,8 +439,16 @@ void Scheduler::RunJob(JobId id) {
     input.memory_limit_bytes = limits.memory_bytes_per_document;
     input.user = static_cast<uint32_t>(info.uid);
     input.job_id = id;
+    std::shared_ptr<Watchdog::Party> watch;
+    if (options_.watchdog) {
+      watch = options_.watchdog->Join("worker on job " + std::to_string(id));
+      watch->Expect(options_.open_allowance + std::chrono::seconds(input.document.size() >> 20));
+      input.watch = watch.get();
+      input.page_allowance = options_.page_allowance;
+    }
     auto progress = [&](int64_t done, int64_t total, std::shared_ptr<const PageOutput> page) {
       Beat();
+      if (watch) watch->Expect(options_.page_allowance + std::chrono::milliseconds(50) * total);
       {
         std::lock_guard lock(mu_);
         Entry& e = jobs_.at(id);
@@ -472,9 +494,11 @@ void Scheduler::RunJob(JobId id) {
     // as a memory error): the job is cancelled, or interrupted and queued again.
     if (cancel->load()) code = StatusCode::kCancelled;
     if (code == StatusCode::kCancelled && !user_cancelled) {
-      // Interrupted by a stop: back to the queue in the spool; it runs again at the next start.
+      // Interrupted by a stop: back to the queue in the spool; it runs again at the next start. A
+      // clean stop is not the document's doing, so the attempt is given back.
       info.state = JobState::kQueued;
       info.pages_done = 0;
+      if (info.attempts > 0) --info.attempts;
     } else {
       info.state = code == StatusCode::kCancelled ? JobState::kCancelled : JobState::kFailed;
       info.error_code = code;

@@ -11,7 +11,8 @@
 //
 // Stopping: BeginDrain() stops workers taking new jobs (queued ones stay spooled for the next start);
 // Interrupt() stops running ones, which return to kQueued in the spool and run again after a restart
-// (at-least-once). A job cancelled by a user ends kCancelled instead.
+// (at-least-once); such a clean stop gives the attempt back, so only starts cut short by the daemon
+// dying count against max_attempts. A job cancelled by a user ends kCancelled instead.
 //
 // Locking: mu_ guards the table, the queue and the events; `wake` is never called with mu_ held (it may
 // take the caller's locks). Spool I/O runs outside mu_; while Submit writes, a reservation counts the
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/watchdog.h"
 #include "daemon/pipeline_types.h"
 #include "daemon/job.h"
 #include "daemon/spool.h"
@@ -48,6 +50,7 @@ struct JobLimits {
   int64_t max_seconds_per_document = 3600;
   uint64_t memory_bytes_per_document = 1ull << 30;
   int64_t result_retention_ms = 86'400'000;
+  int64_t max_attempts = 3;  // starts cut short by minerud stopping, before a job is failed
 
   static JobLimits FromConfig(const Config& config);
 };
@@ -79,6 +82,12 @@ class Scheduler {
     JobLimits limits;
     int64_t workers = 1;
     std::function<void()> wake;  // called from any thread when events are waiting
+    // A worker running a job joins it as "worker on job ID": its deadline covers opening the document
+    // (open_allowance, plus 1 s per MiB), then each page (page_allowance, plus 50 ms per page of the
+    // job for writing the outputs after the last). May be null.
+    Watchdog* watchdog = nullptr;
+    std::chrono::milliseconds open_allowance{60'000};
+    std::chrono::milliseconds page_allowance{60'000};
   };
 
   explicit Scheduler(Options options);
@@ -87,7 +96,9 @@ class Scheduler {
   Scheduler& operator=(const Scheduler&) = delete;
 
   // Loads the spool: unfinished jobs are queued again (at-least-once), finished ones are kept until
-  // fetched or their retention passes. Call once, before Start().
+  // fetched or their retention passes. An unfinished job already started max_attempts times (each
+  // start cut short by minerud stopping: a crash, kill -9, the watchdog) is failed instead, so a
+  // document that kills the daemon cannot make it loop. Call once, before Start().
   Status Recover();
   void Start();
 

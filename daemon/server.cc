@@ -1,9 +1,9 @@
 #include "daemon/server.h"
 
-#include <algorithm>
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <csignal>
 #include <cstdlib>
@@ -76,6 +76,7 @@ Status Server::Init() {
   // share the model's steps.
   so.workers = std::max(WorkerCount(config), options_.backend->JobSlots());
   so.wake = [this] { uv_async_send(&wake_); };
+  so.watchdog = &ProcessWatchdog();
   scheduler_ = std::make_unique<Scheduler>(std::move(so));
   MINERU_RETURN_IF_ERROR(scheduler_->Recover());
 
@@ -97,6 +98,7 @@ Status Server::Init() {
     c["uptime_seconds"] = std::chrono::duration<double>(MonoNow() - started_at_).count();
     c["rss_bytes"] = static_cast<double>(ResidentBytes());
     c["worker_heartbeat_age_ms"] = static_cast<double>(scheduler_->HeartbeatAgeMs());
+    c["threads_past_deadline"] = static_cast<double>(ProcessWatchdog().Overdue(MonoNowNanos()).size());
     auto free_bytes = spool_->FreeBytes();
     if (free_bytes.ok()) c["state_dir_free_bytes"] = static_cast<double>(*free_bytes);
     return c;
@@ -310,15 +312,31 @@ void Server::OnTick(uv_timer_t* handle) {
     self->CheckDrained();
     return;
   }
-  // The watchdog hears from us only while a worker showed life recently: a worker stuck inside one
-  // page for longer than the watchdog interval lets systemd restart the daemon.
-  uint64_t wd_usec = self->notifier_.watchdog_usec();
-  if (wd_usec > 0 && static_cast<uint64_t>(self->scheduler_->HeartbeatAgeMs()) * 1000 < wd_usec / 2) {
-    self->notifier_.WatchdogPing();
-  }
+  self->CheckWatchdog();
   self->scheduler_->ExpireFinished(WallNowMillis());
   self->options_.backend->Tick();
   self->PublishStatus();
+}
+
+// systemd's watchdog hears from us only while every worker and the model thread is within the
+// deadline of the work it is doing (watchdog.h): one stuck thread stops the pings, however many others
+// are idle, and systemd restarts the daemon after WatchdogSec=.
+void Server::CheckWatchdog() {
+  std::vector<std::string> late = ProcessWatchdog().Overdue(MonoNowNanos());
+  if (late.empty()) {
+    if (!overdue_.empty()) {
+      MINERU_LOG(kWarning) << "every thread is within its deadline again";
+    }
+    overdue_.clear();
+    if (notifier_.watchdog_usec() > 0) notifier_.WatchdogPing();
+    return;
+  }
+  const bool first = overdue_.empty();
+  overdue_.clear();
+  for (const std::string& l : late) overdue_ += (overdue_.empty() ? "" : ", ") + l;
+  if (first) {
+    MINERU_LOG(kError) << "past its deadline, so the watchdog is not pinged: " << overdue_;
+  }
 }
 
 void Server::PublishStatus() {
@@ -329,6 +347,7 @@ void Server::PublishStatus() {
     << FormatByteSize(ResidentBytes() >> 20 << 20);
   const std::string pipeline = options_.backend->StatusLine();
   if (!pipeline.empty()) o << "; " << pipeline;
+  if (!overdue_.empty()) o << "; past deadline: " << overdue_.substr(0, overdue_.find(" (late"));
   // sd_notify blocks when the manager's queue is full; send only what changed.
   if (o.str() == last_status_) return;
   last_status_ = o.str();

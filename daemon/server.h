@@ -2,8 +2,8 @@
 // every session; the scheduler's workers wake it with uv_async_send and the callback drains all
 // pending job events at once. Submitted documents are made durable on the spool thread (SpoolWriter),
 // which wakes the loop the same way; its completions are handled before job events. SIGTERM/SIGINT drain and
-// exit, SIGHUP reloads the config, a 1 s timer pings the watchdog (only while the workers' heartbeat is
-// fresh), updates STATUS= and expires old results.
+// exit, SIGHUP reloads the config, a 1 s timer pings the watchdog (only while every worker and the model
+// thread is within its deadline, see common/watchdog.h), updates STATUS= and expires old results.
 //
 // Loop thread only, except the wake-up, which any thread may trigger.
 #pragma once
@@ -63,6 +63,7 @@ class Server {
   void CheckDrained();
   void Reload();
   void PublishStatus();
+  void CheckWatchdog();
   void CloseAllHandles();
 
   Options options_;
@@ -85,6 +86,7 @@ class Server {
   uint64_t next_session_id_ = 1;
   uint64_t sessions_total_ = 0;
   MonoTime started_at_ = MonoNow();
+  std::string overdue_;      // the threads past their deadline at the last tick; empty while none
   std::string last_status_;  // the last STATUS= sent; sent again only when it changes
 
   bool shutting_down_ = false;

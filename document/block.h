@@ -57,6 +57,7 @@ struct Block {
   int title_level = 0;     // 1..4 for kTitle, 0 otherwise
   int parent = -1;         // captions and footnotes: index (in this page) of the image/table they belong to
   std::string image_path;  // "images/<sha256>.jpg" once cropped (image, table, equation); else empty
+  bool ocr = false;        // read from the page's pixels by OCR (text backend), not from its text layer
 };
 
 enum class PageStatus {

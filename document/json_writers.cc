@@ -4,7 +4,8 @@
 // equation, image, table), each with page_idx and a 0-1000 bbox; list and index blocks are text items.
 // Pages that need OCR or failed add a {"type":"page_note"} item so consumers see the gap.
 // middle: one entry per page (page_idx, page_size in points, status, warnings) with para_blocks whose
-// bboxes are in PDF points by MinerU's rule x = int(v * width / 1000).
+// bboxes are in PDF points by MinerU's rule x = int(v * width / 1000). Blocks read by OCR carry "ocr": true
+// in both.
 #include <nlohmann/json.hpp>
 
 #include "document/output_writer.h"
@@ -83,6 +84,7 @@ std::string WriteContentList(const ParsedDocument& doc) {
       }
       item["bbox"] = BBoxJson(b.bbox);
       item["page_idx"] = page.page_idx;
+      if (b.ocr) item["ocr"] = true;
       items.push_back(std::move(item));
     }
   }
@@ -107,6 +109,7 @@ std::string WriteMiddleJson(const ParsedDocument& doc) {
           {"lines", json::array({{{"bbox", PointsJson(b.bbox, page)}, {"spans", json::array({span})}}})}};
       if (b.type == BlockType::kTitle) block["level"] = b.title_level;
       if (b.parent >= 0) block["parent_index"] = b.parent;
+      if (b.ocr) block["ocr"] = true;
       blocks.push_back(std::move(block));
     }
     json entry = {{"page_idx", page.page_idx},

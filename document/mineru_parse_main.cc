@@ -27,6 +27,8 @@ constexpr char kUsage[] =
     "  --memory-mib N    MuPDF memory cap in MiB (default 1024)\n"
     "  --time-ms N       time budget in milliseconds, 0 = none (default 120000)\n"
     "  --no-layout-pdf   skip NAME_layout.pdf\n"
+    "  --ocr-languages L Tesseract languages for pages without a usable text layer (default eng+chi_sim)\n"
+    "  --no-ocr          report such pages as needing OCR instead of reading them\n"
     "  -q                print nothing but errors\n"
     "exit codes: 0 ok, 1 parse failed, 64 usage, 65 bad input, 74 cannot write output\n";
 
@@ -47,6 +49,7 @@ int main(int argc, char** argv) {
   std::string input, out_dir;
   DocumentLimits limits;
   bool layout = true, quiet = false;
+  OcrOptions ocr;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     auto need = [&](const char* what) -> const char* {
@@ -70,6 +73,10 @@ int main(int argc, char** argv) {
       limits.max_memory_bytes = static_cast<uint64_t>(v) << 20;
     } else if (a == "--time-ms" && ParseInt(need("--time-ms"), &v)) {
       limits.time_budget_ms = v;
+    } else if (a == "--ocr-languages") {
+      ocr.languages = need("--ocr-languages");
+    } else if (a == "--no-ocr") {
+      ocr.enabled = false;
     } else if (a == "--no-layout-pdf") {
       layout = false;
     } else if (a == "-q") {
@@ -83,6 +90,10 @@ int main(int argc, char** argv) {
   }
   if (input.empty() || out_dir.empty()) {
     std::fputs(kUsage, stderr);
+    return 64;
+  }
+  if (Status s = CheckOcrLanguages(ocr.languages); !s.ok()) {
+    std::fprintf(stderr, "mineru-parse: %s\n", s.ToString().c_str());
     return 64;
   }
   if (Status s = ValidateLimits(limits); !s.ok()) {
@@ -101,6 +112,7 @@ int main(int argc, char** argv) {
     return 65;
   }
   TextBackendOptions options;
+  options.ocr = ocr;
   options.on_page = [&](const PageProgress& p) {
     if (!quiet) std::fprintf(stderr, "\rpage %d/%d", p.page_index + 1, p.num_pages);
     return true;

@@ -188,6 +188,7 @@ PdfDocument::~PdfDocument() = default;
 
 int PdfDocument::page_count() const { return impl_->page_count(); }
 const DocumentLimits& PdfDocument::limits() const { return impl_->limits(); }
+Status PdfDocument::LimitStatus() const { return impl_->mctx().AbortStatus(); }
 std::vector<std::string> PdfDocument::TakeWarnings() { return impl_->mctx().TakeWarnings(); }
 uint64_t PdfDocument::memory_bytes() const { return impl_->mctx().used_bytes(); }
 uint64_t PdfDocument::peak_memory_bytes() const { return impl_->mctx().peak_bytes(); }

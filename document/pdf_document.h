@@ -57,6 +57,9 @@ class PdfDocument {
   uint64_t memory_bytes() const;
   uint64_t peak_memory_bytes() const;
   const DocumentLimits& limits() const;
+  // OK until a limit (memory, time) or the cancel flag stops the document; then that error. Work done
+  // outside MuPDF (OCR) polls it.
+  Status LimitStatus() const;
 
   // The MuPDF side (fz_context, fz_document, allocator, watchdog), private to document/.
   class Impl;

@@ -2,13 +2,14 @@
 
 #include <optional>
 
+#include "document/ocr.h"
 #include "document/text_layout.h"
 #include "document/text_lines.h"
 
 namespace mineru::document {
 namespace {
 
-constexpr char kNeedsOcr[] = "needs OCR or a model: the page has no text layer";
+constexpr char kNeedsOcr[] = "needs OCR or a model: the page has no usable text layer";
 
 bool Cancelled(const TextBackendOptions& options) {
   return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
@@ -16,6 +17,50 @@ bool Cancelled(const TextBackendOptions& options) {
 
 void AppendWarnings(std::vector<std::string>& to, std::vector<std::string> from) {
   for (std::string& w : from) to.push_back(std::move(w));
+}
+
+bool EndsDocument(const Status& s) {
+  return s.code() == StatusCode::kResourceExhausted || s.code() == StatusCode::kDeadlineExceeded ||
+         s.code() == StatusCode::kCancelled;
+}
+
+// Reads page `i` from its pixels: a render at the OCR resolution, Tesseract, crops of its image regions
+// from the same render. A page OCR cannot help stays kNeedsOcr with the reason; a document limit or a
+// cancellation ends the document.
+Status OcrPageInto(PdfDocument& doc, int i, const TextBackendOptions& options, PageResult& page,
+                   ParsedDocument& out) {
+  auto render = doc.RenderPage(i, options.ocr.dpi);
+  AppendWarnings(page.warnings, doc.TakeWarnings());
+  if (!render.ok()) {
+    if (EndsDocument(render.status()) && !render.status().message().starts_with("page render of")) {
+      return render.status();
+    }
+    page.status = PageStatus::kNeedsOcr;
+    page.error = std::string(kNeedsOcr) + "; no render for OCR: " + render.status().message();
+    return Status::Ok();
+  }
+  auto stop = [&]() -> Status {
+    if (Cancelled(options)) return Status(StatusCode::kCancelled, "document parsing was cancelled");
+    return doc.LimitStatus();
+  };
+  auto ocr = RecognizePage(*render, options.ocr, stop);
+  if (!ocr.ok()) {
+    if (EndsDocument(ocr.status())) return ocr.status().WithContext("page " + std::to_string(i + 1));
+    page.status = PageStatus::kNeedsOcr;
+    page.error = std::string(kNeedsOcr) + "; OCR failed: " + ocr.status().message();
+    return Status::Ok();
+  }
+  page.blocks = std::move(ocr->blocks);
+  AppendWarnings(page.warnings, std::move(ocr->warnings));
+  if (page.blocks.empty()) page.warnings.push_back("OCR found no text on the page");
+  if (ocr->rotation_deg != 0) {
+    page.warnings.push_back("OCR: the page's content is turned " + std::to_string(ocr->rotation_deg) +
+                            " degrees clockwise; read upright");
+  }
+  if (options.crop_images) {
+    MINERU_RETURN_IF_ERROR(CropBlockImages(*render, page, out, options.jpeg_quality));
+  }
+  return Status::Ok();
 }
 
 }  // namespace
@@ -39,10 +84,7 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
     AppendWarnings(page.warnings, doc.TakeWarnings());
     if (!content.ok()) {
       Status s = content.status();
-      if (s.code() == StatusCode::kResourceExhausted || s.code() == StatusCode::kDeadlineExceeded ||
-          s.code() == StatusCode::kCancelled) {
-        return s.WithContext("page " + std::to_string(i + 1));
-      }
+      if (EndsDocument(s)) return s.WithContext("page " + std::to_string(i + 1));
       page.status = PageStatus::kFailed;
       page.error = s.message();
       continue;
@@ -53,7 +95,7 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
   }
   std::vector<PageContent> with_text;
   for (const auto& c : contents) {
-    if (c && c->num_chars > 0) with_text.push_back(*c);
+    if (c && !TextLayerNeedsOcr(*c)) with_text.push_back(*c);
   }
   DocumentStyle style = AnalyzeStyle(with_text);
   with_text.clear();
@@ -63,7 +105,9 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
     if (Cancelled(options)) return Status(StatusCode::kCancelled, "document parsing was cancelled");
     PageResult& page = pages[slot(i)];
     auto& content = contents[slot(i)];
-    if (content && content->num_chars == 0) {
+    if (content && TextLayerNeedsOcr(*content) && options.ocr.enabled) {
+      MINERU_RETURN_IF_ERROR(OcrPageInto(doc, i, options, page, out));
+    } else if (content && TextLayerNeedsOcr(*content)) {
       page.status = PageStatus::kNeedsOcr;
       page.error = kNeedsOcr;
     } else if (content) {

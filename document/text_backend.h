@@ -3,7 +3,8 @@
 // Reading order across columns, titles from font size and weight (levels 1-4), paragraphs joined across
 // lines with de-hyphenation, bulleted and numbered lists, images as JPEG crops, tables drawn with ruling
 // lines as HTML, running headers / footers / page numbers left out, right-to-left lines in logical order.
-// A page without a text layer is reported as PageStatus::kNeedsOcr, never emitted empty.
+// A page without a usable text layer is read by OCR (ocr.h); with OCR off or unavailable it is reported as
+// PageStatus::kNeedsOcr, never emitted empty.
 #pragma once
 
 #include <functional>
@@ -11,6 +12,7 @@
 #include "common/result.h"
 #include "document/block.h"
 #include "document/limits.h"
+#include "document/ocr.h"
 #include "document/page_range.h"
 #include "document/pdf_document.h"
 
@@ -33,6 +35,9 @@ struct TextBackendOptions {
   int jpeg_quality = 90;
   // The pages to parse (0-based, inclusive); page_idx in the results stays the document's own index.
   PageRange pages;
+  // Pages without a usable text layer (none, or mostly replacement / private-use characters) are read
+  // with Tesseract (ocr.h) unless ocr.enabled is false.
+  OcrOptions ocr;
 };
 
 // Parses the pages of `doc` in options.pages (every page by default). A page MuPDF fails on is kept as

@@ -15,31 +15,6 @@ constexpr double kMarginBand = 0.14;  // top / bottom fraction of the page that 
 constexpr int kMaxDepth = 12;
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 
-// Decodes the first UTF-8 code point of `s` at `i` (advances i); U+FFFD on bad bytes.
-char32_t DecodeUtf8(const std::string& s, size_t& i) {
-  unsigned char c = static_cast<unsigned char>(s[i]);
-  int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
-  if (n == 0 || i + static_cast<size_t>(n) > s.size()) {
-    ++i;
-    return 0xFFFD;
-  }
-  char32_t r = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
-  for (int k = 1; k < n; ++k) r = (r << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
-  i += static_cast<size_t>(n);
-  return r;
-}
-
-char32_t LastRune(const std::string& s) {
-  if (s.empty()) return 0;
-  size_t i = s.size() - 1;
-  while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
-  return DecodeUtf8(s, i);
-}
-
-bool IsCjk(char32_t c) {
-  return (c >= 0x3000 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
-}
-
 bool IsLower(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 0xDF && c <= 0xFF && c != 0xF7); }
 bool IsLetter(char32_t c) { return IsLower(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
 
@@ -205,6 +180,30 @@ void DemoteTitle(Block& b) {
 
 }  // namespace
 
+char32_t DecodeUtf8(const std::string& s, size_t& i) {
+  unsigned char c = static_cast<unsigned char>(s[i]);
+  int n = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4 : 0;
+  if (n == 0 || i + static_cast<size_t>(n) > s.size()) {
+    ++i;
+    return 0xFFFD;
+  }
+  char32_t r = n == 1 ? c : n == 2 ? (c & 0x1F) : n == 3 ? (c & 0x0F) : (c & 0x07);
+  for (int k = 1; k < n; ++k) r = (r << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+  i += static_cast<size_t>(n);
+  return r;
+}
+
+char32_t LastRune(const std::string& s) {
+  if (s.empty()) return 0;
+  size_t i = s.size() - 1;
+  while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
+  return DecodeUtf8(s, i);
+}
+
+bool IsCjkChar(char32_t c) {
+  return (c >= 0x3000 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
+}
+
 bool IsPageNumberText(const std::string& text) {
   std::string t = MaskDigits(text);
   // "#-#": chapter-page numbering ("7-45").
@@ -344,7 +343,7 @@ void JoinLine(std::string& paragraph, const std::string& next_line) {
       return;
     }
   }
-  if (IsCjk(last) && IsCjk(first)) {
+  if (IsCjkChar(last) && IsCjkChar(first)) {
     paragraph += next_line;
     return;
   }

@@ -40,6 +40,7 @@ Result<std::vector<GenerationResult>> Generate(const Qwen2Decoder& decoder,
   for (size_t i = 0; i < n; ++i) {
     const GenerationRequest& r = requests[i];
     Stopwatch sw;
+    if (options.before_forward) options.before_forward(r.prompt_embeds.size(0));
     MINERU_ASSIGN_OR_RETURN(
         at::Tensor logits,
         decoder.Prefill(seqs[i], r.prompt_embeds, options.prefill_chunk_tokens, r.keep_prompt_logits));
@@ -61,6 +62,7 @@ Result<std::vector<GenerationResult>> Generate(const Qwen2Decoder& decoder,
     if (active.empty()) break;
     std::vector<int64_t> tokens;
     for (size_t i : active) tokens.push_back(last[i]);
+    if (options.before_forward) options.before_forward(static_cast<int64_t>(active.size()));
     MINERU_ASSIGN_OR_RETURN(at::Tensor embeds, decoder.Embed(tokens));
     std::vector<DecoderInput> inputs;
     for (size_t k = 0; k < active.size(); ++k) {

@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 
+#include <functional>
 #include <span>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct GenerationResult {
 
 struct GenerateOptions {
   int64_t prefill_chunk_tokens = 512;
+  // Called on the calling thread before each prompt's prefill (rows: its length) and each decode step
+  // (rows: the sequences in it): the model thread's watchdog deadline is set there, in proportion.
+  std::function<void(int64_t rows)> before_forward;
 };
 
 Result<std::vector<GenerationResult>> Generate(const Qwen2Decoder& decoder,

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -17,6 +18,7 @@
 
 #include "common/clock.h"
 #include "common/result.h"
+#include "common/watchdog.h"
 #include "document/page_range.h"
 
 namespace mineru {
@@ -50,6 +52,11 @@ struct BackendInput {
   uint64_t memory_limit_bytes = 0;    // 0: no limit
   uint32_t user = 0;                  // who submitted it: pages are shared out fairly between users
   uint64_t job_id = 0;                // for Cancel(); 0 when the caller never cancels by id
+  // The worker's watchdog deadline, or null. Progress re-arms it for a page; a backend that does more
+  // than a page of its own work between two progress calls calls Expect(page_allowance) before each
+  // page, and Idle() before it waits for a thread that has its own deadline (the model thread).
+  Watchdog::Party* watch = nullptr;
+  std::chrono::milliseconds page_allowance{0};
 };
 
 // One finished page as a client may read it while the job runs (the whole-document files come at the

@@ -27,10 +27,11 @@ Result<OpenedBackend> OpenBackend(const Config& config) {
 #endif
 }
 
-int RunPlan(const std::vector<std::string>& args) {
+int RunPlan(const Config& config, const std::vector<std::string>& args) {
 #if defined(MINERU_DAEMON_MODEL)
-  return RunPlanCommand(args);
+  return RunPlanCommand(config, args);
 #else
+  (void)config;
   (void)args;
   std::fputs("minerud plan: not built into this minerud (configured with MINERU_DAEMON_MODEL=OFF)\n", stderr);
   return 70;  // EX_SOFTWARE

@@ -20,7 +20,8 @@ struct OpenedBackend {
 // Opens the backend `config` names. A model folder is loaded and validated here (errors name the file).
 Result<OpenedBackend> OpenBackend(const Config& config);
 
-// `minerud plan ARGS`: the exit code. A build without the model backend says so (exit 70).
-int RunPlan(const std::vector<std::string>& args);
+// `minerud plan ARGS` with the daemon's config for defaults: the exit code. A build without the model backend
+// says so (exit 70).
+int RunPlan(const Config& config, const std::vector<std::string>& args);
 
 }  // namespace mineru::pipeline

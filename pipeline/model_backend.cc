@@ -7,7 +7,6 @@
 #include <sstream>
 
 #include "common/log.h"
-#include "pipeline/page_batcher.h"
 #include "document/model_output_parser.h"
 #include "document/output_writer.h"
 #include "document/pdf_document.h"
@@ -26,6 +25,7 @@
 #include "engine/tokenizer_prompt.h"
 #include "engine/torch_status.h"
 #include "engine/vision_workspace.h"
+#include "pipeline/page_batcher.h"
 #include "residency/cuda_device.h"
 #include "residency/host_device.h"
 #include "residency/residency_manager.h"
@@ -213,6 +213,7 @@ Result<std::unique_ptr<ModelBackend>> ModelBackend::Load(const Config& config) {
   // On the CPU, freed activation blocks stay in the heap for the next page (host_allocator.h) and go
   // back to the system when the model goes idle.
   if (on_cpu) engine::KeepFreedHostMemoryForReuse();
+  bo.watchdog = &ProcessWatchdog();
   bo.idle_work = [manager = st->manager.get(), on_cpu] {
     if (manager->Tick() && on_cpu) engine::TrimHostMemory();
   };
@@ -230,7 +231,7 @@ std::string ModelBackend::Describe() const {
 }
 
 Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageProgressFn& progress,
-                                        const CancelFlag& cancel) {
+                                          const CancelFlag& cancel) {
   MINERU_ASSIGN_OR_RETURN(std::unique_ptr<document::PdfDocument> pdf, OpenBackendDocument(input, cancel));
   document::ParsedDocument doc;
   doc.backend = "vlm";
@@ -258,6 +259,7 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
     for (int i = first; i <= last; ++i) {
       if (cancel.load(std::memory_order_acquire))
         return Status(StatusCode::kCancelled, "the job was cancelled");
+      if (input.watch) input.watch->Expect(input.page_allowance);
       Rendered r;
       r.page_index = i;
       auto size = pdf->GetPageSize(i);
@@ -302,7 +304,9 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
         page.error = r.error;
         doc.pages.push_back(std::move(page));
       } else {
+        if (input.watch) input.watch->Idle();  // the model thread has its own deadline
         Result<std::string> text = texts[next_text++].get();
+        if (input.watch) input.watch->Expect(input.page_allowance);
         if (!text.ok()) {
           // Wait for the rest of the window: their pages point into this job's cancel flag.
           for (; next_text < texts.size(); ++next_text) texts[next_text].wait();

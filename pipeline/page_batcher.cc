@@ -8,6 +8,17 @@
 #include "engine/image_merge.h"
 
 namespace mineru::pipeline {
+namespace {
+
+using std::chrono::milliseconds;
+// The model thread's allowances: generous for the slowest device minerud runs on (a CPU streaming
+// weights from disk), so only a thread that stopped moving goes past them. A step gets the floor plus
+// a share per row (prompt token or sequence), an image a share per crop.
+constexpr milliseconds kStepFloor{60'000};
+constexpr milliseconds kPerRow{100};
+constexpr milliseconds kPerCrop{30'000};
+
+}  // namespace
 
 Result<std::string> DecodeModelText(const engine::Tokenizer& tokenizer, std::span<const int64_t> ids,
                                     int64_t* dropped) {
@@ -25,6 +36,7 @@ Result<std::string> DecodeModelText(const engine::Tokenizer& tokenizer, std::spa
 }
 
 PageBatcher::PageBatcher(PageBatcherOptions options) : options_(std::move(options)) {
+  if (options_.watchdog) watch_ = options_.watchdog->Join("model thread");
   thread_ = std::thread([this] { Run(); });
 }
 
@@ -93,10 +105,12 @@ void PageBatcher::RequestIdleWork() {
 void PageBatcher::Run() {
   std::unique_lock lock(mu_);
   for (;;) {
+    if (watch_) watch_->Idle();
     cv_.wait(lock, [&] { return stopping_ || !queue_.empty() || idle_work_; });
     if (stopping_) return;
     if (queue_.empty()) {
       idle_work_ = false;
+      if (watch_) watch_->Expect(kStepFloor);
       lock.unlock();
       if (options_.idle_work) options_.idle_work();
       lock.lock();
@@ -162,6 +176,7 @@ Result<std::vector<std::string>> PageBatcher::Generate(std::vector<Pending>& bat
   std::vector<engine::GenerationRequest> requests;
   requests.reserve(batch.size());
   for (Pending& p : batch) {
+    if (watch_) watch_->Expect(kStepFloor + kPerCrop * p.work.pixels.size(0));
     MINERU_ASSIGN_OR_RETURN(at::Tensor image,
                             model.EncodeImage(p.work.pixels, p.work.image_width, p.work.image_height));
     p.work.pixels = at::Tensor();  // the features replace the pixels; free them now
@@ -174,6 +189,7 @@ Result<std::vector<std::string>> PageBatcher::Generate(std::vector<Pending>& bat
   }
   engine::GenerateOptions go;
   go.prefill_chunk_tokens = options_.prefill_chunk_tokens;
+  if (watch_) go.before_forward = [this](int64_t rows) { watch_->Expect(kStepFloor + kPerRow * rows); };
   MINERU_ASSIGN_OR_RETURN(std::vector<engine::GenerationResult> results,
                           engine::Generate(model.decoder(), requests, go));
   std::vector<std::string> texts;

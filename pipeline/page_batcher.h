@@ -26,6 +26,7 @@
 
 #include "common/clock.h"
 #include "common/result.h"
+#include "common/watchdog.h"
 #include "engine/mineru2_model.h"
 #include "engine/tokenizer.h"
 
@@ -44,6 +45,9 @@ struct PageBatcherOptions {
   // Run on the batcher's thread after RequestIdleWork() while no page waits (idle demotion of weights:
   // device copies stay off the event loop and never overlap a batch).
   std::function<void()> idle_work;
+  // The batcher's thread joins it as "model thread", with a deadline for each image it encodes and
+  // each prefill and decode step, in proportion to their size; idle while no page waits. May be null.
+  Watchdog* watchdog = nullptr;
 };
 
 struct PageWork {
@@ -99,10 +103,11 @@ class PageBatcher {
   const PageBatcherOptions options_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<Pending> queue_;  // Guarded by mu_
-  bool stopping_ = false;      // Guarded by mu_
-  bool idle_work_ = false;     // Guarded by mu_
-  PageBatcherStats stats_;     // Guarded by mu_
+  std::deque<Pending> queue_;               // Guarded by mu_
+  bool stopping_ = false;                   // Guarded by mu_
+  bool idle_work_ = false;                  // Guarded by mu_
+  PageBatcherStats stats_;                  // Guarded by mu_
+  std::shared_ptr<Watchdog::Party> watch_;  // null without a watchdog; used on the batcher's thread
   std::thread thread_;
 };
 

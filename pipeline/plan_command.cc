@@ -24,13 +24,19 @@ struct PlanArgs {
   std::string model_dir;
   uint64_t vram_budget_bytes = 0;
   uint64_t pinned_budget_bytes = 0;
-  int64_t max_batch = 32;
+  int64_t max_batch = 0;
   int64_t context_tokens = 8192;
-  int64_t prefill_chunk_tokens = 2048;
+  int64_t prefill_chunk_tokens = 0;
 };
 
-Result<PlanArgs> ParsePlanArgs(const std::vector<std::string>& args) {
+// The daemon's config gives the defaults (model, budgets, batch, prefill chunk); flags override them.
+Result<PlanArgs> ParsePlanArgs(const Config& config, const std::vector<std::string>& args) {
   PlanArgs out;
+  out.model_dir = config.model_dir;
+  out.vram_budget_bytes = config.vram_budget_bytes;
+  out.pinned_budget_bytes = config.pinned_budget_bytes;
+  out.max_batch = config.max_batch;
+  out.prefill_chunk_tokens = config.prefill_chunk_tokens;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> Result<std::string> {
@@ -55,8 +61,12 @@ Result<PlanArgs> ParsePlanArgs(const std::vector<std::string>& args) {
       return InvalidArgument("unknown option '" + a + "'");
     }
   }
-  if (out.model_dir.empty()) return InvalidArgument("--model DIR is required");
-  if (out.vram_budget_bytes == 0) return InvalidArgument("--vram-budget SIZE is required (e.g. 6G)");
+  if (out.model_dir.empty())
+    return InvalidArgument("--model DIR is required (or model_dir in the config file)");
+  MINERU_ASSIGN_OR_RETURN(out.model_dir, ResolveModelDir(out.model_dir, config.models_dir));
+  if (out.vram_budget_bytes == 0) {
+    return InvalidArgument("--vram-budget SIZE is required (e.g. 6G), or vram_budget in the config file");
+  }
   return out;
 }
 
@@ -156,21 +166,24 @@ Result<std::string> Plan(const PlanArgs& args) {
 }  // namespace
 
 std::string PlanUsage() {
-  return "Usage: minerud plan --model DIR --vram-budget SIZE [--pinned-budget SIZE] [--max-batch N]\n"
-         "                    [--context-tokens N]\n"
+  return "Usage: minerud plan [--config FILE] [--model DIR] [--vram-budget SIZE] [--pinned-budget SIZE]\n"
+         "                    [--max-batch N] [--context-tokens N]\n"
+         "Defaults come from the daemon's config file (--config, else /etc/minerud.conf when present):\n"
+         "model_dir (a folder, or a name in models_dir), vram_budget, pinned_budget, max_batch and\n"
+         "prefill_chunk; --context-tokens defaults to 8192.\n"
          "Prints where each unit of the model would live under the budget, the batch size, and the\n"
          "predicted decode pass time and throughput. Loads nothing onto the device; a folder with only\n"
          "config files (no weights) is planned from the config.\n";
 }
 
-int RunPlanCommand(const std::vector<std::string>& args) {
+int RunPlanCommand(const Config& config, const std::vector<std::string>& args) {
   for (const auto& a : args) {
     if (a == "--help" || a == "-h") {
       std::fputs(PlanUsage().c_str(), stdout);
       return kExitOk;
     }
   }
-  auto parsed = ParsePlanArgs(args);
+  auto parsed = ParsePlanArgs(config, args);
   if (!parsed.ok()) {
     std::fprintf(stderr, "minerud plan: %s\n%s", parsed.status().message().c_str(), PlanUsage().c_str());
     return kExitUsage;

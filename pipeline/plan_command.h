@@ -5,10 +5,13 @@
 #include <string>
 #include <vector>
 
+#include "common/config.h"
+
 namespace mineru::pipeline {
 
-// Runs the command with the arguments after `plan`; returns the process exit code.
-int RunPlanCommand(const std::vector<std::string>& args);
+// Runs the command with the arguments after `plan`; `config` (the daemon's, from its config file)
+// gives the defaults the flags override. Returns the process exit code.
+int RunPlanCommand(const Config& config, const std::vector<std::string>& args);
 
 std::string PlanUsage();
 

@@ -12,8 +12,14 @@ namespace mineru::residency {
 
 namespace {
 
+// A device that is there but not ready (its driver still starting, held by another process in
+// exclusive mode) is kUnavailable, which a caller may retry; anything else is kInternal.
 Status CudaStatus(cudaError_t err, const std::string& what) {
-  return Status(StatusCode::kInternal, what + ": " + cudaGetErrorString(err));
+  const bool not_ready = err == cudaErrorNoDevice || err == cudaErrorInsufficientDriver ||
+                         err == cudaErrorDevicesUnavailable || err == cudaErrorSystemNotReady ||
+                         err == cudaErrorInitializationError;
+  return Status(not_ready ? StatusCode::kUnavailable : StatusCode::kInternal,
+                what + ": " + cudaGetErrorString(err));
 }
 
 // One copy's completion: a CUDA event recorded on the copy's stream after the copy.

@@ -15,11 +15,17 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "common/result.h"
+
+// libmineru-client.so is built with hidden visibility; what this header declares is its API.
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
 
 namespace mineru::client {
 
@@ -114,6 +120,18 @@ struct DaemonInfo {
   uint32_t max_jobs_per_user = 0;
 };
 
+// One job event, for an app that runs its own event loop (Client::NextEvent).
+struct JobEvent {
+  enum class Kind { kProgress, kPage, kDone, kFailed };
+  Kind kind = Kind::kProgress;
+  uint64_t job_id = 0;
+  uint32_t pages_done = 0;                  // kProgress
+  uint32_t pages_total = 0;                 // kProgress, kDone
+  PageResult page;                          // kPage (ClientOptions::page_results, a job submitted here)
+  StatusCode error_code = StatusCode::kOk;  // kFailed: kCancelled for a cancelled job
+  std::string error;                        // kFailed
+};
+
 // A document buffer for the zero-copy path: the app writes the document into data(), then submits the
 // buffer; the daemon maps the same pages. Move-only.
 class DocumentBuffer {
@@ -175,6 +193,18 @@ class Client {
   // Round trip time of an empty Ping, in microseconds.
   Result<double> Ping();
 
+  // For an app's own event loop: the connection's socket. When it polls readable, call
+  // NextEvent(0) until it returns no event (events that arrived during other calls are kept and
+  // handed out first, so drain before polling again). Do not read, write or close it.
+  int event_fd() const;
+  // Streams the events of a job this connection did not submit (or submitted detached) from now on
+  // (kUnimplemented from a daemon too old to).
+  Status Watch(uint64_t job_id);
+  // The next event of a job this connection submitted or watches; no event (nullopt) after
+  // timeout_ms (0: do not wait; < 0: no limit). A job whose kDone/kFailed event was taken here ends
+  // a later Wait on its status alone.
+  Result<std::optional<JobEvent>> NextEvent(int64_t timeout_ms);
+
   struct Impl;
 
  private:
@@ -183,3 +213,7 @@ class Client {
 };
 
 }  // namespace mineru::client
+
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif

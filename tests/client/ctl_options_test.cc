@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <set>
+
 namespace mineru::ctl {
 namespace {
 
@@ -61,6 +63,42 @@ TEST(CtlOptionsTest, AliasesAndIds) {
   auto stdin_submit = Parse({"submit", "-"});
   ASSERT_TRUE(stdin_submit.ok());
   EXPECT_EQ(stdin_submit->files, std::vector<std::string>{"-"});
+}
+
+TEST(CtlOptionsTest, ValuesAfterAnEqualsSignAndOperandsAfterDoubleDash) {
+  auto submit =
+      Parse({"--socket=/tmp/s.sock", "submit", "--pages=3-7", "-o", "out", "--name=paper", "--", "-odd.pdf"});
+  ASSERT_TRUE(submit.ok()) << submit.status().ToString();
+  EXPECT_EQ(submit->socket_path, "/tmp/s.sock");
+  EXPECT_EQ(submit->first_page, 2u);
+  EXPECT_EQ(submit->last_page, 6u);
+  EXPECT_EQ(submit->name, "paper");
+  EXPECT_EQ(submit->output_dir, "out");
+  EXPECT_EQ(submit->files, std::vector<std::string>{"-odd.pdf"});
+  auto operand = Parse({"submit", "--", "--json"});
+  ASSERT_TRUE(operand.ok());
+  EXPECT_EQ(operand->files, std::vector<std::string>{"--json"});
+  EXPECT_FALSE(operand->json) << "after --, --json is a file name";
+  auto wait = Parse({"wait", "--timeout=2s", "--", "5"});
+  ASSERT_TRUE(wait.ok());
+  EXPECT_EQ(wait->timeout_ms, 2000);
+  EXPECT_EQ(wait->job_ids, std::vector<uint64_t>{5});
+  auto empty_value = Parse({"submit", "--name=", "a.pdf"});
+  ASSERT_TRUE(empty_value.ok());
+  EXPECT_EQ(empty_value->name, "");
+  EXPECT_EQ(Parse({"submit", "--detach=yes", "a.pdf"}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Parse({"--json=1", "list"}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(Parse({"--", "submit", "a.pdf"}).status().code(), StatusCode::kInvalidArgument)
+      << "no command before --";
+  EXPECT_EQ(Parse({"wait", "--", "--timeout"}).status().code(), StatusCode::kInvalidArgument)
+      << "an operand that is not an id";
+}
+
+TEST(CtlOptionsTest, ExitCodesForATimeoutAndAWriteErrorAreTheirOwn) {
+  EXPECT_EQ(ExitCodeFor(StatusCode::kDeadlineExceeded), kExitTimeout);
+  std::set<int> codes = {kExitOk,         kExitJobFailed, kExitUsage,      kExitBadInput, kExitUnavailable,
+                         kExitWriteError, kExitBusy,      kExitPermission, kExitTimeout,  kExitInterrupted};
+  EXPECT_EQ(codes.size(), 10u);
 }
 
 TEST(CtlOptionsTest, UsageErrors) {

@@ -39,6 +39,14 @@ TEST(DaemonOptionsTest, ModesAndErrors) {
   ASSERT_TRUE(plan.ok());
   EXPECT_EQ(plan->mode, DaemonOptions::Mode::kPlan);
   EXPECT_EQ(plan->plan_args, (std::vector<std::string>{"--model", "m", "--vram-budget", "6G"}));
+  EXPECT_FALSE(plan->config_path_given);
+  // The plan reads the daemon's config file: --config is taken out of its own arguments.
+  auto planned = Parse({"plan", "--config", "/etc/x.conf", "--max-batch", "4", "--config=/etc/y.conf"});
+  ASSERT_TRUE(planned.ok());
+  EXPECT_EQ(planned->config_path, "/etc/y.conf");
+  EXPECT_TRUE(planned->config_path_given);
+  EXPECT_EQ(planned->plan_args, (std::vector<std::string>{"--max-batch", "4"}));
+  EXPECT_FALSE(Parse({"plan", "--config"}).ok());
   EXPECT_FALSE(Parse({"--socket"}).ok());
   EXPECT_FALSE(Parse({"--frob"}).ok());
   EXPECT_FALSE(Parse({"--set", "novalue"}).ok());

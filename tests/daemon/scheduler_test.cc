@@ -65,6 +65,9 @@ class SchedulerTest : public ::testing::Test {
     o.backend = &backend_;
     o.limits = limits;
     o.workers = workers;
+    o.watchdog = watchdog_;
+    o.open_allowance = allowance_;
+    o.page_allowance = allowance_;
     o.wake = [this] {
       std::lock_guard lock(mu_);
       ++wakes_;
@@ -89,7 +92,15 @@ class SchedulerTest : public ::testing::Test {
     }
   }
 
+  // Waits (on wake-ups) until the job is running.
+  void WaitRunning(Scheduler& s, JobId id) {
+    std::unique_lock lock(mu_);
+    EXPECT_TRUE(cv_.wait_for(lock, 10s, [&] { return s.Find(id)->state == JobState::kRunning; }));
+  }
+
   TempDir dir_;
+  Watchdog* watchdog_ = nullptr;
+  std::chrono::milliseconds allowance_{60'000};
   std::optional<Spool> spool_;
   PagedSleepBackend backend_;
   std::mutex mu_;
@@ -229,6 +240,7 @@ TEST_F(SchedulerTest, InterruptedJobRunsAgainAfterRecoverAndFinishedOnesAreKept)
   ASSERT_TRUE(s->Recover().ok());
   EXPECT_EQ(s->Find(done_id)->state, JobState::kDone);
   EXPECT_EQ(s->Find(running_id)->state, JobState::kQueued);
+  EXPECT_EQ(s->Find(running_id)->attempts, 0) << "a clean stop gives the attempt back";
   EXPECT_EQ(s->Find(queued_id)->state, JobState::kQueued);
   ASSERT_TRUE(s->Results(done_id, false).ok());
   s->Start();
@@ -239,6 +251,86 @@ TEST_F(SchedulerTest, InterruptedJobRunsAgainAfterRecoverAndFinishedOnesAreKept)
   auto next = s->Submit(1, "next", Doc("1 0"));
   ASSERT_TRUE(next.ok()) << next.status().ToString();
   EXPECT_GT(next->id, queued_id);
+}
+
+// As a crash leaves a job: its record says running, its attempts counted.
+JobInfo SpoolAsCrashed(Spool& spool, const std::string& doc, int64_t attempts) {
+  JobInfo info;
+  info.id = *spool.AllocateId();
+  info.uid = 1;
+  info.name = "crashed";
+  info.document_bytes = doc.size();
+  EXPECT_TRUE(spool.Accept(info, Doc(doc)).ok());
+  info.state = JobState::kRunning;
+  info.attempts = attempts;
+  EXPECT_TRUE(spool.SaveInfo(info).ok());
+  return info;
+}
+
+TEST_F(SchedulerTest, RecoverFailsJobsStartedMaxAttemptsTimesAndRunsTheOthers) {
+  JobId poison = SpoolAsCrashed(*spool_, "1 0", 2).id;
+  JobId below = SpoolAsCrashed(*spool_, "1 0", 1).id;
+  JobLimits limits;
+  limits.max_attempts = 2;
+  {
+    auto s = Make(limits);
+    ASSERT_TRUE(s->Recover().ok());
+    JobInfo failed = *s->Find(poison);
+    EXPECT_EQ(failed.state, JobState::kFailed);
+    EXPECT_EQ(failed.error, "minerud stopped while parsing this document 2 times");
+    EXPECT_GT(failed.finished_ms, 0);
+    EXPECT_EQ(s->Stats().queued, 1);
+    s->Start();
+    JobInfo done = WaitFinal(*s, below);
+    EXPECT_EQ(done.state, JobState::kDone);
+    EXPECT_EQ(done.attempts, 2);
+    EXPECT_EQ(s->Find(poison)->state, JobState::kFailed);
+  }
+  EXPECT_EQ(backend_.calls(), 1) << "the failed job never reached the backend";
+  EXPECT_EQ(spool_->MapDocument(poison).status().code(), StatusCode::kNotFound);
+  // Durable: the next start finds it failed, whatever the limit is now.
+  limits.max_attempts = 10;
+  auto s = Make(limits);
+  ASSERT_TRUE(s->Recover().ok());
+  EXPECT_EQ(s->Find(poison)->state, JobState::kFailed);
+  EXPECT_EQ(s->Find(poison)->attempts, 2);
+}
+
+TEST_F(SchedulerTest, AWorkerStuckInAPageIsOverdueWhileAnotherIdles) {
+  Watchdog watchdog;
+  watchdog_ = &watchdog;
+  allowance_ = 100ms;
+  auto s = Make({}, 2);
+  s->Start();
+  auto job = s->Submit(1, "slow", Doc("1 1500"));  // one page of 1.5 s: 15 allowances
+  ASSERT_TRUE(job.ok());
+  WaitRunning(*s, job->id);
+  std::this_thread::sleep_for(500ms);
+  std::vector<std::string> late = watchdog.Overdue(MonoNowNanos());
+  ASSERT_EQ(late.size(), 1u);
+  EXPECT_NE(late[0].find("worker on job " + std::to_string(job->id)), std::string::npos) << late[0];
+  EXPECT_EQ(WaitFinal(*s, job->id).state, JobState::kDone);
+  EXPECT_TRUE(watchdog.Overdue(MonoNowNanos()).empty());
+  EXPECT_EQ(watchdog.size(), 0u) << "a worker leaves the watchdog when its job ends";
+}
+
+TEST_F(SchedulerTest, AJobLongerThanItsAllowanceIsNeverOverdueWhilePagesProgress) {
+  Watchdog watchdog;
+  watchdog_ = &watchdog;
+  allowance_ = 1000ms;  // each page re-arms it: 1 s + 50 ms per page, against pages of 200 ms
+  auto s = Make({}, 2);
+  s->Start();
+  auto job = s->Submit(1, "long", Doc("15 200"));  // 3 s in all
+  ASSERT_TRUE(job.ok());
+  WaitRunning(*s, job->id);
+  int samples = 0;
+  while (!IsFinal(s->Find(job->id)->state)) {
+    EXPECT_TRUE(watchdog.Overdue(MonoNowNanos()).empty()) << "at sample " << samples;
+    ++samples;
+    std::this_thread::sleep_for(50ms);
+  }
+  EXPECT_GT(samples, 20);
+  EXPECT_EQ(s->Find(job->id)->state, JobState::kDone);
 }
 
 TEST_F(SchedulerTest, DrainStopsNewWorkAndRejectsSubmissions) {

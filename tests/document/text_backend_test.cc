@@ -98,11 +98,13 @@ TEST(TextBackendTest, DocumentsParseInParallelOnWorkerThreads) {
   for (const std::string& r : results) EXPECT_EQ(r, expected);
 }
 
-TEST(TextBackendTest, PageWithoutTextNeedsOcr) {
+TEST(TextBackendTest, PageWithoutTextNeedsOcrWhenOcrIsOff) {
   std::vector<uint8_t> pdf =
       MakePdf({{TextAt(72, 700, 12, "Only the first page has text.")}, {"0 0 1 rg 100 100 300 300 re f\n"}});
   ASSERT_FALSE(pdf.empty());
-  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  TextBackendOptions options;
+  options.ocr.enabled = false;
+  auto parsed = ParseWithTextLayer(pdf, {}, options);
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   ASSERT_EQ(parsed->pages.size(), 2u);
   EXPECT_EQ(parsed->pages[0].status, PageStatus::kOk);

@@ -292,6 +292,32 @@ TEST_F(CliTest, TwoClientsAtOnceGetIdenticalResults) {
   }
 }
 
+TEST_F(CliTest, AttachedSubmitNamesItsJobAndTimeoutAndWriteErrorsHaveTheirExitCodes) {
+  RunResult r = daemon_->Ctl({"submit", "--output=" + tmp_.path() + "/out", "--", sample_});
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const size_t at = r.err.find("job ");
+  ASSERT_NE(at, std::string::npos) << r.err;
+  const std::string id = r.err.substr(at + 4, r.err.find(':', at) - at - 4);
+  RunResult st = daemon_->Ctl({"--json", "status", id});
+  ASSERT_EQ(st.exit_code, 0) << st.err;
+  EXPECT_EQ(JsonLines(st.out).at(0)["state"], "done") << "the id printed is the job's";
+  EXPECT_EQ(daemon_->Ctl({"-q", "submit", sample_, "-o", tmp_.path() + "/quiet"}).err.find("accepted"),
+            std::string::npos);
+
+  // A wait that runs out of time (the job takes about a second): 124; the job goes on.
+  RunResult d = daemon_->Ctl({"submit", "--detach", multi_});
+  ASSERT_EQ(d.exit_code, 0) << d.err;
+  const std::string job = d.out.substr(0, d.out.find('\n'));
+  EXPECT_EQ(daemon_->Ctl({"wait", job, "--timeout=1ms"}).exit_code, 124);
+  EXPECT_EQ(daemon_->Ctl({"wait", job}).exit_code, 0);
+  // An output folder that cannot be made (a file is in the way): 74.
+  std::string blocker = tmp_.path() + "/blocker";
+  { std::ofstream(blocker) << "a file"; }
+  RunResult w = daemon_->Ctl({"--json", "fetch", job, "-o", blocker + "/out"});
+  EXPECT_EQ(w.exit_code, 74) << w.out << w.err;
+  EXPECT_EQ(JsonLines(w.out).at(0)["exit_code"], 74);
+}
+
 TEST_F(CliTest, BudgetWithoutAModelIsAClearError) {
   RunResult r = daemon_->Ctl({"budget", "6G"});
   EXPECT_EQ(r.exit_code, 1) << r.err;
@@ -328,6 +354,29 @@ TEST(MinerudCommandLine, HelpListsEveryConfigKeyAndBadOptionsAreUsageErrors) {
   EXPECT_EQ(RunProgram({MinerudPath(), "--config", "/nonexistent/minerud.conf", "--check-config"}).exit_code,
             78);
   EXPECT_EQ(RunProgram({MinerudPath(), "--set", "max_jobs_queued=0", "--check-config"}).exit_code, 78);
+}
+
+TEST(MinerudCommandLine, PlanTakesItsDefaultsFromTheDaemonsConfigFile) {
+  TempDir tmp;
+  const std::string model = (mineru::testing::SourceDir() / "examples" / "mineru2-0.9b-config").string();
+  const std::string conf = tmp.path() + "/minerud.conf";
+  { std::ofstream(conf) << "model_dir = " << model << "\nvram_budget = 6G\nmax_batch = 7\n"; }
+  RunResult planned = RunProgram({MinerudPath(), "plan", "--config", conf});
+  if (planned.exit_code == 70 && planned.err.find("not built") != std::string::npos) {
+    GTEST_SKIP() << "this minerud is built without the model backend";
+  }
+  ASSERT_EQ(planned.exit_code, 0) << planned.out << planned.err;
+  EXPECT_NE(planned.out.find("model: " + model), std::string::npos) << planned.out;
+  EXPECT_NE(planned.out.find("budget: 6G VRAM"), std::string::npos) << planned.out;
+  EXPECT_NE(planned.out.find("\nbatch 7:"), std::string::npos) << planned.out;
+  // A flag overrides the file.
+  RunResult flag = RunProgram({MinerudPath(), "plan", "--config=" + conf, "--max-batch", "3"});
+  ASSERT_EQ(flag.exit_code, 0) << flag.err;
+  EXPECT_NE(flag.out.find("\nbatch 3:"), std::string::npos) << flag.out;
+  // Without a model anywhere, the message names both places.
+  RunResult none = RunProgram({MinerudPath(), "plan", "--config", "/dev/null", "--vram-budget", "6G"});
+  EXPECT_EQ(none.exit_code, 64);
+  EXPECT_NE(none.err.find("model_dir in the config file"), std::string::npos) << none.err;
 }
 
 TEST(MinerudCommandLine, CheckConfigPrintsEveryKeyAndEveryProblem) {

@@ -188,6 +188,8 @@ TEST_F(ModelBackendTest, EveryPageMatchesTheEngineAloneAndPagesShareBatches) {
   json stats = Stats();
   EXPECT_GE(stats["counters"]["vlm_largest_batch"].get<double>(), 2) << stats.dump();
   EXPECT_EQ(stats["counters"]["vlm_pages_total"].get<double>(), 4) << stats.dump();
+  EXPECT_EQ(stats["counters"]["threads_past_deadline"].get<double>(), 0) << stats.dump();
+  EXPECT_EQ(daemon_->Log().find("past its deadline"), std::string::npos) << daemon_->Log();
   bool saw_gpu = false;
   for (const json& t : stats["tiers"]) {
     if (t["tier"] != "gpu") continue;

@@ -12,9 +12,10 @@
 #             service <= the scores recorded in systemd/README.md (a regression fails; an
 #             improvement asks for the README update)
 #   cmdline   the built minerud accepts the command line each installed service runs it with
-#             (`minerud --check-config ARGS` exits 0), and RestartPreventExitStatus= holds the exit
-#             codes it gives for a usage and a configuration error; skipped (77) while minerud has
-#             no --check-config
+#             (`minerud --check-config ARGS` exits 0), RestartPreventExitStatus= holds the exit
+#             codes it gives for a usage and a configuration error, and not the temporary one (75),
+#             which is restarted slowly enough that the start limit never ends the retries; skipped
+#             (77) while minerud has no --check-config
 #   sysusers  systemd-sysusers and systemd-tmpfiles, run against a scratch root, create the
 #             minerud user and group and /run/minerud owned by them
 set -u -o pipefail
@@ -35,6 +36,8 @@ for component in systemd man; do
   DESTDIR=$dest "$cmake" --install "$build" --component "$component" >"$scratch/install.log" 2>&1 ||
     { cat "$scratch/install.log"; fail "cmake --install --component $component"; }
 done
+
+usec() { systemd-analyze timespan "$1" | sed -n 's/^ *μs: *//p'; }
 
 installed_units() {  # copies the installed units of $1 into $2 with ExecStart= on the built daemon
   local from=$1 to=$2 exec
@@ -79,7 +82,6 @@ case $mode in
     drain=$(sed -n 's/^#drain_timeout = //p' "$example")
     stop=$(sed -n 's/^TimeoutStopSec=//p' "$service")
     [[ -n $drain && -n $stop ]] || fail "no drain_timeout in the example or no TimeoutStopSec="
-    usec() { systemd-analyze timespan "$1" | sed -n 's/^ *μs: *//p'; }
     (( $(usec "$stop") > $(usec "$drain") )) ||
       fail "TimeoutStopSec=$stop does not outlast the default drain_timeout $drain"
     echo "installed under $prefix: units in $unit_dir and $user_unit_dir; socket $listen"
@@ -152,6 +154,19 @@ case $mode in
         fail "$unit unit: RestartPreventExitStatus=$prevent lacks the usage ($usage) or config ($config) exit code"
     done
     echo "RestartPreventExitStatus= holds minerud's usage ($usage) and configuration ($config) exit codes"
+    # A start that failed for a while (75, EX_TEMPFAIL: the device is not ready yet) is restarted, and
+    # far enough apart that the default start limit (5 starts in 10 s) never stops the retries.
+    "$minerud" --help | grep -A2 '^Exit status:' | grep -q '75 ' || fail "minerud --help does not name exit status 75"
+    for unit in system user; do
+      svc=$scratch/$unit/minerud.service
+      prevent=" $(sed -n 's/^RestartPreventExitStatus=//p' "$svc") "
+      [[ $prevent != *" 75 "* ]] || fail "$unit unit: RestartPreventExitStatus= holds 75, a temporary failure"
+      grep -qx 'Restart=on-failure' "$svc" || fail "$unit unit: no Restart=on-failure"
+      delay=$(sed -n 's/^RestartSec=//p' "$svc")
+      [[ -n $delay ]] && (( $(usec "$delay") * 5 > 10000000 )) ||
+        fail "$unit unit: RestartSec=$delay lets five failed starts hit the start limit, which stops the retries"
+    done
+    echo "a temporary failure (75) is restarted every $delay or more"
     ;;
   sysusers)
     root=$scratch/root

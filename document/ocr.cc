@@ -1,0 +1,290 @@
+#include "document/ocr.h"
+
+#include <leptonica/allheaders.h>
+#include <tesseract/baseapi.h>
+#include <tesseract/ocrclass.h>
+#include <tesseract/resultiterator.h>
+
+#include <algorithm>
+#include <cctype>
+#include <memory>
+
+#include "document/ocr_image.h"
+#include "document/text_layout.h"
+
+namespace mineru::document {
+namespace {
+
+// OSD's confidence in an orientation below which the page is left as it is: a wrong quarter turn costs
+// the whole page, a missed one only a rotated scan.
+constexpr float kMinOrientationConfidence = 2.0f;
+// A paragraph of one or two lines this much taller than the page's median line is a heading.
+constexpr double kHeadingRatio = 1.3;
+constexpr double kFirstLevelRatio = 1.8;
+constexpr size_t kMaxHeadingBytes = 200;
+
+// Tesseract engines of one thread: recognition for one language list, and orientation detection.
+struct Engines {
+  std::string languages;
+  std::unique_ptr<tesseract::TessBaseAPI> ocr;
+  std::unique_ptr<tesseract::TessBaseAPI> osd;  // null when the osd data is missing
+};
+
+std::unique_ptr<tesseract::TessBaseAPI> NewEngine(const char* languages, tesseract::OcrEngineMode mode) {
+  auto api = std::make_unique<tesseract::TessBaseAPI>();
+  // Tesseract writes its diagnostics to debug_file; a daemon has no terminal for them.
+  std::vector<std::string> names = {"debug_file"};
+  std::vector<std::string> values = {"/dev/null"};
+  if (api->Init(nullptr, languages, mode, nullptr, 0, &names, &values, false) != 0) return nullptr;
+  return api;
+}
+
+Result<Engines*> EnginesFor(const std::string& languages) {
+  thread_local Engines engines;
+  if (engines.ocr && engines.languages == languages) return &engines;
+  engines = Engines{};
+  engines.ocr = NewEngine(languages.c_str(), tesseract::OEM_LSTM_ONLY);
+  if (!engines.ocr) {
+    return Status(StatusCode::kFailedPrecondition,
+                  "Tesseract could not load the OCR languages '" + languages +
+                      "' (install their traineddata, e.g. the Debian packages tesseract-ocr-eng and "
+                      "tesseract-ocr-chi-sim)");
+  }
+  engines.osd = NewEngine("osd", tesseract::OEM_TESSERACT_ONLY);
+  engines.languages = languages;
+  return &engines;
+}
+
+// Clockwise rotation of the page's content (0, 90, 180, 270), 0 when OSD is unsure or unavailable.
+int DetectRotation(tesseract::TessBaseAPI* osd, Pix* pix) {
+  if (osd == nullptr) return 0;
+  osd->SetPageSegMode(tesseract::PSM_OSD_ONLY);
+  osd->SetImage(pix);
+  int deg = 0;
+  float confidence = 0, script_confidence = 0;
+  const char* script = nullptr;
+  bool found = osd->DetectOrientationScript(&deg, &confidence, &script, &script_confidence);
+  osd->Clear();
+  if (!found || confidence < kMinOrientationConfidence) return 0;
+  return ((deg % 360) + 360) % 360 / 90 * 90;
+}
+
+// Polls the caller's stop check from Tesseract's recognition loop.
+struct StopCheck {
+  const std::function<Status()>* stop = nullptr;
+  Status status;
+  static bool Cancel(void* self, int /*words*/) {
+    auto* s = static_cast<StopCheck*>(self);
+    if (s->stop == nullptr || !*s->stop) return false;
+    if (s->status.ok()) s->status = (*s->stop)();
+    return !s->status.ok();
+  }
+};
+
+std::string TakeText(char* text) {
+  std::string s = text == nullptr ? "" : text;
+  delete[] text;
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\n')) s.pop_back();
+  return s;
+}
+
+char32_t FirstRune(const std::string& s) {
+  size_t i = 0;
+  return s.empty() ? 0 : DecodeUtf8(s, i);
+}
+
+struct OcrLine {
+  std::string text;
+  BBox box;
+  float row_height = 0;
+};
+
+struct OcrParagraph {
+  std::vector<OcrLine> lines;
+  BBox box;
+};
+
+// Blocks in Tesseract's reading order: its image regions as image blocks, each paragraph of its text
+// regions as a text block (a title when it is one or two lines set much taller than the page's lines).
+class BlockCollector {
+ public:
+  explicit BlockCollector(const OcrFrame& frame) : frame_(frame) {}
+
+  void Collect(tesseract::ResultIterator& it) {
+    it.Begin();
+    do {
+      tesseract::PolyBlockType type = it.BlockType();
+      if (it.IsAtBeginningOf(tesseract::RIL_BLOCK) && PTIsImageType(type)) {
+        FlushParagraph();
+        Block image;
+        image.type = BlockType::kImage;
+        image.bbox = Box(it, tesseract::RIL_BLOCK);
+        order_.push_back({std::move(image), {}});
+        continue;
+      }
+      if (!PTIsTextType(type) || it.Empty(tesseract::RIL_WORD)) continue;
+      if (it.IsAtBeginningOf(tesseract::RIL_PARA)) FlushParagraph();
+      if (it.IsAtBeginningOf(tesseract::RIL_TEXTLINE) || paragraph_.lines.empty()) {
+        OcrLine line;
+        line.box = Box(it, tesseract::RIL_TEXTLINE);
+        float descenders = 0, ascenders = 0;
+        it.RowAttributes(&line.row_height, &descenders, &ascenders);
+        paragraph_.lines.push_back(std::move(line));
+      }
+      AppendWord(paragraph_.lines.back().text, TakeText(it.GetUTF8Text(tesseract::RIL_WORD)));
+    } while (it.Next(tesseract::RIL_WORD));
+    FlushParagraph();
+  }
+
+  std::vector<Block> Finish() {
+    std::vector<float> heights;
+    for (const auto& [block, para] : order_) {
+      for (const OcrLine& l : para.lines) heights.push_back(l.row_height);
+    }
+    float median = 0;
+    if (!heights.empty()) {
+      std::nth_element(heights.begin(), heights.begin() + heights.size() / 2, heights.end());
+      median = heights[heights.size() / 2];
+    }
+    std::vector<Block> blocks;
+    for (auto& [block, para] : order_) {
+      if (block.type == BlockType::kImage) {
+        block.ocr = true;
+        if (!block.bbox.empty()) blocks.push_back(std::move(block));
+        continue;
+      }
+      Block b = ParagraphBlock(para, median);
+      if (!b.content.empty()) blocks.push_back(std::move(b));
+    }
+    return blocks;
+  }
+
+ private:
+  BBox Box(const tesseract::ResultIterator& it, tesseract::PageIteratorLevel level) const {
+    int l = 0, t = 0, r = 0, b = 0;
+    if (!it.BoundingBox(level, &l, &t, &r, &b)) return {};
+    return frame_.ToRenderFrame(l, t, r, b);
+  }
+
+  static void AppendWord(std::string& line, const std::string& word) {
+    if (word.empty()) return;
+    if (!line.empty() && !(IsCjkChar(LastRune(line)) && IsCjkChar(FirstRune(word)))) line.push_back(' ');
+    line += word;
+  }
+
+  void FlushParagraph() {
+    if (paragraph_.lines.empty()) return;
+    order_.push_back({Block{}, std::move(paragraph_)});
+    paragraph_ = {};
+  }
+
+  static Block ParagraphBlock(const OcrParagraph& para, float median_height) {
+    Block b;
+    b.ocr = true;
+    float height = 0;
+    bool first = true;
+    for (const OcrLine& l : para.lines) {
+      JoinLine(b.content, l.text);
+      height += l.row_height;
+      b.bbox = first ? l.box
+                     : BBox{std::min(b.bbox.x0, l.box.x0), std::min(b.bbox.y0, l.box.y0),
+                            std::max(b.bbox.x1, l.box.x1), std::max(b.bbox.y1, l.box.y1)};
+      first = false;
+    }
+    height /= static_cast<float>(para.lines.size());
+    if (median_height > 0 && para.lines.size() <= 2 && b.content.size() <= kMaxHeadingBytes &&
+        height >= kHeadingRatio * median_height) {
+      b.type = BlockType::kTitle;
+      b.title_level = height >= kFirstLevelRatio * median_height ? 1 : 2;
+    }
+    return b;
+  }
+
+  const OcrFrame& frame_;
+  OcrParagraph paragraph_;
+  std::vector<std::pair<Block, OcrParagraph>> order_;
+};
+
+bool IsGarbageChar(char32_t c) { return c == 0xFFFD || (c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000; }
+
+}  // namespace
+
+bool TextLayerNeedsOcr(const PageContent& content) {
+  if (content.num_chars == 0) return true;
+  int garbage = 0, total = 0;
+  for (const TextLine& line : content.lines) {
+    for (const TextChar& c : line.chars) {
+      if (c.rune == ' ') continue;
+      ++total;
+      if (IsGarbageChar(c.rune)) ++garbage;
+    }
+  }
+  return total == 0 || garbage * 4 >= total;
+}
+
+Status CheckOcrLanguages(const std::string& languages) {
+  bool ok = !languages.empty() && languages.front() != '+' && languages.back() != '+' &&
+            languages.find("++") == std::string::npos;
+  for (char c : languages) {
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '+');
+  }
+  if (!ok) {
+    return InvalidArgument("'" + languages +
+                           "' is not a list of Tesseract languages joined by '+' (e.g. eng+chi_sim)");
+  }
+  return Status::Ok();
+}
+
+Result<OcrPage> RecognizePage(const RgbImage& render, const OcrOptions& options,
+                              const std::function<Status()>& stop) {
+  MINERU_RETURN_IF_ERROR(CheckOcrLanguages(options.languages));
+  if (render.empty()) return InvalidArgument("OCR of an empty image");
+  MINERU_ASSIGN_OR_RETURN(Engines * engines, EnginesFor(options.languages));
+  int dpi = static_cast<int>(options.dpi + 0.5);
+  PixPtr pix = GreyPix(render, dpi);
+  if (!pix) return ResourceExhausted("no memory for the OCR image");
+
+  OcrPage page;
+  OcrFrame frame{render.width, render.height, 0, 0};
+  page.rotation_deg = DetectRotation(engines->osd.get(), pix.get());
+  // Content turned clockwise by `rotation_deg` is upright after the remaining quarter turns.
+  frame.quads = (4 - page.rotation_deg / 90) % 4;
+  pix = RotateQuads(std::move(pix), frame.quads);
+  if (!pix) return ResourceExhausted("no memory to turn the OCR image");
+  frame.skew_rad = Deskew(pix);
+  page.skew_deg = frame.skew_rad * 180.0 / 3.14159265358979323846;
+
+  tesseract::TessBaseAPI& api = *engines->ocr;
+  api.SetPageSegMode(tesseract::PSM_AUTO);
+  api.SetImage(pix.get());
+  api.SetSourceResolution(dpi);
+  StopCheck check{&stop, Status::Ok()};
+  tesseract::ETEXT_DESC monitor;
+  monitor.cancel = &StopCheck::Cancel;
+  monitor.cancel_this = &check;
+  if (options.page_time_limit_ms > 0) {
+    monitor.set_deadline_msecs(static_cast<int32_t>(std::min<int64_t>(options.page_time_limit_ms, 1 << 30)));
+  }
+  int rc = api.Recognize(&monitor);
+  if (!check.status.ok()) {
+    api.Clear();
+    return check.status;
+  }
+  if (rc != 0) {
+    page.timed_out = monitor.deadline_exceeded();
+    page.warnings.push_back(page.timed_out ? "OCR stopped at the per-page time limit of " +
+                                                 std::to_string(options.page_time_limit_ms) +
+                                                 " ms; the words read so far are kept"
+                                           : "Tesseract failed to recognise the page");
+  }
+  std::unique_ptr<tesseract::ResultIterator> it(api.GetIterator());
+  if (it) {
+    BlockCollector collector(frame);
+    collector.Collect(*it);
+    page.blocks = collector.Finish();
+  }
+  api.Clear();
+  return page;
+}
+
+}  // namespace mineru::document

@@ -1,0 +1,50 @@
+// OCR for pages without a usable text layer (scans; text layers of replacement or private-use
+// characters), with Tesseract: the page's render goes through orientation detection (Tesseract's OSD)
+// and deskewing, then Tesseract's layout analysis and recognition; its blocks, paragraphs and reading
+// order become blocks of the block model, marked `ocr`, with boxes in the page frame as displayed.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "common/result.h"
+#include "document/block.h"
+#include "document/rgb_image.h"
+#include "document/text_lines.h"
+
+namespace mineru::document {
+
+struct OcrOptions {
+  bool enabled = true;  // pages that need it are OCR'd; false: they stay PageStatus::kNeedsOcr
+  // Tesseract language names joined by '+' (traineddata files in Tesseract's data folder).
+  std::string languages = "eng+chi_sim";
+  double dpi = 300;                     // render resolution of an OCR'd page
+  int64_t page_time_limit_ms = 30'000;  // recognition stops there; the words read so far are kept
+};
+
+// What OCR found on one page.
+struct OcrPage {
+  std::vector<Block> blocks;  // reading order; bboxes in the 0-1000 frame of the render given
+  int rotation_deg = 0;       // clockwise rotation of the page's content found by OSD (0, 90, 180, 270)
+  double skew_deg = 0;        // small-angle skew removed before recognition
+  bool timed_out = false;     // the per-page time limit stopped recognition
+  std::vector<std::string> warnings;
+};
+
+// True when the page's text layer cannot be used: no characters, or at least a quarter of them U+FFFD or
+// private-use characters (a font without a usable ToUnicode map).
+bool TextLayerNeedsOcr(const PageContent& content);
+
+// "eng+chi_sim" -> OK when every name is letters, digits and '_' and the list is not empty.
+Status CheckOcrLanguages(const std::string& languages);
+
+// Recognises one page render made at options.dpi. `stop` (optional) is polled while recognising; when it
+// returns a non-OK Status, recognition ends and that Status is returned (a document limit, cancellation).
+// Fails with kFailedPrecondition when Tesseract or a language's data cannot be loaded. The Tesseract
+// engines are kept per thread and per language list, so a worker loads each model once.
+Result<OcrPage> RecognizePage(const RgbImage& render, const OcrOptions& options,
+                              const std::function<Status()>& stop = {});
+
+}  // namespace mineru::document
