@@ -76,8 +76,9 @@ std::string CtlUsage() {
          "argument is a FILE or an ID.\n"
          "\n"
          "Exit status: 0 ok, 1 a job failed, 64 usage error, 65 bad input (unreadable file, no such job),\n"
-         "69 minerud unreachable, 74 an output file could not be written, 75 busy (queue full: retry\n"
-         "later), 77 permission denied, 124 wait --timeout passed (jobs continue), 130 interrupted (jobs\n"
+         "69 minerud unreachable, 74 an output file could not be written, 75 busy (queue or state\n"
+         "directory full: retry later), 77 permission denied, 124 wait --timeout passed (jobs continue), 130 "
+         "interrupted (jobs\n"
          "continue in minerud).\n";
 }
 

@@ -2,7 +2,7 @@
 
 #include <cstdio>
 
-#include "pipeline/text_layer_backend.h"
+#include "pipeline/sandboxed_text_backend.h"
 #if defined(MINERU_DAEMON_MODEL)
 #include "pipeline/model_backend.h"
 #include "pipeline/plan_command.h"
@@ -13,7 +13,10 @@ namespace mineru::pipeline {
 Result<OpenedBackend> OpenBackend(const Config& config) {
   OpenedBackend out;
   if (config.model_dir.empty()) {
-    out.backend = std::make_unique<TextLayerBackend>();
+    MINERU_ASSIGN_OR_RETURN(std::unique_ptr<SandboxedTextLayerBackend> text,
+                            SandboxedTextLayerBackend::Start(config));
+    out.sandbox = text->Describe();
+    out.backend = std::move(text);
     return out;
   }
 #if defined(MINERU_DAEMON_MODEL)

@@ -9,6 +9,11 @@ namespace mineru::pipeline {
 Result<BackendOutput> TextLayerBackend::Parse(const BackendInput& input, const PageProgressFn& progress,
                                               const CancelFlag& cancel) {
   MINERU_ASSIGN_OR_RETURN(std::unique_ptr<document::PdfDocument> pdf, OpenBackendDocument(input, cancel));
+  return ParseOpenedWithTextLayer(*pdf, input, progress, cancel);
+}
+
+Result<BackendOutput> ParseOpenedWithTextLayer(document::PdfDocument& pdf, const BackendInput& input,
+                                               const PageProgressFn& progress, const CancelFlag& cancel) {
   document::TextBackendOptions options;
   options.cancel = &cancel;
   options.pages = input.pages;
@@ -17,8 +22,8 @@ Result<BackendOutput> TextLayerBackend::Parse(const BackendInput& input, const P
     progress(++pages_done, p.num_pages, MakePageOutput(*p.page, "text"));
     return !cancel.load(std::memory_order_acquire);
   };
-  MINERU_ASSIGN_OR_RETURN(document::ParsedDocument parsed, document::ParseWithTextLayer(*pdf, options));
-  MINERU_ASSIGN_OR_RETURN(document::OutputFiles files, document::WriteOutputs(parsed, input.name, pdf.get()));
+  MINERU_ASSIGN_OR_RETURN(document::ParsedDocument parsed, document::ParseWithTextLayer(pdf, options));
+  MINERU_ASSIGN_OR_RETURN(document::OutputFiles files, document::WriteOutputs(parsed, input.name, &pdf));
   return ToBackendOutput(std::move(files), static_cast<int64_t>(parsed.pages.size()));
 }
 
