@@ -13,7 +13,7 @@ namespace mineru::pipeline {
 Result<OpenedBackend> OpenBackend(const Config& config) {
   OpenedBackend out;
   if (config.model_dir.empty()) {
-    out.backend = std::make_unique<TextLayerBackend>();
+    out.backend = std::make_unique<TextLayerBackend>(OcrOptionsFrom(config));
     return out;
   }
 #if defined(MINERU_DAEMON_MODEL)
