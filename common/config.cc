@@ -98,6 +98,14 @@ std::string DefaultModelsDir() {
   return EnvOr("XDG_DATA_HOME", home + "/.local/share") + "/minerud/models";
 }
 
+bool IsModelName(std::string_view name) {
+  if (name.empty() || name[0] == '.') return false;
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_')) return false;
+  }
+  return true;
+}
+
 Status CheckOcrLanguages(std::string_view languages) {
   bool ok = !languages.empty() && languages.front() != '+' && languages.back() != '+' &&
             languages.find("++") == std::string_view::npos;
@@ -113,11 +121,7 @@ Status CheckOcrLanguages(std::string_view languages) {
 
 Result<std::string> ResolveModelDir(const std::string& model_dir, const std::string& models_dir) {
   if (model_dir.empty() || model_dir.find('/') != std::string::npos) return model_dir;
-  bool name = model_dir[0] != '.';
-  for (char c : model_dir) {
-    name = name && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_');
-  }
-  if (!name) {
+  if (!IsModelName(model_dir)) {
     return InvalidArgument(
         "model_dir '" + model_dir +
         "' is neither a path (with a '/') nor a model name (letters, digits, '.', '-', '_')");

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/config_loader.h"
 
@@ -77,6 +78,9 @@ std::string DefaultStateDir();
 // $XDG_DATA_HOME/minerud/models (or ~/.local/share/minerud/models) for a user, /var/lib/minerud/models
 // for root.
 std::string DefaultModelsDir();
+// A model's name in models_dir: letters, digits, '.', '-', '_', not starting with '.' (folders whose
+// names start with '.' there are downloads in progress).
+bool IsModelName(std::string_view name);
 // model_dir as a folder: a name (letters, digits, '.', '-', '_'; no '/', not starting with '.') is
 // looked up in `models_dir`; anything else is a path, returned as given. "" stays "".
 Result<std::string> ResolveModelDir(const std::string& model_dir, const std::string& models_dir);
