@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 #include "common/config_loader.h"
 
@@ -38,6 +39,10 @@ struct Config {
   // Work.
   int64_t workers = 0;  // parsing threads; 0: one per core
   int64_t render_dpi = 200;
+  // OCR of pages without a usable text layer (scans), by the text-layer backend.
+  bool ocr = true;                            // false: such pages are reported as needing OCR
+  std::string ocr_languages = "eng+chi_sim";  // Tesseract languages joined by '+'
+  int64_t ocr_page_time_limit_ms = 30'000;    // recognition of one page stops there
 
   // Limits.
   int64_t max_jobs_queued = 256;
@@ -65,6 +70,10 @@ struct Config {
 // The schema of every key above.
 const ConfigSchema<Config>& ConfigSchemaFor();
 
+// "eng+chi_sim" -> OK when every name is letters, digits and '_' and the list is not empty (a list of
+// Tesseract languages: the ocr_languages key, mineru-parse --ocr-languages, the OCR itself).
+Status CheckOcrLanguages(std::string_view languages);
+
 // The system daemon's socket (minerud.socket, group minerud).
 inline constexpr char kSystemSocketPath[] = "/run/minerud/minerud.sock";
 // $XDG_RUNTIME_DIR/minerud.sock for a user, kSystemSocketPath for root.
@@ -74,6 +83,9 @@ std::string DefaultStateDir();
 // $XDG_DATA_HOME/minerud/models (or ~/.local/share/minerud/models) for a user, /var/lib/minerud/models
 // for root.
 std::string DefaultModelsDir();
+// A model's name in models_dir: letters, digits, '.', '-', '_', not starting with '.' (folders whose
+// names start with '.' there are downloads in progress).
+bool IsModelName(std::string_view name);
 // model_dir as a folder: a name (letters, digits, '.', '-', '_'; no '/', not starting with '.') is
 // looked up in `models_dir`; anything else is a path, returned as given. "" stays "".
 Result<std::string> ResolveModelDir(const std::string& model_dir, const std::string& models_dir);

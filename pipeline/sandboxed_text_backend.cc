@@ -23,6 +23,9 @@ worker::WorkerOptions WorkerOptionsFromConfig(const Config& config) {
   w.address_space_bytes =
       config.worker_memory_bytes > 0 ? config.worker_memory_bytes : config.mupdf_memory_bytes + (1ull << 30);
   w.cpu_seconds = static_cast<uint64_t>(std::max<int64_t>(1, config.max_seconds_per_document));
+  w.ocr = config.ocr;
+  w.ocr_languages = config.ocr_languages;
+  w.ocr_page_time_limit_ms = config.ocr_page_time_limit_ms;
   return w;
 }
 

@@ -1,7 +1,9 @@
 // SandboxedTextLayerBackend: minerud's text-layer backend. Each document is opened and parsed by
 // TextLayerBackend's code inside its own sandboxed worker process (worker/: minerud-worker, seccomp,
 // namespaces, RLIMIT_AS / RLIMIT_CPU), so a crash, a hang or a runaway allocation in MuPDF ends that
-// worker and fails that document, never minerud. The document goes to the worker as a sealed memfd;
+// worker and fails that document, never minerud. The OCR keys (ocr, ocr_languages, ocr_page_time_limit)
+// and the limits are the workers' command line: a reload ends the spares, and the jobs that start
+// after it get workers with the new ones. The document goes to the worker as a sealed memfd;
 // pages and output files come back in sealed memfds.
 //
 // A worker that dies without an answer is IsWorkerLost() (kUnavailable); the scheduler runs the job

@@ -69,7 +69,11 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerOptions&
   }
   if (options.cpu_seconds > 0)
     args.insert(args.end(), {"--cpu-seconds", std::to_string(options.cpu_seconds)});
+  if (!options.ocr) args.push_back("--no-ocr");
   if (!options.ocr_languages.empty()) args.insert(args.end(), {"--ocr-languages", options.ocr_languages});
+  if (options.ocr_page_time_limit_ms > 0) {
+    args.insert(args.end(), {"--ocr-page-time-limit-ms", std::to_string(options.ocr_page_time_limit_ms)});
+  }
   if (!options.namespaces) args.push_back("--no-namespaces");
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());

@@ -34,10 +34,12 @@
 namespace mineru::worker {
 
 struct WorkerOptions {
-  std::string path;                  // the minerud-worker binary
-  uint64_t address_space_bytes = 0;  // RLIMIT_AS of the worker; 0: none
-  uint64_t cpu_seconds = 0;          // RLIMIT_CPU of the worker; 0: none
-  std::string ocr_languages;         // empty: the worker's default
+  std::string path;                    // the minerud-worker binary
+  uint64_t address_space_bytes = 0;    // RLIMIT_AS of the worker; 0: none
+  uint64_t cpu_seconds = 0;            // RLIMIT_CPU of the worker; 0: none
+  bool ocr = true;                     // false: pages without a text layer are marked as needing OCR
+  std::string ocr_languages;           // empty: the worker's default
+  int64_t ocr_page_time_limit_ms = 0;  // 0: the worker's default
   bool namespaces = true;
 };
 

@@ -27,7 +27,7 @@ struct Args {
   pid_t parent = 0;
   uint64_t address_space_bytes = 0;
   uint64_t cpu_seconds = 0;
-  std::string ocr_languages = document::OcrOptions{}.languages;
+  document::OcrOptions ocr;
   bool namespaces = true;
 };
 
@@ -35,8 +35,8 @@ std::optional<Args> ParseArgs(int argc, char** argv) {
   Args a;
   for (int i = 1; i < argc; ++i) {
     std::string_view k = argv[i];
-    if (k == "--no-namespaces") {
-      a.namespaces = false;
+    if (k == "--no-namespaces" || k == "--no-ocr") {
+      (k == "--no-ocr" ? a.ocr.enabled : a.namespaces) = false;
       continue;
     }
     if (i + 1 >= argc) return std::nullopt;
@@ -52,8 +52,10 @@ std::optional<Args> ParseArgs(int argc, char** argv) {
       a.address_space_bytes = n;
     } else if (k == "--cpu-seconds" && numeric) {
       a.cpu_seconds = n;
+    } else if (k == "--ocr-page-time-limit-ms" && numeric) {
+      a.ocr.page_time_limit_ms = static_cast<int64_t>(n);
     } else if (k == "--ocr-languages") {
-      a.ocr_languages = v;
+      a.ocr.languages = v;
     } else {
       return std::nullopt;
     }
@@ -97,7 +99,7 @@ std::span<const uint8_t> Bytes(const std::string& s) {
 // One opened document and the requests on it.
 class Session {
  public:
-  explicit Session(const WorkerHooks& hooks) : hooks_(hooks) {}
+  Session(const WorkerHooks& hooks, document::OcrOptions ocr) : hooks_(hooks), ocr_(std::move(ocr)) {}
 
   Status Open(const Message& m, UniqueFd fd) {
     if (pdf_) return FailedPrecondition("a worker opens one document");
@@ -134,7 +136,7 @@ class Session {
       sent = SendBundle(p, entries);
     };
     MINERU_ASSIGN_OR_RETURN(pipeline::BackendOutput out,
-                            pipeline::ParseOpenedWithTextLayer(*pdf_, input_, progress, cancel_));
+                            pipeline::ParseOpenedWithTextLayer(*pdf_, input_, ocr_, progress, cancel_));
     MINERU_RETURN_IF_ERROR(sent);
     std::vector<BundleEntry> files;
     files.reserve(out.files.size());
@@ -159,6 +161,7 @@ class Session {
 
  private:
   const WorkerHooks& hooks_;
+  const document::OcrOptions ocr_;
   std::optional<shm::SealedDocument> document_;
   pipeline::BackendInput input_;
   pipeline::CancelFlag cancel_{false};
@@ -180,7 +183,8 @@ int RunWorker(int argc, char** argv, const WorkerHooks& hooks) {
 
   // Before the sandbox: the OCR models are files, opened now and loaded only if a page needs OCR. A
   // language whose file cannot be opened fails at that page, as it would in-process.
-  std::vector<int> ocr_fds = document::PreopenOcrData(args->ocr_languages).value_or(std::vector<int>{});
+  std::vector<int> ocr_fds;
+  if (args->ocr.enabled) ocr_fds = document::PreopenOcrData(args->ocr.languages).value_or(std::vector<int>{});
 
   SandboxOptions sandbox;
   sandbox.address_space_bytes = args->address_space_bytes;
@@ -199,7 +203,7 @@ int RunWorker(int argc, char** argv, const WorkerHooks& hooks) {
   SetText(ready, report->summary);
   if (!SendMessage(g_socket, ready).ok()) return kWorkerExitOk;
 
-  Session session(hooks);
+  Session session(hooks, args->ocr);
   for (;;) {
     Result<Received> r = ReceiveMessage(g_socket);
     if (!r.ok()) return r.status().code() == StatusCode::kUnavailable ? kWorkerExitOk : kWorkerExitProtocol;

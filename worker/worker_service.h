@@ -5,7 +5,7 @@
 // document: nothing of one user's document is left in a process that sees the next one.
 //
 // Command line (minerud builds it): --socket-fd N --parent PID [--address-space-bytes N]
-//   [--cpu-seconds N] [--ocr-languages L] [--no-namespaces]
+//   [--cpu-seconds N] [--no-ocr] [--ocr-languages L] [--ocr-page-time-limit-ms N] [--no-namespaces]
 #pragma once
 
 #include <cstdint>

@@ -159,8 +159,8 @@ TEST_F(WorkerContainmentTest, FaultsFailTheirOwnJobAndNothingElse) {
   std::optional<SpawnOptions> other = SecondUser();
   if (!other) GTEST_SKIP() << "needs root to create and become a second user";
   ASSERT_TRUE(daemon_->Start({"--workers", "2", "--set", "socket_mode=0666", "--set",
-                              "document_worker=" + TestWorkerPath(), "--set", "max_seconds=6", "--set",
-                              "worker_memory=768M", "--set", "max_attempts=3"}));
+                              "document_worker=" + TestWorkerPath(), "--set", "max_seconds=10", "--set",
+                              "worker_memory=320M", "--set", "max_attempts=3"}));
   const pid_t pid = daemon_->pid();
   const std::string expected = ExpectedMarkdown();
   ASSERT_FALSE(expected.empty());
@@ -194,7 +194,7 @@ TEST_F(WorkerContainmentTest, FaultsFailTheirOwnJobAndNothingElse) {
       EXPECT_NE(error.find("ran out of its memory limit"), std::string::npos) << error;
     }
   }
-  // The hang is ended at max_seconds (6 s) plus the 2 s grace, not later, however busy the machine.
+  // The hang is ended at max_seconds (10 s) plus the 2 s grace, not later, however busy the machine.
   const double fault_seconds = std::chrono::duration<double>(MonoNow() - start).count();
   EXPECT_LT(fault_seconds, 60) << "the faults took " << fault_seconds << " s";
 
