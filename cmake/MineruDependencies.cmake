@@ -56,6 +56,8 @@ mineru_pkg(utf8proc libutf8proc libutf8proc-dev)
 
 if(NOT MINERU_CORE_ONLY)
   mineru_pkg(uv libuv libuv1-dev)
+  # libcurl: the remote backend's HTTP client (pipeline/ only).
+  mineru_pkg(curl libcurl libcurl4-openssl-dev)
 
   find_package(cereal QUIET)
   mineru_require(cereal_FOUND "cereal" libcereal-dev)
