@@ -56,8 +56,6 @@ mineru_pkg(utf8proc libutf8proc libutf8proc-dev)
 
 if(NOT MINERU_CORE_ONLY)
   mineru_pkg(uv libuv libuv1-dev)
-  # libcurl: the remote backend's HTTP client (pipeline/ only).
-  mineru_pkg(curl libcurl libcurl4-openssl-dev)
 
   find_package(cereal QUIET)
   mineru_require(cereal_FOUND "cereal" libcereal-dev)
@@ -91,6 +89,11 @@ if(NOT MINERU_CORE_ONLY)
     target_link_libraries(mineru_mupdf INTERFACE ${MINERU_LIB_${lib}})
   endforeach()
   add_library(mineru::mupdf ALIAS mineru_mupdf)
+
+  # hub/ (`mineructl model pull`): HTTP(S) downloads and SHA-256/SHA-1 checksums; libcurl is also the
+  # remote backend's HTTP client (pipeline/). The client library links neither.
+  mineru_pkg(curl libcurl libcurl4-openssl-dev)
+  mineru_pkg(crypto libcrypto libssl-dev)
 
   # OCR of pages without a usable text layer (document/ocr.h); Leptonica comes with it.
   mineru_pkg(tesseract tesseract libtesseract-dev)

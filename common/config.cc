@@ -75,6 +75,10 @@ ConfigSchema<Config> MakeSchema() {
   s.Millis("remote_timeout", &Config::remote_timeout_ms, "most time one page's remote request may take");
   s.Int("workers", &Config::workers, 0, 1024, "parsing threads (0: one per core)");
   s.Int("render_dpi", &Config::render_dpi, 36, 600, "page render resolution for the model");
+  s.Bool("ocr", &Config::ocr, "read pages without a usable text layer with Tesseract (text-layer backend)");
+  s.String("ocr_languages", &Config::ocr_languages, "Tesseract languages for OCR, joined by '+'",
+           CheckOcrLanguages);
+  s.Millis("ocr_page_time_limit", &Config::ocr_page_time_limit_ms, "time limit of OCR for one page");
   s.Int("max_jobs_queued", &Config::max_jobs_queued, 1, kMax, "jobs waiting or running, all users");
   s.Int("max_jobs_per_user", &Config::max_jobs_per_user, 1, kMax, "jobs waiting or running per user");
   s.Bytes("max_document_size", &Config::max_document_bytes, "largest document accepted");
@@ -133,13 +137,30 @@ std::vector<std::string> SplitRemoteUrls(std::string_view urls) {
   return out;
 }
 
+bool IsModelName(std::string_view name) {
+  if (name.empty() || name[0] == '.') return false;
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_')) return false;
+  }
+  return true;
+}
+
+Status CheckOcrLanguages(std::string_view languages) {
+  bool ok = !languages.empty() && languages.front() != '+' && languages.back() != '+' &&
+            languages.find("++") == std::string_view::npos;
+  for (char c : languages) {
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '+');
+  }
+  if (!ok) {
+    return InvalidArgument("'" + std::string(languages) +
+                           "' is not a list of Tesseract languages joined by '+' (e.g. eng+chi_sim)");
+  }
+  return Status::Ok();
+}
+
 Result<std::string> ResolveModelDir(const std::string& model_dir, const std::string& models_dir) {
   if (model_dir.empty() || model_dir.find('/') != std::string::npos) return model_dir;
-  bool name = model_dir[0] != '.';
-  for (char c : model_dir) {
-    name = name && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_');
-  }
-  if (!name) {
+  if (!IsModelName(model_dir)) {
     return InvalidArgument(
         "model_dir '" + model_dir +
         "' is neither a path (with a '/') nor a model name (letters, digits, '.', '-', '_')");

@@ -49,6 +49,10 @@ struct Config {
   // Work.
   int64_t workers = 0;  // parsing threads; 0: one per core
   int64_t render_dpi = 200;
+  // OCR of pages without a usable text layer (scans), by the text-layer backend.
+  bool ocr = true;                            // false: such pages are reported as needing OCR
+  std::string ocr_languages = "eng+chi_sim";  // Tesseract languages joined by '+'
+  int64_t ocr_page_time_limit_ms = 30'000;    // recognition of one page stops there
 
   // Limits.
   int64_t max_jobs_queued = 256;
@@ -71,6 +75,10 @@ struct Config {
 // The schema of every key above.
 const ConfigSchema<Config>& ConfigSchemaFor();
 
+// "eng+chi_sim" -> OK when every name is letters, digits and '_' and the list is not empty (a list of
+// Tesseract languages: the ocr_languages key, mineru-parse --ocr-languages, the OCR itself).
+Status CheckOcrLanguages(std::string_view languages);
+
 // The system daemon's socket (minerud.socket, group minerud).
 inline constexpr char kSystemSocketPath[] = "/run/minerud/minerud.sock";
 // $XDG_RUNTIME_DIR/minerud.sock for a user, kSystemSocketPath for root.
@@ -83,6 +91,9 @@ std::string DefaultModelsDir();
 // remote_url split into its URLs (spaces or commas between them).
 std::vector<std::string> SplitRemoteUrls(std::string_view urls);
 
+// A model's name in models_dir: letters, digits, '.', '-', '_', not starting with '.' (folders whose
+// names start with '.' there are downloads in progress).
+bool IsModelName(std::string_view name);
 // model_dir as a folder: a name (letters, digits, '.', '-', '_'; no '/', not starting with '.') is
 // looked up in `models_dir`; anything else is a path, returned as given. "" stays "".
 Result<std::string> ResolveModelDir(const std::string& model_dir, const std::string& models_dir);

@@ -15,8 +15,7 @@ constexpr double kMarginBand = 0.14;  // top / bottom fraction of the page that 
 constexpr int kMaxDepth = 12;
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 
-bool IsLower(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 0xDF && c <= 0xFF && c != 0xF7); }
-bool IsLetter(char32_t c) { return IsLower(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
+bool IsLetter(char32_t c) { return IsLowerLatin(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
 
 std::string MaskDigits(const std::string& text) {
   std::string out;
@@ -336,7 +335,7 @@ void JoinLine(std::string& paragraph, const std::string& next_line) {
   size_t i = 0;
   char32_t first = DecodeUtf8(next_line, i);
   char32_t last = LastRune(paragraph);
-  if (last == '-' && paragraph.size() >= 2 && IsLower(first)) {
+  if (last == '-' && paragraph.size() >= 2 && IsLowerLatin(first)) {
     std::string head = paragraph.substr(0, paragraph.size() - 1);
     if (IsLetter(LastRune(head))) {
       paragraph = head + next_line;

@@ -27,7 +27,7 @@ Result<OpenedBackend> OpenBackend(const Config& config) {
     return InvalidArgument("backend = model needs model_dir");
   }
   if (config.backend == "text-layer" || config.model_dir.empty()) {
-    out.backend = std::make_unique<TextLayerBackend>();
+    out.backend = std::make_unique<TextLayerBackend>(OcrOptionsFrom(config));
     return out;
   }
 #if defined(MINERU_DAEMON_MODEL)
