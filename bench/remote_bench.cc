@@ -23,11 +23,13 @@ using mineru::Stopwatch;
 std::string StreamOf(const std::string& text) {
   std::string out;
   for (size_t i = 0; i < text.size(); i += 4) {
-    out += "data: {\"id\":\"chatcmpl-b\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
-           "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" +
-           text.substr(i, 4) + "\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n";
+    out +=
+        "data: {\"id\":\"chatcmpl-b\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"m\","
+        "\"choices\":[{\"index\":0,\"delta\":{\"content\":\"" +
+        text.substr(i, 4) + "\"},\"logprobs\":null,\"finish_reason\":null}]}\n\n";
   }
-  out += "data: {\"id\":\"chatcmpl-b\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
+  out +=
+      "data: {\"id\":\"chatcmpl-b\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n";
   out += "data: [DONE]\n\n";
   return out;
 }
@@ -54,7 +56,8 @@ int main(int argc, char** argv) {
   const mineru::pipeline::ChatSampling sampling = mineru::pipeline::MineruSampling(0);
   // A page's answer: about 3 KB of model text (a dense page writes a few thousand tokens).
   std::string answer;
-  while (answer.size() < 3000) answer += "<|box_start|>100 200 900 240<|box_end|><|ref_start|>text<|ref_end|>lorem ";
+  while (answer.size() < 3000)
+    answer += "<|box_start|>100 200 900 240<|box_end|><|ref_start|>text<|ref_end|>lorem ";
   const std::string stream = StreamOf(answer);
   for (const fs::path& path : pdfs) {
     const std::vector<uint8_t> bytes = mineru::bench::ReadBytes(path);
@@ -93,12 +96,13 @@ int main(int argc, char** argv) {
   const double n = pages;
   std::printf("%d pages of %zu PDFs at 200 DPI (per page, mean)\n\n", pages, pdfs.size());
   std::printf("| step | ms/page | vs render | bytes/page |\n|---|---|---|---|\n");
-  std::printf("| render (MuPDF, every model path) | %.1f | 1.00x | %.0f (RGB) |\n", 1e3 * render_s / n, raw_bytes / n);
+  std::printf("| render (MuPDF, every model path) | %.1f | 1.00x | %.0f (RGB) |\n", 1e3 * render_s / n,
+              raw_bytes / n);
   std::printf("| PNG encode | %.1f | %.2fx | %.0f |\n", 1e3 * png_s / n, png_s / render_s, png_bytes / n);
-  std::printf("| request body (base64 + JSON) | %.1f | %.2fx | %.0f |\n", 1e3 * request_s / n, request_s / render_s,
-              request_bytes / n);
-  std::printf("| answer stream parse (~3 KB text) | %.2f | %.3fx | %.0f |\n", 1e3 * parse_s / n, parse_s / render_s,
-              stream_bytes / n);
+  std::printf("| request body (base64 + JSON) | %.1f | %.2fx | %.0f |\n", 1e3 * request_s / n,
+              request_s / render_s, request_bytes / n);
+  std::printf("| answer stream parse (~3 KB text) | %.2f | %.3fx | %.0f |\n", 1e3 * parse_s / n,
+              parse_s / render_s, stream_bytes / n);
   std::printf("\nremote-path overhead (PNG + request + parse) / render: %.2fx\n",
               (png_s + request_s + parse_s) / render_s);
   return 0;
