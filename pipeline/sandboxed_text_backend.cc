@@ -1,6 +1,9 @@
 #include "pipeline/sandboxed_text_backend.h"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <thread>
 
 #include "shm/document_buffer.h"
@@ -44,7 +47,11 @@ std::string SandboxedTextLayerBackend::Describe() const {
 }
 
 Status SandboxedTextLayerBackend::Reconfigure(const Config& config) {
-  pool_.SetWorkerOptions(WorkerOptionsFromConfig(config));
+  worker::WorkerOptions options = WorkerOptionsFromConfig(config);
+  if (::access(options.path.c_str(), X_OK) != 0) {
+    return ErrnoStatus(errno, "document_worker '" + options.path + "'");
+  }
+  pool_.SetWorkerOptions(std::move(options));
   return Status::Ok();
 }
 
