@@ -2,8 +2,9 @@
 // that crashes its worker, hangs it or makes it allocate without bound fails alone, with a clear message,
 // while other users' jobs complete with the right outputs, minerud keeps its pid and leaks no fd, memfd
 // or child; a worker cannot open files or sockets or start programs; kill -9 of minerud with 60 jobs in
-// flight loses none and runs none twice (a full state directory: lifecycle_test.cc). Faults come from minerud-test-worker (test_worker_main.cc), chosen by a marker line in the
-// document; the production minerud-worker has no such code.
+// flight loses none and runs none twice (a full state directory: lifecycle_test.cc). Faults come from
+// minerud-test-worker (test_worker_main.cc), chosen by a marker line in the document; the production
+// minerud-worker has no such code.
 #include <gtest/gtest.h>
 #include <pwd.h>
 #include <sys/stat.h>
