@@ -28,6 +28,25 @@ Status CheckLogLevel(std::string_view v) {
   return Status::Ok();
 }
 
+Status CheckBackend(std::string_view v) {
+  if (v == "auto" || v == "text-layer" || v == "model" || v == "remote") return Status::Ok();
+  return InvalidArgument("'" + std::string(v) + "' is not a backend (auto, text-layer, model or remote)");
+}
+
+Status CheckRemoteUrls(std::string_view v) {
+  for (const std::string& url : SplitRemoteUrls(v)) {
+    if (!url.starts_with("http://") && !url.starts_with("https://")) {
+      return InvalidArgument("'" + url + "' is not an http:// or https:// URL");
+    }
+    for (char c : url) {
+      if (static_cast<unsigned char>(c) < 0x21 || c == 0x7f) {
+        return InvalidArgument("a remote_url has a control character");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 ConfigSchema<Config> MakeSchema() {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   ConfigSchema<Config> s;
@@ -37,6 +56,7 @@ ConfigSchema<Config> MakeSchema() {
   s.Path("state_dir", &Config::state_dir, "spool of accepted jobs and kept results");
   s.Path("model_dir", &Config::model_dir,
          "MinerU 2.0 model folder, or a model's name in models_dir; empty for the text-layer backend");
+  s.String("backend", &Config::backend, "auto, text-layer, model or remote", CheckBackend);
   s.Path("models_dir", &Config::models_dir, "where named models live (mineructl model pull writes there)");
   s.String("log_level", &Config::log_level, "debug, info, warning or error", CheckLogLevel);
   s.Bytes("vram_budget", &Config::vram_budget_bytes, "most GPU memory minerud may hold (0: all free)");
@@ -47,6 +67,12 @@ ConfigSchema<Config> MakeSchema() {
   s.Int("max_batch", &Config::max_batch, 1, 1024, "most sequences decoded together");
   s.Int("max_new_tokens", &Config::max_new_tokens, 0, 1 << 20,
         "most tokens the model writes per page (0: the checkpoint's limit)");
+  s.String("remote_url", &Config::remote_urls,
+           "backend = remote: OpenAI-compatible servers (vLLM, SGLang), space-separated",
+           CheckRemoteUrls);
+  s.Path("remote_api_key_file", &Config::remote_api_key_file, "file with the bearer token for remote_url");
+  s.Int("remote_concurrency", &Config::remote_concurrency, 1, 1024, "requests in flight per remote server");
+  s.Millis("remote_timeout", &Config::remote_timeout_ms, "most time one page's remote request may take");
   s.Int("workers", &Config::workers, 0, 1024, "parsing threads (0: one per core)");
   s.Int("render_dpi", &Config::render_dpi, 36, 600, "page render resolution for the model");
   s.Bool("ocr", &Config::ocr, "read pages without a usable text layer with Tesseract (text-layer backend)");
@@ -96,6 +122,19 @@ std::string DefaultModelsDir() {
   if (::geteuid() == 0) return "/var/lib/minerud/models";
   std::string home = EnvOr("HOME", "/tmp");
   return EnvOr("XDG_DATA_HOME", home + "/.local/share") + "/minerud/models";
+}
+
+std::vector<std::string> SplitRemoteUrls(std::string_view urls) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < urls.size()) {
+    while (i < urls.size() && (urls[i] == ' ' || urls[i] == ',' || urls[i] == '\t')) ++i;
+    size_t end = i;
+    while (end < urls.size() && urls[end] != ' ' && urls[end] != ',' && urls[end] != '\t') ++end;
+    if (end > i) out.emplace_back(urls.substr(i, end - i));
+    i = end;
+  }
+  return out;
 }
 
 bool IsModelName(std::string_view name) {

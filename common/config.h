@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "common/config_loader.h"
 
@@ -22,6 +23,9 @@ struct Config {
   // The MinerU 2.0 model folder (HF layout), or the name of one in models_dir (no '/': what
   // `mineructl model pull` writes). Empty: the text-layer backend, no model needed.
   std::string model_dir;
+  // Which backend parses documents: "auto" (the model when model_dir is set, else the text layer),
+  // "text-layer", "model", or "remote" (OpenAI-compatible chat-completions servers at remote_url).
+  std::string backend = "auto";
   // Where named models live. Empty: /var/lib/minerud/models for root, $XDG_DATA_HOME/minerud/models
   // (~/.local/share/minerud/models) for a user.
   std::string models_dir;
@@ -35,6 +39,12 @@ struct Config {
   int64_t prefill_chunk_tokens = 2048;
   int64_t max_batch = 16;
   int64_t max_new_tokens = 0;  // per page; 0: the checkpoint's generation config (16384 for MinerU 2.0)
+
+  // Remote model servers (backend = remote).
+  std::string remote_urls;          // key remote_url: one or more base URLs, separated by spaces or commas
+  std::string remote_api_key_file;  // a file holding the bearer token sent to them; never logged
+  int64_t remote_concurrency = 8;   // requests in flight per server
+  int64_t remote_timeout_ms = 300'000;  // most time one page's request may take
 
   // Work.
   int64_t workers = 0;  // parsing threads; 0: one per core
@@ -78,6 +88,9 @@ std::string DefaultStateDir();
 // $XDG_DATA_HOME/minerud/models (or ~/.local/share/minerud/models) for a user, /var/lib/minerud/models
 // for root.
 std::string DefaultModelsDir();
+// remote_url split into its URLs (spaces or commas between them).
+std::vector<std::string> SplitRemoteUrls(std::string_view urls);
+
 // A model's name in models_dir: letters, digits, '.', '-', '_', not starting with '.' (folders whose
 // names start with '.' there are downloads in progress).
 bool IsModelName(std::string_view name);

@@ -30,6 +30,7 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
   EXPECT_EQ(got.socket_mode, want.socket_mode);
   EXPECT_EQ(got.state_dir, want.state_dir);
   EXPECT_EQ(got.model_dir, want.model_dir);
+  EXPECT_EQ(got.backend, want.backend);
   EXPECT_EQ(got.models_dir, want.models_dir);
   EXPECT_EQ(got.log_level, want.log_level);
   EXPECT_EQ(got.vram_budget_bytes, want.vram_budget_bytes);
@@ -39,6 +40,10 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
   EXPECT_EQ(got.prefill_chunk_tokens, want.prefill_chunk_tokens);
   EXPECT_EQ(got.max_batch, want.max_batch);
   EXPECT_EQ(got.max_new_tokens, want.max_new_tokens);
+  EXPECT_EQ(got.remote_urls, want.remote_urls);
+  EXPECT_EQ(got.remote_api_key_file, want.remote_api_key_file);
+  EXPECT_EQ(got.remote_concurrency, want.remote_concurrency);
+  EXPECT_EQ(got.remote_timeout_ms, want.remote_timeout_ms);
   EXPECT_EQ(got.workers, want.workers);
   EXPECT_EQ(got.render_dpi, want.render_dpi);
   EXPECT_EQ(got.ocr, want.ocr);
@@ -65,6 +70,8 @@ constexpr char kPoisonText[] =
     "= 7\n"
     "pinned_budget = 7\nkeep_alive = 7ms\nkv_page_tokens = 7\nprefill_chunk = 7\nmax_batch = "
     "7\nmax_new_tokens = 7\n"
+    "backend = remote\nremote_url = http://x\nremote_api_key_file = /x/k\nremote_concurrency = 7\n"
+    "remote_timeout = 7ms\n"
     "workers = 7\nrender_dpi = 77\nocr = false\nocr_languages = deu\n"
     "ocr_page_time_limit = 7ms\nmax_jobs_queued = 7\nmax_jobs_per_user = 7\n"
     "max_document_size = 7\nmax_bytes_per_user = 7\nmax_pages = 7\nmax_seconds = 7\n"
