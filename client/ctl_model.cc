@@ -1,5 +1,7 @@
 #include "client/ctl_model.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>

@@ -179,7 +179,9 @@ class ModelPullTest : public ::testing::Test {
 TEST_F(ModelPullTest, PullsEveryFileVerifiedAndMinerudOpensItByName) {
   HubServer hub(tmp_.path(), source_, {});
   ASSERT_FALSE(hub.endpoint().empty());
+  const mode_t umask_before = ::umask(077);  // as a careful root's shell: the daemon's user must still read
   const RunResult r = Pull(hub);
+  ::umask(umask_before);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["model_dir"], (models_ / kName).string());
@@ -188,6 +190,11 @@ TEST_F(ModelPullTest, PullsEveryFileVerifiedAndMinerudOpensItByName) {
   EXPECT_EQ(j["resumed_bytes"], 0);
   ExpectSameFiles(models_ / kName);
   EXPECT_EQ(Names(models_), std::vector<std::string>{kName}) << "no work files left behind";
+  for (const auto& e : fs::recursive_directory_iterator(models_ / kName)) {
+    const fs::perms others =
+        fs::perms::others_read | (e.is_directory() ? fs::perms::others_exec : fs::perms::none);
+    EXPECT_EQ(e.status().permissions() & others, others) << e.path();
+  }
 
   const RunResult check = CheckConfig();
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
