@@ -206,6 +206,7 @@ Result<PullResult> PullModel(HttpSession& http, const PullOptions& o) {
                        .retries = o.retries,
                        .retry_delay_ms = o.retry_delay_ms,
                        .on_bytes = nullptr};
+    progress.file_verified = false;
     fetch.on_bytes = [&](uint64_t done) {
       progress.file_done_bytes = done;
       progress.done_bytes = before_file + done;
@@ -213,6 +214,10 @@ Result<PullResult> PullModel(HttpSession& http, const PullOptions& o) {
     };
     Result<FetchStats> got = FetchFile(http, FileUrl(o.endpoint, o.repo, o.revision, f.path), f, fetch);
     if (!got.ok()) return got.status();
+    progress.file_verified = true;
+    progress.file_done_bytes = f.size_bytes;
+    progress.done_bytes = before_file + f.size_bytes;
+    if (o.on_progress) o.on_progress(progress);
     result.downloaded_bytes += got->downloaded_bytes;
     result.resumed_bytes += got->resumed_bytes;
     before_file += f.size_bytes;
