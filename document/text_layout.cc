@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "document/aligned_table.h"
+#include "document/figure_regions.h"
 #include "document/model_output_parser.h"
 #include "document/ruling_table.h"
 #include "document/running_text.h"
@@ -461,6 +462,26 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       }
     }
     if (!merged) images.push_back(r);
+  }
+  // Vector figures (charts, diagrams) are images too; their short labels are theirs, not the body's
+  // (captions stay).
+  std::vector<Rect> table_boxes;
+  for (const RuledTable& t : tables) table_boxes.push_back(t.box);
+  for (const Rect& fig : FindVectorFigures(page, lines, table_boxes)) {
+    for (size_t li = 0; li < lines.size(); ++li) {
+      BlockType body;
+      if (!consumed[li] && IsFigureLabel(lines[li], fig) && !StartsCaption(lines[li].text, &body))
+        consumed[li] = true;
+    }
+    bool merged = false;
+    for (Rect& o : images) {
+      if (!o.Intersect(fig).empty()) {
+        o = o.Union(fig);
+        merged = true;
+        break;
+      }
+    }
+    if (!merged) images.push_back(fig);
   }
   for (size_t li = 0; li < lines.size(); ++li) {
     for (const Rect& im : images) {
