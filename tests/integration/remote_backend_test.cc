@@ -121,8 +121,9 @@ class RemoteBackendTest : public ::testing::Test {
     daemon_.emplace(dir);
     std::vector<std::string> args;  // no URLs: the config file passed in `extra` names them
     if (!urls.empty()) {
-      args = {"--set", "backend=remote",    "--set", "remote_url=" + joined, "--set", "remote_timeout=" + timeout,
-              "--set", "max_new_tokens=40", "--set", "remote_concurrency=2"};
+      args = {
+          "--set", "backend=remote",    "--set", "remote_url=" + joined, "--set", "remote_timeout=" + timeout,
+          "--set", "max_new_tokens=40", "--set", "remote_concurrency=2"};
     }
     args.insert(args.end(), extra.begin(), extra.end());
     return daemon_->Start(args);
