@@ -68,8 +68,7 @@ ConfigSchema<Config> MakeSchema() {
   s.Int("max_new_tokens", &Config::max_new_tokens, 0, 1 << 20,
         "most tokens the model writes per page (0: the checkpoint's limit)");
   s.String("remote_url", &Config::remote_urls,
-           "backend = remote: OpenAI-compatible servers (vLLM, SGLang), space-separated",
-           CheckRemoteUrls);
+           "backend = remote: OpenAI-compatible servers (vLLM, SGLang), space-separated", CheckRemoteUrls);
   s.Path("remote_api_key_file", &Config::remote_api_key_file, "file with the bearer token for remote_url");
   s.Int("remote_concurrency", &Config::remote_concurrency, 1, 1024, "requests in flight per remote server");
   s.Millis("remote_timeout", &Config::remote_timeout_ms, "most time one page's remote request may take");

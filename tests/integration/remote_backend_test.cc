@@ -121,8 +121,9 @@ class RemoteBackendTest : public ::testing::Test {
     daemon_.emplace(dir);
     std::vector<std::string> args;  // no URLs: the config file passed in `extra` names them
     if (!urls.empty()) {
-      args = {"--set", "backend=remote",    "--set", "remote_url=" + joined, "--set", "remote_timeout=" + timeout,
-              "--set", "max_new_tokens=40", "--set", "remote_concurrency=2"};
+      args = {
+          "--set", "backend=remote",    "--set", "remote_url=" + joined, "--set", "remote_timeout=" + timeout,
+          "--set", "max_new_tokens=40", "--set", "remote_concurrency=2"};
     }
     args.insert(args.end(), extra.begin(), extra.end());
     return daemon_->Start(args);
@@ -262,7 +263,7 @@ TEST_F(RemoteBackendTest, ServerKilledMidJobLeavesItsPagesToTheOther) {
     EXPECT_NE(pages[i].find("# Page " + size), std::string::npos) << "page " << i + 1 << ": " << pages[i];
   }
   // b answered what a had not finished; a answered at most what it received before it died.
-  EXPECT_GE(b.Requests(), 20 - a_requests + 1) << "a got " << a_requests;
+  EXPECT_GE(b.Requests(), 20 - a_requests) << "a got " << a_requests;
   const json s = Stats();
   EXPECT_EQ(s["counters"]["remote_servers_in_rotation"].get<double>(), 1) << s.dump();
   EXPECT_EQ(s["counters"]["remote_pages_failed_total"].get<double>(), 0) << s.dump();
