@@ -58,7 +58,7 @@ ConfigSchema<Config> MakeSchema() {
   s.Millis("keep_alive", &Config::keep_alive_ms, "idle time before weights leave the GPU");
   s.Int("kv_page_tokens", &Config::kv_page_tokens, 1, 1024, "tokens per KV cache page");
   s.Int("prefill_chunk", &Config::prefill_chunk_tokens, 1, 1 << 20, "prompt tokens per prefill chunk");
-  s.Int("max_batch", &Config::max_batch, 1, 1024, "most sequences decoded together");
+  s.Int("max_batch", &Config::max_batch, 1, 1024, "most pages in the model at once");
   s.Int("max_new_tokens", &Config::max_new_tokens, 0, 1 << 20,
         "most tokens the model writes per page (0: the checkpoint's limit)");
   s.Int("kv_cache_tokens", &Config::kv_cache_tokens, 0, 1 << 24,
