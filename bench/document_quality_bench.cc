@@ -2,7 +2,8 @@
 // by side with pdftotext (poppler-utils) and `mutool convert -F text` on the same files in the same run.
 // Per file and in total: normalised edit distance of the plain text (Markdown syntax stripped), heading
 // precision / recall (ours; the peers write no headings), and table cells (ours: cell texts recovered as
-// table cells; all three: reference cell texts found anywhere in the text).
+// table cells; all three: reference cell texts found anywhere in the text), and the table structure by the
+// ICDAR 2013 adjacency-relation measure (ours; document/table_score.h).
 //
 // usage: document_quality_bench [SHARED_DIR]   (default ../shared or $MINERU_SHARED_DIR)
 #include <unistd.h>
@@ -13,6 +14,7 @@
 #include "bench/document_corpus.h"
 #include "document/markdown_metrics.h"
 #include "document/output_writer.h"
+#include "document/table_score.h"
 #include "document/text_backend.h"
 
 namespace {
@@ -56,13 +58,15 @@ int main(int argc, char** argv) {
 
   std::printf(
       "| file | pages | NED ours | NED pdftotext | NED mutool | headings P / R (ours) | table cells ours | "
-      "cell text ours / pdftotext / mutool |\n|---|---|---|---|---|---|---|---|\n");
+      "cell text ours / pdftotext / mutool | table adjacency P / R (ours) "
+      "|\n|---|---|---|---|---|---|---|---|---|\n");
   double ned_sum[3] = {0, 0, 0};
   double born_ned[3] = {0, 0, 0};
   int born = 0;
   int matched = 0, predicted = 0, reference = 0;
   double cells_sum = 0, text_cells_sum[3] = {0, 0, 0};
   int table_files = 0;
+  AdjacencyScore adjacency;  // summed over the files with tables in the ground truth
   for (const auto& p : pairs) {
     std::string truth = bench::ReadText(p.truth);
     std::vector<uint8_t> bytes = bench::ReadBytes(p.pdf);
@@ -93,17 +97,24 @@ int main(int argc, char** argv) {
     double cells = TableCellAccuracy(ours, truth);
     double text_cells[3] = {CellTextFound(ours, truth), CellTextFound(poppler, truth),
                             CellTextFound(mutool, truth)};
+    AdjacencyScore adj = ScoreTableAdjacency(ours, truth);
     if (cells >= 0) {
+      adjacency.matched += adj.matched;
+      adjacency.predicted += adj.predicted;
+      adjacency.reference += adj.reference;
       ++table_files;
       cells_sum += cells;
       for (int k = 0; k < 3; ++k) text_cells_sum[k] += text_cells[k];
     }
     char hp[64];
     std::snprintf(hp, sizeof(hp), "%d/%d / %d/%d", h.matched, h.predicted, h.matched, h.reference);
-    std::printf("| %s%s | %d | %s | %s | %s | %s | %s | %s / %s / %s |\n", p.pdf.filename().c_str(),
+    char ap[64] = "-";
+    if (cells >= 0)
+      std::snprintf(ap, sizeof(ap), "%d/%d / %d/%d", adj.matched, adj.predicted, adj.matched, adj.reference);
+    std::printf("| %s%s | %d | %s | %s | %s | %s | %s | %s / %s / %s | %s |\n", p.pdf.filename().c_str(),
                 p.scanned ? " (scan)" : "", parsed.ok() ? parsed->num_pages : 0, Cell(ned[0]).c_str(),
                 Cell(ned[1]).c_str(), Cell(ned[2]).c_str(), hp, Cell(cells).c_str(),
-                Cell(text_cells[0]).c_str(), Cell(text_cells[1]).c_str(), Cell(text_cells[2]).c_str());
+                Cell(text_cells[0]).c_str(), Cell(text_cells[1]).c_str(), Cell(text_cells[2]).c_str(), ap);
   }
   std::remove((std::string(tmp) + "/mutool.txt").c_str());
   rmdir(tmp);
@@ -130,6 +141,8 @@ int main(int argc, char** argv) {
     std::printf("| table cell texts found in the text | %.3f | %.3f | %.3f |\n",
                 text_cells_sum[0] / table_files, text_cells_sum[1] / table_files,
                 text_cells_sum[2] / table_files);
+    std::printf("| table adjacency relations P / R / F1 (ICDAR 2013) | %.3f / %.3f / %.3f | - | - |\n",
+                adjacency.precision(), adjacency.recall(), adjacency.f1());
   }
   return 0;
 }

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "client/ctl_model.h"
+#include "client/ctl_printer.h"
 #include "client/output_writer.h"
 #include "common/config_loader.h"
 #include "common/syscall.h"
@@ -23,64 +25,6 @@ using client::Client;
 using client::JobState;
 using client::JobStatus;
 using nlohmann::json;
-
-class Printer {
- public:
-  explicit Printer(const CtlOptions& o) : o_(o), tty_(::isatty(STDERR_FILENO) == 1) {}
-
-  bool json() const { return o_.json; }
-  void Json(const nlohmann::json& j) const {
-    std::fputs((j.dump() + "\n").c_str(), stdout);
-    std::fflush(stdout);
-  }
-  void Line(const std::string& s) const { std::fputs((s + "\n").c_str(), stdout); }
-
-  // Prints the error (as JSON on stdout with --json, else on stderr) and returns its exit code
-  // (`exit_code`, or the one for its status code).
-  int Error(const Status& s, const std::string& hint = "", int exit_code = -1) const {
-    int code = exit_code >= 0 ? exit_code : ExitCodeFor(s.code());
-    std::string message = s.message();
-    if (s.code() == StatusCode::kUnavailable) {
-      message +=
-          "; start minerud with `systemctl start minerud.socket` (system service), "
-          "`systemctl --user start minerud` or `minerud &` (by hand)";
-    }
-    if (!hint.empty()) message += " (" + hint + ")";
-    if (o_.json) {
-      Json({{"error", message}, {"code", std::string(StatusCodeName(s.code()))}, {"exit_code", code}});
-    } else {
-      std::fprintf(stderr, "mineructl: %s\n", message.c_str());
-    }
-    return code;
-  }
-
-  void Progress(const std::string& name, uint64_t id, uint32_t done, uint32_t total) {
-    if (o_.json) {
-      Json({{"event", "progress"}, {"job_id", id}, {"pages_done", done}, {"pages_total", total}});
-      return;
-    }
-    if (o_.quiet) return;
-    if (tty_) {
-      int width = 30;
-      int filled = total == 0 ? 0 : static_cast<int>(static_cast<uint64_t>(width) * done / total);
-      std::fprintf(stderr, "\r%s [%s%s] %u/%u pages", name.c_str(), std::string(filled, '#').c_str(),
-                   std::string(width - filled, ' ').c_str(), done, total);
-      std::fflush(stderr);
-      bar_open_ = true;
-    } else if (total > 0) {
-      std::fprintf(stderr, "%s: page %u/%u\n", name.c_str(), done, total);
-    }
-  }
-  void EndBar() {
-    if (bar_open_) std::fputc('\n', stderr);
-    bar_open_ = false;
-  }
-
- private:
-  const CtlOptions& o_;
-  bool tty_;
-  bool bar_open_ = false;
-};
 
 json StatusJson(const JobStatus& s) {
   json j = {{"job_id", s.id},
@@ -523,6 +467,10 @@ int RunCommand(const CtlOptions& o) {
       return InfoCmd(o, p);
     case Command::kBudget:
       return BudgetCmd(o, p);
+    case Command::kModelPull:
+      return ModelPullCmd(o, p);
+    case Command::kModelList:
+      return ModelListCmd(o, p);
     case Command::kHelp:
     case Command::kVersion:
       break;

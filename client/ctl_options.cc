@@ -33,6 +33,10 @@ int ExitCodeFor(StatusCode code) {
   }
 }
 
+bool TalksToDaemon(Command command) {
+  return command != Command::kModelPull && command != Command::kModelList;
+}
+
 std::string CtlUsage() {
   return "Usage: mineructl [GLOBAL OPTIONS] COMMAND [ARGS]\n"
          "\n"
@@ -63,6 +67,17 @@ std::string CtlUsage() {
          "  info                  what minerud runs: version, pid, backend, model folder, budgets, limits\n"
          "  budget SIZE           set the model's VRAM budget (e.g. 6G) until minerud's next reload or\n"
          "                        restart (root and the admin group)\n"
+         "  model pull [REPO]     download a model (default opendatalab/MinerU2.0-2505-0.9B) into the\n"
+         "                        models folder, checked against the hub's sha256 list; an interrupted\n"
+         "                        pull resumes when run again; then `minerud --model NAME`\n"
+         "      --name NAME       the model's folder name (default: REPO's name)\n"
+         "      --models-dir DIR  default /var/lib/minerud/models for root (the system daemon),\n"
+         "                        $XDG_DATA_HOME/minerud/models (~/.local/share/...) for a user\n"
+         "      --endpoint URL    the hub (default $HF_ENDPOINT, else https://huggingface.co; mirrors)\n"
+         "      --revision REV    branch, tag or commit (default main)\n"
+         "      --replace         fetch again over an existing model of that name (swapped in at once)\n"
+         "      --retries N       resumed attempts after a broken transfer (default 3)\n"
+         "  model list            the models in the models folder (--models-dir DIR)\n"
          "\n"
          "Global options:\n"
          "  --socket PATH         minerud's socket (default $MINERU_SOCKET, else `socket` in\n"
@@ -75,10 +90,11 @@ std::string CtlUsage() {
          "An option takes its value as the next argument or after '=' (--pages=3-7); after -- every\n"
          "argument is a FILE or an ID.\n"
          "\n"
-         "Exit status: 0 ok, 1 a job failed, 64 usage error, 65 bad input (unreadable file, no such job),\n"
-         "69 minerud unreachable, 74 an output file could not be written, 75 busy (queue full: retry\n"
-         "later), 77 permission denied, 124 wait --timeout passed (jobs continue), 130 interrupted (jobs\n"
-         "continue in minerud).\n";
+         "Exit status: 0 ok, 1 a job failed, 64 usage error, 65 bad input (unreadable file, no such job;\n"
+         "model pull: no such repository, a checksum that does not match), 69 minerud (model pull: the\n"
+         "hub) unreachable, 74 an output file could not be written, 75 busy (queue full: retry later),\n"
+         "77 permission denied, 124 wait --timeout passed (jobs continue), 130 interrupted (jobs\n"
+         "continue in minerud; model pull resumes when run again).\n";
 }
 
 Result<std::pair<uint32_t, uint32_t>> ParsePageRange(std::string_view text) {
@@ -170,6 +186,19 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
     } else if (a == "--timeout") {
       MINERU_ASSIGN_OR_RETURN(std::string v, need_value(a));
       MINERU_ASSIGN_OR_RETURN(o.timeout_ms, ParseDurationMillis(v));
+    } else if (a == "--endpoint") {
+      MINERU_ASSIGN_OR_RETURN(o.endpoint, need_value(a));
+    } else if (a == "--revision") {
+      MINERU_ASSIGN_OR_RETURN(o.revision, need_value(a));
+    } else if (a == "--models-dir") {
+      MINERU_ASSIGN_OR_RETURN(o.models_dir, need_value(a));
+    } else if (a == "--replace") {
+      MINERU_RETURN_IF_ERROR(no_value());
+      o.replace = true;
+    } else if (a == "--retries") {
+      MINERU_ASSIGN_OR_RETURN(std::string v, need_value(a));
+      MINERU_ASSIGN_OR_RETURN(int64_t n, ParseInt(v, 0, 100));
+      o.retries = static_cast<int>(n);
     } else if (a == "--stream") {
       MINERU_RETURN_IF_ERROR(no_value());
       o.stream = true;
@@ -193,6 +222,7 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
             {"daemon-status", Command::kDaemonStatus},
             {"info", Command::kInfo},
             {"budget", Command::kBudget},
+            {"model", Command::kModelPull},  // the sub-command follows
         };
         bool found = false;
         for (const auto& [name, cmd] : kCommands) {
@@ -243,6 +273,19 @@ Result<CtlOptions> ParseCtlOptions(int argc, const char* const* argv) {
       MINERU_RETURN_IF_ERROR(parse_ids());
       if (o.job_ids.size() != 1) return InvalidArgument("fetch needs exactly one job ID");
       if (o.output_dir.empty()) return InvalidArgument("fetch needs -o DIR");
+      break;
+    case Command::kModelPull:
+      if (positional.empty() || (positional[0] != "pull" && positional[0] != "list")) {
+        return InvalidArgument("model needs a sub-command: pull [REPO] or list");
+      }
+      if (positional[0] == "list") {
+        o.command = Command::kModelList;
+        if (positional.size() > 1) return InvalidArgument("unexpected argument '" + positional[1] + "'");
+      } else if (positional.size() > 2) {
+        return InvalidArgument("model pull takes one REPO (OWNER/NAME)");
+      } else if (positional.size() == 2) {
+        o.repo = positional[1];
+      }
       break;
     case Command::kBudget: {
       if (positional.size() != 1) return InvalidArgument("budget needs one SIZE, e.g. 6G");

@@ -40,8 +40,13 @@ enum class Command {
   kStats,
   kDaemonStatus,
   kInfo,
-  kBudget
+  kBudget,
+  kModelPull,  // `model pull [REPO]`: no daemon involved
+  kModelList,
 };
+
+// False for the commands that work without minerud (model pull, model list).
+bool TalksToDaemon(Command command);
 
 struct CtlOptions {
   Command command = Command::kHelp;
@@ -63,6 +68,13 @@ struct CtlOptions {
   int64_t timeout_ms = -1;  // wait --timeout
   // budget
   uint64_t vram_budget_bytes = 0;
+  // model pull / model list (--name is the model's folder name there)
+  std::string repo;        // OWNER/NAME; empty: the default (hub/tree_listing.h)
+  std::string endpoint;    // --endpoint; empty: $HF_ENDPOINT, else https://huggingface.co
+  std::string revision;    // --revision; empty: main
+  std::string models_dir;  // --models-dir; empty: DefaultModelsDir()
+  bool replace = false;    // --replace: fetch again over an existing model of that name
+  int retries = 3;         // --retries: attempts after an interrupted transfer, each resumed
 };
 
 // Parses argv: options anywhere, `--opt value` or `--opt=value`, and after `--` only operands (a file

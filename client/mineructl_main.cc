@@ -3,6 +3,7 @@
 
 #include <csignal>
 #include <cstdio>
+#include <cstring>
 
 #include "client/ctl_commands.h"
 #include "client/ctl_options.h"
@@ -10,11 +11,13 @@
 
 namespace {
 
-// Ctrl-C while waiting: the jobs go on in minerud; say so and leave with 130.
+// Ctrl-C while waiting: the jobs go on in minerud (a model pull resumes when run again); say so and
+// leave with 130.
+const char* g_interrupt_message =
+    "\nmineructl: interrupted; submitted jobs continue in minerud (mineructl list / wait / cancel)\n";
+
 void OnInterrupt(int) {
-  static const char kMessage[] =
-      "\nmineructl: interrupted; submitted jobs continue in minerud (mineructl list / wait / cancel)\n";
-  ssize_t ignored = ::write(STDERR_FILENO, kMessage, sizeof kMessage - 1);
+  ssize_t ignored = ::write(STDERR_FILENO, g_interrupt_message, std::strlen(g_interrupt_message));
   (void)ignored;
   ::_exit(mineru::ctl::kExitInterrupted);
 }
@@ -38,6 +41,9 @@ int main(int argc, char** argv) {
   if (options->command == Command::kVersion) {
     std::printf("mineructl %s\n", MINERU_VERSION_STRING);
     return kExitOk;
+  }
+  if (options->command == Command::kModelPull) {
+    g_interrupt_message = "\nmineructl: interrupted; run the same command again to resume the download\n";
   }
   return RunCommand(*options);
 }

@@ -90,6 +90,11 @@ if(NOT MINERU_CORE_ONLY)
   endforeach()
   add_library(mineru::mupdf ALIAS mineru_mupdf)
 
+  # hub/ (`mineructl model pull`): HTTP(S) downloads and SHA-256/SHA-1 checksums; libcurl is also the
+  # remote backend's HTTP client (pipeline/). The client library links neither.
+  mineru_pkg(curl libcurl libcurl4-openssl-dev)
+  mineru_pkg(crypto libcrypto libssl-dev)
+
   # OCR of pages without a usable text layer (document/ocr.h); Leptonica comes with it.
   mineru_pkg(tesseract tesseract libtesseract-dev)
   mineru_pkg(leptonica lept libleptonica-dev)

@@ -42,6 +42,25 @@ std::function<Status(std::string_view)> OneOf(std::vector<std::string> choices) 
   };
 }
 
+Status CheckBackend(std::string_view v) {
+  if (v == "auto" || v == "text-layer" || v == "model" || v == "remote") return Status::Ok();
+  return InvalidArgument("'" + std::string(v) + "' is not a backend (auto, text-layer, model or remote)");
+}
+
+Status CheckRemoteUrls(std::string_view v) {
+  for (const std::string& url : SplitRemoteUrls(v)) {
+    if (!url.starts_with("http://") && !url.starts_with("https://")) {
+      return InvalidArgument("'" + url + "' is not an http:// or https:// URL");
+    }
+    for (char c : url) {
+      if (static_cast<unsigned char>(c) < 0x21 || c == 0x7f) {
+        return InvalidArgument("a remote_url has a control character");
+      }
+    }
+  }
+  return Status::Ok();
+}
+
 ConfigSchema<Config> MakeSchema() {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   ConfigSchema<Config> s;
@@ -51,6 +70,7 @@ ConfigSchema<Config> MakeSchema() {
   s.Path("state_dir", &Config::state_dir, "spool of accepted jobs and kept results");
   s.Path("model_dir", &Config::model_dir,
          "MinerU 2.0 model folder, or a model's name in models_dir; empty for the text-layer backend");
+  s.String("backend", &Config::backend, "auto, text-layer, model or remote", CheckBackend);
   s.Path("models_dir", &Config::models_dir, "where named models live (mineructl model pull writes there)");
   s.String("log_level", &Config::log_level, "debug, info, warning or error", CheckLogLevel);
   s.Bytes("vram_budget", &Config::vram_budget_bytes, "most GPU memory minerud may hold (0: all free)");
@@ -79,8 +99,18 @@ ConfigSchema<Config> MakeSchema() {
   s.String("batching", &Config::batching,
            "continuous (pages join and leave every step) or static (a batch ends together)",
            OneOf({"continuous", "static"}));
+  s.String("remote_url", &Config::remote_urls,
+           "backend = remote: OpenAI-compatible servers (vLLM, SGLang), space-separated",
+           CheckRemoteUrls);
+  s.Path("remote_api_key_file", &Config::remote_api_key_file, "file with the bearer token for remote_url");
+  s.Int("remote_concurrency", &Config::remote_concurrency, 1, 1024, "requests in flight per remote server");
+  s.Millis("remote_timeout", &Config::remote_timeout_ms, "most time one page's remote request may take");
   s.Int("workers", &Config::workers, 0, 1024, "parsing threads (0: one per core)");
   s.Int("render_dpi", &Config::render_dpi, 36, 600, "page render resolution for the model");
+  s.Bool("ocr", &Config::ocr, "read pages without a usable text layer with Tesseract (text-layer backend)");
+  s.String("ocr_languages", &Config::ocr_languages, "Tesseract languages for OCR, joined by '+'",
+           CheckOcrLanguages);
+  s.Millis("ocr_page_time_limit", &Config::ocr_page_time_limit_ms, "time limit of OCR for one page");
   s.Int("max_jobs_queued", &Config::max_jobs_queued, 1, kMax, "jobs waiting or running, all users");
   s.Int("max_jobs_per_user", &Config::max_jobs_per_user, 1, kMax, "jobs waiting or running per user");
   s.Bytes("max_document_size", &Config::max_document_bytes, "largest document accepted");
@@ -126,13 +156,43 @@ std::string DefaultModelsDir() {
   return EnvOr("XDG_DATA_HOME", home + "/.local/share") + "/minerud/models";
 }
 
+std::vector<std::string> SplitRemoteUrls(std::string_view urls) {
+  std::vector<std::string> out;
+  size_t i = 0;
+  while (i < urls.size()) {
+    while (i < urls.size() && (urls[i] == ' ' || urls[i] == ',' || urls[i] == '\t')) ++i;
+    size_t end = i;
+    while (end < urls.size() && urls[end] != ' ' && urls[end] != ',' && urls[end] != '\t') ++end;
+    if (end > i) out.emplace_back(urls.substr(i, end - i));
+    i = end;
+  }
+  return out;
+}
+
+bool IsModelName(std::string_view name) {
+  if (name.empty() || name[0] == '.') return false;
+  for (char c : name) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_')) return false;
+  }
+  return true;
+}
+
+Status CheckOcrLanguages(std::string_view languages) {
+  bool ok = !languages.empty() && languages.front() != '+' && languages.back() != '+' &&
+            languages.find("++") == std::string_view::npos;
+  for (char c : languages) {
+    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '+');
+  }
+  if (!ok) {
+    return InvalidArgument("'" + std::string(languages) +
+                           "' is not a list of Tesseract languages joined by '+' (e.g. eng+chi_sim)");
+  }
+  return Status::Ok();
+}
+
 Result<std::string> ResolveModelDir(const std::string& model_dir, const std::string& models_dir) {
   if (model_dir.empty() || model_dir.find('/') != std::string::npos) return model_dir;
-  bool name = model_dir[0] != '.';
-  for (char c : model_dir) {
-    name = name && (std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '-' || c == '_');
-  }
-  if (!name) {
+  if (!IsModelName(model_dir)) {
     return InvalidArgument(
         "model_dir '" + model_dir +
         "' is neither a path (with a '/') nor a model name (letters, digits, '.', '-', '_')");

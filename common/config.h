@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "common/config_loader.h"
 
@@ -21,6 +23,9 @@ struct Config {
   // The MinerU 2.0 model folder (HF layout), or the name of one in models_dir (no '/': what
   // `mineructl model pull` writes). Empty: the text-layer backend, no model needed.
   std::string model_dir;
+  // Which backend parses documents: "auto" (the model when model_dir is set, else the text layer),
+  // "text-layer", "model", or "remote" (OpenAI-compatible chat-completions servers at remote_url).
+  std::string backend = "auto";
   // Where named models live. Empty: /var/lib/minerud/models for root, $XDG_DATA_HOME/minerud/models
   // (~/.local/share/minerud/models) for a user.
   std::string models_dir;
@@ -45,9 +50,19 @@ struct Config {
   std::string preemption = "swap";      // swap (KV to host memory) or recompute
   std::string batching = "continuous";  // continuous, or static (the whole batch ends together)
 
+  // Remote model servers (backend = remote).
+  std::string remote_urls;          // key remote_url: one or more base URLs, separated by spaces or commas
+  std::string remote_api_key_file;  // a file holding the bearer token sent to them; never logged
+  int64_t remote_concurrency = 8;   // requests in flight per server
+  int64_t remote_timeout_ms = 300'000;  // most time one page's request may take
+
   // Work.
   int64_t workers = 0;  // parsing threads; 0: one per core
   int64_t render_dpi = 200;
+  // OCR of pages without a usable text layer (scans), by the text-layer backend.
+  bool ocr = true;                            // false: such pages are reported as needing OCR
+  std::string ocr_languages = "eng+chi_sim";  // Tesseract languages joined by '+'
+  int64_t ocr_page_time_limit_ms = 30'000;    // recognition of one page stops there
 
   // Limits.
   int64_t max_jobs_queued = 256;
@@ -70,6 +85,10 @@ struct Config {
 // The schema of every key above.
 const ConfigSchema<Config>& ConfigSchemaFor();
 
+// "eng+chi_sim" -> OK when every name is letters, digits and '_' and the list is not empty (a list of
+// Tesseract languages: the ocr_languages key, mineru-parse --ocr-languages, the OCR itself).
+Status CheckOcrLanguages(std::string_view languages);
+
 // The system daemon's socket (minerud.socket, group minerud).
 inline constexpr char kSystemSocketPath[] = "/run/minerud/minerud.sock";
 // $XDG_RUNTIME_DIR/minerud.sock for a user, kSystemSocketPath for root.
@@ -79,6 +98,12 @@ std::string DefaultStateDir();
 // $XDG_DATA_HOME/minerud/models (or ~/.local/share/minerud/models) for a user, /var/lib/minerud/models
 // for root.
 std::string DefaultModelsDir();
+// remote_url split into its URLs (spaces or commas between them).
+std::vector<std::string> SplitRemoteUrls(std::string_view urls);
+
+// A model's name in models_dir: letters, digits, '.', '-', '_', not starting with '.' (folders whose
+// names start with '.' there are downloads in progress).
+bool IsModelName(std::string_view name);
 // model_dir as a folder: a name (letters, digits, '.', '-', '_'; no '/', not starting with '.') is
 // looked up in `models_dir`; anything else is a path, returned as given. "" stays "".
 Result<std::string> ResolveModelDir(const std::string& model_dir, const std::string& models_dir);

@@ -44,16 +44,19 @@ Status CheckSocketPath(const std::string& path) {
 }
 
 Result<std::string> CheckModel(const Config& config, const CheckConfigOptions& options) {
-  if (config.model_dir.empty()) return std::string("none (the text-layer backend)");
+  const bool named = config.backend != "auto" || !config.remote_urls.empty();
+  if (config.model_dir.empty() && !named) return std::string("none (the text-layer backend)");
   std::error_code ec;
-  if (!std::filesystem::is_directory(config.model_dir, ec)) {
+  if (config.backend != "remote" && config.backend != "text-layer" && !config.model_dir.empty() &&
+      !std::filesystem::is_directory(config.model_dir, ec)) {
     return NotFound("model_dir " + config.model_dir +
                     " is not a folder (get a model with `mineructl model pull`)");
   }
   if (!options.open_model) {
-    return FailedPrecondition("model_dir is set, but this minerud was built without the model backend");
+    return FailedPrecondition("a model is configured, but this minerud was built without the model backend");
   }
-  return options.open_model(config);
+  MINERU_ASSIGN_OR_RETURN(std::string description, options.open_model(config));
+  return description.empty() ? std::string("none (the text-layer backend)") : description;
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "common/config.h"
 #include "common/mapped_region.h"
 #include "document/output_writer.h"
 #include "document/pdf_document.h"

@@ -9,6 +9,7 @@
 #include <cctype>
 #include <memory>
 
+#include "common/config.h"
 #include "document/ocr_image.h"
 #include "document/text_layout.h"
 
@@ -220,19 +221,6 @@ bool TextLayerNeedsOcr(const PageContent& content) {
     }
   }
   return total == 0 || garbage * 4 >= total;
-}
-
-Status CheckOcrLanguages(const std::string& languages) {
-  bool ok = !languages.empty() && languages.front() != '+' && languages.back() != '+' &&
-            languages.find("++") == std::string::npos;
-  for (char c : languages) {
-    ok = ok && (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '+');
-  }
-  if (!ok) {
-    return InvalidArgument("'" + languages +
-                           "' is not a list of Tesseract languages joined by '+' (e.g. eng+chi_sim)");
-  }
-  return Status::Ok();
 }
 
 Result<OcrPage> RecognizePage(const RgbImage& render, const OcrOptions& options,

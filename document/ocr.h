@@ -18,7 +18,8 @@ namespace mineru::document {
 
 struct OcrOptions {
   bool enabled = true;  // pages that need it are OCR'd; false: they stay PageStatus::kNeedsOcr
-  // Tesseract language names joined by '+' (traineddata files in Tesseract's data folder).
+  // Tesseract language names joined by '+' (traineddata files in Tesseract's data folder); checked with
+  // CheckOcrLanguages (common/config.h).
   std::string languages = "eng+chi_sim";
   double dpi = 300;                     // render resolution of an OCR'd page
   int64_t page_time_limit_ms = 30'000;  // recognition stops there; the words read so far are kept
@@ -36,9 +37,6 @@ struct OcrPage {
 // True when the page's text layer cannot be used: no characters, or at least a quarter of them U+FFFD or
 // private-use characters (a font without a usable ToUnicode map).
 bool TextLayerNeedsOcr(const PageContent& content);
-
-// "eng+chi_sim" -> OK when every name is letters, digits and '_' and the list is not empty.
-Status CheckOcrLanguages(const std::string& languages);
 
 // Recognises one page render made at options.dpi. `stop` (optional) is polled while recognising; when it
 // returns a non-OK Status, recognition ends and that Status is returned (a document limit, cancellation).

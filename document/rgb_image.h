@@ -26,6 +26,10 @@ struct RgbImage {
 // Baseline JPEG (libjpeg), quality 1..100.
 Result<std::vector<uint8_t>> EncodeJpeg(const RgbImage& image, int quality = 90);
 
+// PNG, 8-bit RGB, fast zlib settings (the page images sent to remote model servers; lossless, so a
+// server that decodes it sees exactly these pixels). In rgb_image_png.cc.
+Result<std::vector<uint8_t>> EncodePng(const RgbImage& image);
+
 // "images/<hex sha256 of the bytes>.jpg".
 std::string ImagePathForBytes(std::span<const uint8_t> bytes);
 

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "document/hyphen_join.h"
 #include "document/ocr.h"
 #include "document/text_layout.h"
 #include "document/text_lines.h"
@@ -100,7 +101,18 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
   DocumentStyle style = AnalyzeStyle(with_text);
   with_text.clear();
 
-  // Pass 2: layout, crops, progress.
+  // Pass 2: the layout of every page with a text layer (cheap next to crops and OCR), then the words
+  // hyphenated across a column or page break.
+  std::vector<bool> laid_out(pages.size(), false);
+  for (size_t k = 0; k < pages.size(); ++k) {
+    if (!contents[k] || TextLayerNeedsOcr(*contents[k])) continue;
+    pages[k].blocks = LayoutPage(*contents[k], style);
+    JoinHyphenatedWords(pages[k].blocks);
+    laid_out[k] = true;
+    if (k > 0 && laid_out[k - 1]) JoinHyphenatedWordsAcrossPages(pages[k - 1].blocks, pages[k].blocks);
+  }
+
+  // Pass 3: OCR, crops, progress.
   for (int i = range.first; i <= range.last; ++i) {
     if (Cancelled(options)) return Status(StatusCode::kCancelled, "document parsing was cancelled");
     PageResult& page = pages[slot(i)];
@@ -111,7 +123,6 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
       page.status = PageStatus::kNeedsOcr;
       page.error = kNeedsOcr;
     } else if (content) {
-      page.blocks = LayoutPage(*content, style);
       // Each crop renders only its own region.
       for (Block& b : page.blocks) {
         if (!options.crop_images || !BlockTypeHasCrop(b.type) || b.bbox.empty()) continue;

@@ -7,30 +7,15 @@
 #include "document/aligned_table.h"
 #include "document/model_output_parser.h"
 #include "document/ruling_table.h"
+#include "document/running_text.h"
 
 namespace mineru::document {
 namespace {
 
-constexpr double kMarginBand = 0.14;  // top / bottom fraction of the page that may hold running text
 constexpr int kMaxDepth = 12;
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 
-bool IsLower(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 0xDF && c <= 0xFF && c != 0xF7); }
-bool IsLetter(char32_t c) { return IsLower(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
-
-std::string MaskDigits(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    if (c >= '0' && c <= '9') {
-      if (out.empty() || out.back() != '#') out.push_back('#');
-    } else if (c >= 'A' && c <= 'Z') {
-      out.push_back(static_cast<char>(c - 'A' + 'a'));
-    } else if (c != ' ') {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
+bool IsLetter(char32_t c) { return IsLowerLatin(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
 
 enum class ItemKind { kLine, kTable, kImage };
 
@@ -204,27 +189,6 @@ bool IsCjkChar(char32_t c) {
   return (c >= 0x3000 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
 }
 
-bool IsPageNumberText(const std::string& text) {
-  std::string t = MaskDigits(text);
-  // "#-#": chapter-page numbering ("7-45").
-  static const char* kForms[] = {"#",        "-#-",     "–#–", "—#—", "page#", "#of#", "#/#",
-                                 "page#of#", "page#/#", "[#]", "(#)", "#-#",   "#–#"};
-  for (const char* f : kForms) {
-    if (t == f) return true;
-  }
-  // Lower-case roman numerals up to "xxx" (an "X" is a check mark in a table, not page ten).
-  if (!text.empty() && text.size() <= 6 && text.find_first_not_of("ivxl") == std::string::npos) return true;
-  return false;
-}
-
-std::string RunningKey(const TextLine& line, const Rect& page) {
-  double h = page.height();
-  if (h <= 0) return {};
-  if (line.box.y1 <= page.y0 + kMarginBand * h) return "T:" + MaskDigits(line.text);
-  if (line.box.y0 >= page.y1 - kMarginBand * h) return "B:" + MaskDigits(line.text);
-  return {};
-}
-
 std::string StyleKey(const TextLine& line) {
   std::string key = line.font + "@" + std::to_string(std::lround(line.font_size * 2));
   if (line.bold) key += "/b";
@@ -234,26 +198,13 @@ std::string StyleKey(const TextLine& line) {
 
 DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
   DocumentStyle style;
-  std::map<int, size_t> sizes;  // half points -> characters
-  std::map<std::string, int> keys;
+  std::map<int, size_t> sizes;          // half points -> characters
   std::map<std::string, size_t> fonts;  // family -> characters
-  for (const PageContent& page : pages) {
-    std::set<std::string> seen;
-    for (const TextLine& line : page.lines) {
-      std::string key = RunningKey(line, page.page);
-      if (!key.empty() && seen.insert(key).second) ++keys[key];
-    }
-  }
-  int num_pages = static_cast<int>(pages.size());
-  int needed = std::max(2, (num_pages + 2) / 3);
-  for (const auto& [key, count] : keys) {
-    if (num_pages >= 2 && count >= needed && key.size() > 2) style.running_keys.insert(key);
-  }
+  style.running_keys = FindRunningKeys(pages);
   // Font sizes of the text that stays (running headers and page numbers do not set the body size).
   for (const PageContent& page : pages) {
     for (const TextLine& line : page.lines) {
-      std::string key = RunningKey(line, page.page);
-      if (!key.empty() && (style.running_keys.count(key) > 0 || IsPageNumberText(line.text))) continue;
+      if (IsRunningLine(line, page.page, style.running_keys)) continue;
       sizes[static_cast<int>(std::lround(line.font_size * 2))] += line.text.size();
       fonts[line.font] += line.text.size();
     }
@@ -336,7 +287,7 @@ void JoinLine(std::string& paragraph, const std::string& next_line) {
   size_t i = 0;
   char32_t first = DecodeUtf8(next_line, i);
   char32_t last = LastRune(paragraph);
-  if (last == '-' && paragraph.size() >= 2 && IsLower(first)) {
+  if (last == '-' && paragraph.size() >= 2 && IsLowerLatin(first)) {
     std::string head = paragraph.substr(0, paragraph.size() - 1);
     if (IsLetter(LastRune(head))) {
       paragraph = head + next_line;
@@ -392,19 +343,18 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // single page).
   std::vector<Rect> page_numbers;
   for (const TextLine& line : page.lines) {
-    if (!RunningKey(line, pr).empty() && IsPageNumberText(line.text)) page_numbers.push_back(line.box);
+    if (InPageNumberBand(line, pr) && IsPageNumberText(line.text)) page_numbers.push_back(line.box);
   }
   std::vector<TextLine> lines;
   for (const TextLine& line : page.lines) {
-    std::string key = RunningKey(line, pr);
-    if (!key.empty() && (style.running_keys.count(key) > 0 || IsPageNumberText(line.text))) continue;
+    if (IsRunningLine(line, pr, style.running_keys)) continue;
     bool beside_number = false;
     for (const Rect& n : page_numbers) {
       // Apart from the number (a section number sits next to its heading).
       double gap = std::max(n.x0 - line.box.x1, line.box.x0 - n.x1);
       if (VerticalOverlap(n, line.box) >= 0.6 && gap >= 3 * line.font_size) beside_number = true;
     }
-    if (!key.empty() && beside_number) continue;
+    if (InPageNumberBand(line, pr) && beside_number) continue;
     lines.push_back(line);
     if (style.monospace_fonts.count(line.font) > 0) lines.back().monospace = true;
   }

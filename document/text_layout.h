@@ -1,7 +1,6 @@
 // Text layout: the lines, images, rules of one page (text_lines.h) -> blocks in reading order.
 //
-//  1. Running headers, footers and page numbers (lines in the top / bottom margin band that repeat across
-//     pages once digits are masked, or that are only a page number) are left out.
+//  1. Running headers, footers, margin stamps and page numbers (running_text.h) are left out.
 //  2. Tables drawn with ruling lines become table blocks (ruling_table.h); images become image blocks.
 //  3. Reading order: a gutter free of narrow items splits the page into columns; items that cross it
 //     (titles, wide figures) cut the columns into bands, read top to bottom; columns left to right, or
@@ -15,20 +14,22 @@
 //     "Figure N" / "Table N" paragraphs become captions of the nearest body.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "document/block.h"
+#include "document/running_text.h"
 #include "document/text_lines.h"
 
 namespace mineru::document {
 
 struct DocumentStyle {
   double body_size = 10;
-  std::string body_font;               // family of most body characters
-  std::vector<double> heading_sizes;   // descending; index = level - 1
-  std::set<std::string> running_keys;  // masked text of repeated header / footer lines
+  std::string body_font;                       // family of most body characters
+  std::vector<double> heading_sizes;           // descending; index = level - 1
+  std::map<std::string, double> running_keys;  // running text (running_text.h) -> where it repeats
   // Styles (StyleKey) set as running text: most of their lines sit in stacks of two or more lines of the
   // same style (code listings, figure labels, sidebars). A line in such a style is no heading by style.
   std::set<std::string> stacked_styles;
@@ -42,11 +43,6 @@ std::string StyleKey(const TextLine& line);
 
 // Body size, heading sizes and running headers / footers across all pages.
 DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages);
-
-// The key of a line in the top or bottom margin band ("" when the line is not in one).
-std::string RunningKey(const TextLine& line, const Rect& page);
-// True for "12", "- 12 -", "Page 3", "3 of 10", "iv".
-bool IsPageNumberText(const std::string& text);
 
 // Blocks of one page in reading order (bboxes in the 0-1000 frame).
 std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& style);

@@ -224,6 +224,21 @@ std::string FontFamily(fz_context* ctx, fz_font* font) {
   return name;
 }
 
+// Appends `rune` with its box; a ligature becomes its letters, each with an equal share of the box.
+void AppendChar(std::vector<TextChar>& chars, char32_t rune, const Rect& box) {
+  std::u32string_view letters = LigatureLetters(rune);
+  if (letters.empty()) {
+    chars.push_back({rune, box});
+    return;
+  }
+  double step = box.width() / static_cast<double>(letters.size());
+  for (size_t k = 0; k < letters.size(); ++k) {
+    Rect part{box.x0 + step * static_cast<double>(k), box.y0, box.x0 + step * static_cast<double>(k + 1),
+              box.y1};
+    chars.push_back({letters[k], part, true});
+  }
+}
+
 // One MuPDF line -> a fragment with per-char boxes.
 TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   TextLine frag;
@@ -235,7 +250,20 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   int bold = 0, mono = 0, italic = 0, rtl = 0, ltr = 0, total = 0;
   for (fz_stext_char* ch = line->first_char; ch != nullptr; ch = ch->next) {
     fz_rect q = fz_rect_from_quad(ch->quad);
-    frag.chars.push_back({static_cast<char32_t>(ch->c), {q.x0, q.y0, q.x1, q.y1}});
+    Rect box{q.x0, q.y0, q.x1, q.y1};
+    auto rune = static_cast<char32_t>(ch->c);
+    if (rune == ' ' && !frag.chars.empty() && ch->next != nullptr &&
+        IsLigatureGap(frag.chars.back(), static_cast<char32_t>(ch->next->c))) {
+      continue;
+    }
+    AppendChar(frag.chars, rune, box);
+    // A ToUnicode map that turns one ligature glyph into several letters gives the letters after the
+    // first no width of their own.
+    size_t n = frag.chars.size();
+    if (n >= 2 && box.width() < 0.01 && (rune == 'i' || rune == 'l' || rune == 'f') &&
+        (frag.chars[n - 2].rune == 'f')) {
+      frag.chars[n - 2].ligature = frag.chars[n - 1].ligature = true;
+    }
     if (ch->c == ' ') continue;
     ++total;
     sizes[static_cast<int>(std::lround(ch->size * 2))]++;
@@ -299,6 +327,32 @@ Advances MeasureAdvances(const std::vector<TextChar>& chars) {
     if (std::fabs(w - median) > 0.03 * median) return Advances::kVaried;
   }
   return Advances::kUniform;
+}
+
+bool IsLowerLatin(char32_t c) { return (c >= 'a' && c <= 'z') || (c >= 0xDF && c <= 0xFF && c != 0xF7); }
+
+std::u32string_view LigatureLetters(char32_t c) {
+  switch (c) {
+    case 0xFB00:
+      return U"ff";
+    case 0xFB01:
+      return U"fi";
+    case 0xFB02:
+      return U"fl";
+    case 0xFB03:
+      return U"ffi";
+    case 0xFB04:
+      return U"ffl";
+    case 0xFB05:
+    case 0xFB06:
+      return U"st";
+    default:
+      return {};
+  }
+}
+
+bool IsLigatureGap(const TextChar& prev, char32_t next) {
+  return prev.ligature && (prev.rune == 'i' || prev.rune == 'l') && IsLowerLatin(next);
 }
 
 bool IsRtlChar(char32_t c) {
@@ -374,7 +428,7 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
       const TextChar& next = f.chars.front();
       double gap = line.rtl ? prev.box.x0 - next.box.x1 : next.box.x0 - prev.box.x1;
       bool space_already = prev.rune == ' ' || next.rune == ' ';
-      if (!space_already && gap > 0.15 * std::max(1.0, line.font_size)) {
+      if (!space_already && gap > 0.15 * std::max(1.0, line.font_size) && !IsLigatureGap(prev, next.rune)) {
         line.chars.push_back({' ', {}});
       }
     }
@@ -413,7 +467,8 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
 
     stext = fz_new_stext_page(ctx, bounds);
     fz_stext_options opts{};
-    opts.flags = FZ_STEXT_MEDIABOX_CLIP;
+    // Ligatures are kept so that AppendChar knows them (a space after one may be an artefact).
+    opts.flags = FZ_STEXT_MEDIABOX_CLIP | FZ_STEXT_PRESERVE_LIGATURES;
     dev = fz_new_stext_device(ctx, stext, &opts);
     fz_run_display_list(ctx, list, dev, fz_identity, fz_infinite_rect, cookie.get());
     fz_close_device(ctx, dev);

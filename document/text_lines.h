@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/result.h"
@@ -15,6 +16,9 @@ namespace mineru::document {
 struct TextChar {
   char32_t rune = 0;
   Rect box;
+  // One of the letters of a ligature glyph (U+FB00-FB06: ff, fi, fl, ffi, ffl, st), which is split into
+  // its letters, each with its share of the glyph's box.
+  bool ligature = false;
 };
 
 struct TextLine {
@@ -60,5 +64,17 @@ Advances MeasureAdvances(const std::vector<TextChar>& chars);
 bool IsRtlChar(char32_t c);
 
 void AppendUtf8(std::string& out, char32_t c);
+
+// Lower-case Latin letters (ASCII and Latin-1).
+bool IsLowerLatin(char32_t c);
+
+// The letters of a ligature code point (U+FB00-FB06), or "" for any other character.
+std::u32string_view LigatureLetters(char32_t c);
+
+// True when a space between `prev` and `next` is an artefact of a ligature glyph, not a word break: a
+// space right after an fi, fl, ffi or ffl ligature, before a lower-case letter ("Infl ammation",
+// "fl urbiprofen"): words hardly ever end in those ligatures, and a font whose ligature glyph is
+// narrower than the advance the PDF gives it leaves exactly such a gap.
+bool IsLigatureGap(const TextChar& prev, char32_t next);
 
 }  // namespace mineru::document

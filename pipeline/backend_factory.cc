@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "pipeline/remote_backend.h"
 #include "pipeline/text_layer_backend.h"
 #if defined(MINERU_DAEMON_MODEL)
 #include "pipeline/model_backend.h"
@@ -12,8 +13,21 @@ namespace mineru::pipeline {
 
 Result<OpenedBackend> OpenBackend(const Config& config) {
   OpenedBackend out;
-  if (config.model_dir.empty()) {
-    out.backend = std::make_unique<TextLayerBackend>();
+  if (config.backend != "remote" && !config.remote_urls.empty()) {
+    return InvalidArgument("remote_url is set, but backend is '" + config.backend +
+                           "' (set backend = remote)");
+  }
+  if (config.backend == "remote") {
+    MINERU_ASSIGN_OR_RETURN(std::unique_ptr<RemoteBackend> remote, RemoteBackend::Open(config));
+    out.description = remote->Describe();
+    out.backend = std::move(remote);
+    return out;
+  }
+  if (config.backend == "model" && config.model_dir.empty()) {
+    return InvalidArgument("backend = model needs model_dir");
+  }
+  if (config.backend == "text-layer" || config.model_dir.empty()) {
+    out.backend = std::make_unique<TextLayerBackend>(OcrOptionsFrom(config));
     return out;
   }
 #if defined(MINERU_DAEMON_MODEL)

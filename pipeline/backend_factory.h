@@ -1,5 +1,6 @@
-// The daemon's one way to get a backend: the model backend when model_dir is set (and this build has
-// it), else the text-layer backend. `minerud plan` is reached the same way.
+// The daemon's one way to get a backend, as the config's `backend` says: "remote" (remote_url servers),
+// "model", "text-layer", or "auto": the model backend when model_dir is set (and this build has it),
+// else the text-layer backend. `minerud plan` is reached the same way.
 #pragma once
 
 #include <memory>

@@ -23,6 +23,38 @@ TEST(CtlOptionsTest, SubmitWithOptions) {
   EXPECT_EQ(o->files, (std::vector<std::string>{"a.pdf", "b.pdf"}));
 }
 
+TEST(CtlOptionsTest, ModelPullAndList) {
+  auto o = Parse({"model", "pull"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->command, Command::kModelPull);
+  EXPECT_EQ(o->repo, "") << "the default repository is chosen by the command";
+  EXPECT_EQ(o->retries, 3);
+  o = Parse({"model", "pull", "org/m", "--endpoint=http://mirror", "--revision", "v1", "--models-dir", "/m",
+             "--name", "m1", "--replace", "--retries", "0"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->repo, "org/m");
+  EXPECT_EQ(o->endpoint, "http://mirror");
+  EXPECT_EQ(o->revision, "v1");
+  EXPECT_EQ(o->models_dir, "/m");
+  EXPECT_EQ(o->name, "m1");
+  EXPECT_TRUE(o->replace);
+  EXPECT_EQ(o->retries, 0);
+  o = Parse({"model", "list", "--models-dir", "/m"});
+  ASSERT_TRUE(o.ok()) << o.status().ToString();
+  EXPECT_EQ(o->command, Command::kModelList);
+  EXPECT_FALSE(TalksToDaemon(Command::kModelPull));
+  EXPECT_FALSE(TalksToDaemon(Command::kModelList));
+  EXPECT_TRUE(TalksToDaemon(Command::kSubmit));
+  for (std::vector<const char*> bad : {std::vector<const char*>{"model"},
+                                       {"model", "push"},
+                                       {"model", "pull", "a/b", "c/d"},
+                                       {"model", "list", "x"},
+                                       {"model", "pull", "--retries", "-1"},
+                                       {"model", "pull", "--replace=yes"}}) {
+    EXPECT_FALSE(Parse(bad).ok()) << bad.back();
+  }
+}
+
 TEST(CtlOptionsTest, PageRangesCountFromOne) {
   using Range = std::pair<uint32_t, uint32_t>;
   EXPECT_EQ(*ParsePageRange("3"), (Range{2, 2}));

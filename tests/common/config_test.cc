@@ -39,6 +39,30 @@ TEST(ConfigTest, EveryKeyParses) {
   EXPECT_EQ(c.log_level, "debug");
 }
 
+TEST(ConfigTest, OcrKeys) {
+  Config c;
+  EXPECT_TRUE(c.ocr);
+  EXPECT_EQ(c.ocr_languages, "eng+chi_sim");
+  ASSERT_TRUE(
+      ConfigSchemaFor()
+          .LoadText("ocr = off\nocr_languages = deu+fra\nocr_page_time_limit = 5s\n", "minerud.conf", &c)
+          .ok());
+  EXPECT_FALSE(c.ocr);
+  EXPECT_EQ(c.ocr_languages, "deu+fra");
+  EXPECT_EQ(c.ocr_page_time_limit_ms, 5000);
+  Status st = ConfigSchemaFor().LoadText("ocr_languages = ../eng\n", "minerud.conf", &c);
+  EXPECT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("ocr_languages"), std::string::npos) << st.message();
+}
+
+TEST(ConfigTest, OcrLanguageListsAreChecked) {
+  EXPECT_TRUE(CheckOcrLanguages("eng").ok());
+  EXPECT_TRUE(CheckOcrLanguages("eng+chi_sim").ok());
+  for (const char* bad : {"", "+eng", "eng+", "eng++deu", "../eng", "eng deu", "eng;rm"}) {
+    EXPECT_FALSE(CheckOcrLanguages(bad).ok()) << bad;
+  }
+}
+
 TEST(ConfigTest, BadLogLevelNamesTheKey) {
   Config c;
   Status st = ConfigSchemaFor().LoadText("log_level = chatty\n", "minerud.conf", &c);

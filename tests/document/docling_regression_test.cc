@@ -1,6 +1,7 @@
 // The docling set (../shared/corpus/docling): our Markdown against its ground truth. The ground truth is
 // mostly another parser's output, so this is a regression guard, not an absolute score: the test fails
-// when the mean normalised edit distance or the heading F1 on born-digital files gets worse than the
+// when the mean normalised edit distance, the heading F1 on born-digital files or the tables' adjacency-
+// relation F1 gets worse than the
 // values recorded below (measured with bench/document_quality_bench; see bench/README.md). The scanned files
 // go through OCR (document/ocr.h) and have floors of their own.
 #include <gtest/gtest.h>
@@ -9,6 +10,7 @@
 
 #include "document/markdown_metrics.h"
 #include "document/output_writer.h"
+#include "document/table_score.h"
 #include "document/text_backend.h"
 #include "tests/document/test_pdf.h"
 #include "tests/support/shared_data.h"
@@ -23,6 +25,9 @@ constexpr double kMinBornDigitalHeadingF1 = 0.82;
 // The scanned files, read by OCR (Tesseract): the mean, and the worst single-page scan.
 constexpr double kMaxScannedMeanEditDistance = 0.07;
 constexpr double kMaxSinglePageScanEditDistance = 0.02;
+// Tables of the files whose ground truth has tables: the ICDAR 2013 adjacency-relation F1 over all their
+// relations (document/table_score.h).
+constexpr double kMinTableAdjacencyF1 = 0.50;
 
 struct Pair {
   std::filesystem::path pdf;
@@ -51,6 +56,7 @@ TEST(DoclingRegressionTest, EditDistanceAndHeadingsDoNotRegress) {
   ASSERT_GE(pairs.size(), 20u);
   double ned_sum = 0, scanned_sum = 0, worst_single_scan = 0;
   int matched = 0, predicted = 0, reference = 0, scanned = 0;
+  AdjacencyScore tables;
   for (const Pair& p : pairs) {
     std::vector<uint8_t> bytes = testing::ReadFileBytes(p.pdf.string());
     std::string truth = testing::ReadFileText(p.truth.string());
@@ -77,6 +83,12 @@ TEST(DoclingRegressionTest, EditDistanceAndHeadingsDoNotRegress) {
       predicted += h.predicted;
       reference += h.reference;
     }
+    AdjacencyScore t = ScoreTableAdjacency(md, truth);
+    if (t.reference > 0) {
+      tables.matched += t.matched;
+      tables.predicted += t.predicted;
+      tables.reference += t.reference;
+    }
     std::printf("%-40s edit distance %.3f\n", p.pdf.filename().c_str(), ned);
   }
   double mean = ned_sum / static_cast<double>(pairs.size());
@@ -91,6 +103,9 @@ TEST(DoclingRegressionTest, EditDistanceAndHeadingsDoNotRegress) {
               scanned_mean, kMaxScannedMeanEditDistance, worst_single_scan, kMaxSinglePageScanEditDistance);
   EXPECT_LE(scanned_mean, kMaxScannedMeanEditDistance);
   EXPECT_LE(worst_single_scan, kMaxSinglePageScanEditDistance);
+  std::printf("table adjacency relations P %.3f R %.3f F1 %.3f (limit %.3f)\n", tables.precision(),
+              tables.recall(), tables.f1(), kMinTableAdjacencyF1);
+  EXPECT_GE(tables.f1(), kMinTableAdjacencyF1);
 }
 
 // Right-to-left text comes out in logical order: the ground truth's first heading is found in our text.

@@ -145,14 +145,6 @@ TEST(OcrTest, MissingLanguageDataIsAClearError) {
   EXPECT_NE(page.status().message().find("xx_no_such_language"), std::string::npos);
 }
 
-TEST(OcrTest, LanguageListsAreChecked) {
-  EXPECT_TRUE(CheckOcrLanguages("eng").ok());
-  EXPECT_TRUE(CheckOcrLanguages("eng+chi_sim").ok());
-  for (const char* bad : {"", "+eng", "eng+", "eng++deu", "../eng", "eng deu", "eng;rm"}) {
-    EXPECT_FALSE(CheckOcrLanguages(bad).ok()) << bad;
-  }
-}
-
 PageContent ContentOf(const std::u32string& runes) {
   PageContent content;
   TextLine line;

@@ -3,6 +3,7 @@
 #include <mupdf/fitz.h>
 #include <mupdf/pdf.h>
 
+#include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
@@ -59,6 +60,30 @@ std::vector<uint8_t> MakePdf(const std::vector<TestPage>& pages) {
   fz_catch(ctx) { out.clear(); }
   fz_drop_context(ctx);
   return out;
+}
+
+std::vector<uint8_t> MakePdfWithFont(const std::string& content, const std::string& font_dict) {
+  const std::string objects[] = {
+      "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F3 5 0 R >> >> "
+      "/Contents 4 0 R >>",
+      "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "\nendstream", font_dict};
+  std::string pdf = "%PDF-1.4\n";
+  std::vector<size_t> offsets;
+  for (size_t i = 0; i < std::size(objects); ++i) {
+    offsets.push_back(pdf.size());
+    pdf += std::to_string(i + 1) + " 0 obj\n" + objects[i] + "\nendobj\n";
+  }
+  size_t xref = pdf.size();
+  pdf += "xref\n0 " + std::to_string(offsets.size() + 1) + "\n0000000000 65535 f \n";
+  for (size_t off : offsets) {
+    char entry[24];
+    std::snprintf(entry, sizeof entry, "%010zu 00000 n \n", off);
+    pdf += entry;
+  }
+  pdf += "trailer\n<< /Size " + std::to_string(offsets.size() + 1) + " /Root 1 0 R >>\nstartxref\n" +
+         std::to_string(xref) + "\n%%EOF\n";
+  return {pdf.begin(), pdf.end()};
 }
 
 std::string TextAt(double x, double y, double size, const std::string& text, bool bold) {

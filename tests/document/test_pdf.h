@@ -15,6 +15,9 @@ struct TestPage {
 };
 
 std::vector<uint8_t> MakePdf(const std::vector<TestPage>& pages);
+// A one-page PDF (612 x 792) written byte by byte, whose content stream may use /F3 = `font_dict` (a
+// font dictionary as PDF text, for fonts MakePdf cannot write: custom encodings, odd widths).
+std::vector<uint8_t> MakePdfWithFont(const std::string& content, const std::string& font_dict);
 // One line of Helvetica text at (x, y) in PDF coordinates (origin bottom-left).
 std::string TextAt(double x, double y, double size, const std::string& text, bool bold = false);
 // Reads a whole file (empty on error).

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "document/pdf_document.h"
 #include "tests/document/line_builder.h"
+#include "tests/document/test_pdf.h"
 
 namespace mineru::document {
 namespace {
@@ -77,6 +79,42 @@ TEST(TextLinesTest, Utf8Encoding) {
   AppendUtf8(s, U'\u20AC');
   AppendUtf8(s, U'\U0001F600');
   EXPECT_EQ(s, "A\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80");
+}
+
+// Helvetica whose codes 1-4 draw the ligature glyphs fl, fi, ffi and ff.
+constexpr char kLigatureFont[] =
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding << /Type /Encoding /BaseEncoding "
+    "/WinAnsiEncoding /Differences [1 /fl /fi /ffi /ff] >> >>";
+
+std::string TextOfPage(const std::string& content) {
+  std::vector<uint8_t> pdf = testing::MakePdfWithFont(content, kLigatureFont);
+  auto doc = PdfDocument::Open(pdf, {});
+  EXPECT_TRUE(doc.ok()) << doc.status().ToString();
+  if (!doc.ok()) return {};
+  auto page = ExtractPageContent(**doc, 0);
+  EXPECT_TRUE(page.ok()) << page.status().ToString();
+  std::string text;
+  for (const TextLine& l : page->lines) text += (text.empty() ? "" : "\n") + l.text;
+  return text;
+}
+
+TEST(TextLinesTest, LigaturesBecomeTheirLetters) {
+  EXPECT_EQ(TextOfPage("BT /F3 12 Tf 72 700 Td (In\\001ammation, \\002nancial o\\003ce, o\\004 the) Tj ET"),
+            "Inflammation, financial office, off the");
+}
+
+TEST(TextLinesTest, NoSpaceAfterAnFiOrFlLigatureDrawnWiderThanItsGlyph) {
+  // The PDF moves the pen further than the ligature glyph is wide (as a font whose widths disagree with
+  // the PDF's does): the gap is no word break before a lower-case letter, whether MuPDF reads it as a
+  // space (0.4 em) or as the start of a new piece of the line (1 em).
+  EXPECT_EQ(TextOfPage("BT /F3 12 Tf 72 700 Td [(In\\001) -400 (ammopharmacology and) -400 (\\001) -400 "
+                       "(urbiprofen)] TJ ET"),
+            "Inflammopharmacology and flurbiprofen");
+  EXPECT_EQ(TextOfPage("BT /F3 12 Tf 72 700 Td [(In\\001) -1000 (ammation)] TJ ET"), "Inflammation");
+  // A real word break stays: before a capital or a digit, and after an ff ligature ("off the").
+  EXPECT_EQ(TextOfPage("BT /F3 12 Tf 72 700 Td [(Sci-\\002) -400 (Fiction o\\004) -400 (the \\001) -400 "
+                       "(2)] TJ ET"),
+            "Sci-fi Fiction off the fl 2");
 }
 
 }  // namespace

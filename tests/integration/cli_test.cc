@@ -390,6 +390,10 @@ TEST(MinerudCommandLine, CheckConfigPrintsEveryKeyAndEveryProblem) {
        ++keys) {
     ++at;
     const std::string key = help.out.substr(at + 2, help.out.find(' ', at + 2) - at - 2);
+    if (key.empty()) {  // a long key's help continues on the next line
+      --keys;
+      continue;
+    }
     EXPECT_NE(ok.out.find("\n" + key + " = "), std::string::npos) << key << " missing from:\n" << ok.out;
   }
   EXPECT_GT(keys, 20u);

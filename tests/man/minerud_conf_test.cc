@@ -30,6 +30,7 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
   EXPECT_EQ(got.socket_mode, want.socket_mode);
   EXPECT_EQ(got.state_dir, want.state_dir);
   EXPECT_EQ(got.model_dir, want.model_dir);
+  EXPECT_EQ(got.backend, want.backend);
   EXPECT_EQ(got.models_dir, want.models_dir);
   EXPECT_EQ(got.log_level, want.log_level);
   EXPECT_EQ(got.vram_budget_bytes, want.vram_budget_bytes);
@@ -47,8 +48,15 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
   EXPECT_EQ(got.compute_threads, want.compute_threads);
   EXPECT_EQ(got.preemption, want.preemption);
   EXPECT_EQ(got.batching, want.batching);
+  EXPECT_EQ(got.remote_urls, want.remote_urls);
+  EXPECT_EQ(got.remote_api_key_file, want.remote_api_key_file);
+  EXPECT_EQ(got.remote_concurrency, want.remote_concurrency);
+  EXPECT_EQ(got.remote_timeout_ms, want.remote_timeout_ms);
   EXPECT_EQ(got.workers, want.workers);
   EXPECT_EQ(got.render_dpi, want.render_dpi);
+  EXPECT_EQ(got.ocr, want.ocr);
+  EXPECT_EQ(got.ocr_languages, want.ocr_languages);
+  EXPECT_EQ(got.ocr_page_time_limit_ms, want.ocr_page_time_limit_ms);
   EXPECT_EQ(got.max_jobs_queued, want.max_jobs_queued);
   EXPECT_EQ(got.max_jobs_per_user, want.max_jobs_per_user);
   EXPECT_EQ(got.max_document_bytes, want.max_document_bytes);
@@ -72,7 +80,10 @@ constexpr char kPoisonText[] =
     "7\nmax_new_tokens = 7\n"
     "kv_cache_tokens = 7\nstep_tokens = 7\nvision_batch_tokens = 7\nmax_pages_per_user = 7\n"
     "compute_dtype = f32\ncompute_threads = 7\npreemption = recompute\nbatching = static\n"
-    "workers = 7\nrender_dpi = 77\nmax_jobs_queued = 7\nmax_jobs_per_user = 7\n"
+    "backend = remote\nremote_url = http://x\nremote_api_key_file = /x/k\nremote_concurrency = 7\n"
+    "remote_timeout = 7ms\n"
+    "workers = 7\nrender_dpi = 77\nocr = false\nocr_languages = deu\n"
+    "ocr_page_time_limit = 7ms\nmax_jobs_queued = 7\nmax_jobs_per_user = 7\n"
     "max_document_size = 7\nmax_bytes_per_user = 7\nmax_pages = 7\nmax_seconds = 7\n"
     "mupdf_memory = 7\nmax_attempts = 7\ndrain_timeout = 7ms\nresult_retention = 7ms\nadmin_group = x\n";
 
@@ -235,6 +246,9 @@ TEST(MinerudConfPageTest, PoisonedConfigDiffersInEveryField) {
   EXPECT_NE(poisoned.batching, defaults.batching);
   EXPECT_NE(poisoned.workers, defaults.workers);
   EXPECT_NE(poisoned.render_dpi, defaults.render_dpi);
+  EXPECT_NE(poisoned.ocr, defaults.ocr);
+  EXPECT_NE(poisoned.ocr_languages, defaults.ocr_languages);
+  EXPECT_NE(poisoned.ocr_page_time_limit_ms, defaults.ocr_page_time_limit_ms);
   EXPECT_NE(poisoned.max_jobs_queued, defaults.max_jobs_queued);
   EXPECT_NE(poisoned.max_jobs_per_user, defaults.max_jobs_per_user);
   EXPECT_NE(poisoned.max_document_bytes, defaults.max_document_bytes);

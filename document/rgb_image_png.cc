@@ -1,0 +1,71 @@
+// EncodePng (rgb_image.h) with libpng, into memory.
+#include <png.h>
+
+#include <csetjmp>
+#include <cstdio>
+
+#include "document/rgb_image.h"
+
+namespace mineru::document {
+namespace {
+
+struct PngSink {
+  std::vector<uint8_t>* out;
+  char error[200] = {};
+};
+
+void WriteBytes(png_structp png, png_bytep data, png_size_t length) {
+  auto* sink = static_cast<PngSink*>(png_get_io_ptr(png));
+  sink->out->insert(sink->out->end(), data, data + length);
+}
+
+void Flush(png_structp) {}
+
+[[noreturn]] void OnError(png_structp png, png_const_charp message) {
+  auto* sink = static_cast<PngSink*>(png_get_error_ptr(png));
+  std::snprintf(sink->error, sizeof sink->error, "%s", message);
+  png_longjmp(png, 1);
+}
+
+void OnWarning(png_structp, png_const_charp) {}
+
+// Separate from EncodePng so that no object with a destructor lives across the setjmp.
+bool Compress(const RgbImage& image, PngSink* sink) {
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, sink, OnError, OnWarning);
+  if (png == nullptr) return false;
+  png_infop info = png_create_info_struct(png);
+  if (info == nullptr || setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, info != nullptr ? &info : nullptr);
+    return false;
+  }
+  png_set_write_fn(png, sink, WriteBytes, Flush);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height), 8,
+               PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  // Speed over size: one filter and zlib's fastest level (pages are mostly white, so still small).
+  png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
+  png_set_compression_level(png, 1);
+  png_write_info(png, info);
+  const size_t stride = static_cast<size_t>(image.width) * 3;
+  for (int y = 0; y < image.height; ++y) {
+    png_write_row(png, const_cast<png_bytep>(image.pixels.data() + stride * static_cast<size_t>(y)));
+  }
+  png_write_end(png, info);
+  png_destroy_write_struct(&png, &info);
+  return true;
+}
+
+}  // namespace
+
+Result<std::vector<uint8_t>> EncodePng(const RgbImage& image) {
+  if (image.empty()) return InvalidArgument("cannot encode an empty image as PNG");
+  if (image.pixels.size() != static_cast<size_t>(image.width) * image.height * 3) {
+    return InvalidArgument("RGB image has " + std::to_string(image.pixels.size()) + " bytes for " +
+                           std::to_string(image.width) + "x" + std::to_string(image.height));
+  }
+  std::vector<uint8_t> out;
+  PngSink sink{&out};
+  if (!Compress(image, &sink)) return Internal(std::string("PNG encoding failed: ") + sink.error);
+  return out;
+}
+
+}  // namespace mineru::document

@@ -1,0 +1,137 @@
+#include "document/running_text.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+
+namespace mineru::document {
+namespace {
+
+constexpr double kPageNumberBand = 0.14;  // top / bottom fraction of the height: headers and page numbers
+constexpr double kRepeatBand = 0.20;      // top / bottom fraction where repeated lines are looked for
+constexpr double kSideBand = 0.10;        // left / right fraction of the width (margin stamps)
+constexpr double kSamePlace = 0.02;       // of the page's height or width
+
+std::string MaskDigits(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      if (out.empty() || out.back() != '#') out.push_back('#');
+    } else if (c >= 'A' && c <= 'Z') {
+      out.push_back(static_cast<char>(c - 'A' + 'a'));
+    } else if (c != ' ') {
+      out.push_back(c);
+    }
+  }
+  return out;
+}
+
+// Where a candidate sits across its band (fraction of the page's height, or width for side bands).
+double PlaceOf(const TextLine& line, const Rect& page, char band) {
+  if (band == 'L' || band == 'R') return (line.box.cx() - page.x0) / std::max(1.0, page.width());
+  return (line.box.cy() - page.y0) / std::max(1.0, page.height());
+}
+
+struct Occurrence {
+  double place = 0;
+  bool in_page_number_band = false;
+};
+
+// The place where most occurrences of a key lie within kSamePlace of one another, and how many pages
+// that is; every page when all occurrences are in the 14% band (where the place may vary).
+std::pair<double, int> CommonPlace(const std::vector<Occurrence>& occurrences) {
+  bool all_in_band = std::all_of(occurrences.begin(), occurrences.end(),
+                                 [](const Occurrence& o) { return o.in_page_number_band; });
+  if (all_in_band) return {occurrences.front().place, static_cast<int>(occurrences.size())};
+  std::pair<double, int> best{0, 0};
+  for (const Occurrence& o : occurrences) {
+    int n = 0;
+    for (const Occurrence& p : occurrences) n += std::fabs(p.place - o.place) <= kSamePlace;
+    if (n > best.second) best = {o.place, n};
+  }
+  return best;
+}
+
+// A line with a line of its own style right above or below it (x ranges overlapping, gap under 0.6 of its
+// size): a line inside a paragraph, not a header or footer standing on its own.
+bool InStack(const TextLine& line, const PageContent& page) {
+  double size = std::max(1.0, line.font_size);
+  for (const TextLine& other : page.lines) {
+    if (&other == &line || other.box.x0 >= line.box.x1 || other.box.x1 <= line.box.x0) continue;
+    if (std::fabs(other.font_size - line.font_size) > 0.5 || other.font != line.font ||
+        other.bold != line.bold)
+      continue;
+    double gap = std::max(other.box.y0 - line.box.y1, line.box.y0 - other.box.y1);
+    if (gap >= -0.2 * size && gap < 0.6 * size) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+bool InPageNumberBand(const TextLine& line, const Rect& page) {
+  double h = page.height();
+  return h > 0 &&
+         (line.box.y1 <= page.y0 + kPageNumberBand * h || line.box.y0 >= page.y1 - kPageNumberBand * h);
+}
+
+std::string RunningKey(const TextLine& line, const Rect& page) {
+  double h = page.height(), w = page.width();
+  if (h <= 0 || w <= 0) return {};
+  if (line.box.y1 <= page.y0 + kRepeatBand * h) return "T:" + MaskDigits(line.text);
+  if (line.box.y0 >= page.y1 - kRepeatBand * h) return "B:" + MaskDigits(line.text);
+  if (line.box.x1 <= page.x0 + kSideBand * w) return "L:" + MaskDigits(line.text);
+  if (line.box.x0 >= page.x1 - kSideBand * w) return "R:" + MaskDigits(line.text);
+  return {};
+}
+
+bool IsPageNumberText(const std::string& text) {
+  std::string t = MaskDigits(text);
+  // "#-#": chapter-page numbering ("7-45").
+  static const char* kForms[] = {"#",        "-#-",     "–#–", "—#—", "page#", "#of#", "#/#",
+                                 "page#of#", "page#/#", "[#]", "(#)", "#-#",   "#–#"};
+  for (const char* f : kForms) {
+    if (t == f) return true;
+  }
+  // Lower-case roman numerals up to "xxx" (an "X" is a check mark in a table, not page ten).
+  if (!text.empty() && text.size() <= 6 && text.find_first_not_of("ivxl") == std::string::npos) return true;
+  return false;
+}
+
+std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pages) {
+  std::map<std::string, std::vector<Occurrence>> found;  // key -> one occurrence per page
+  for (const PageContent& page : pages) {
+    std::set<std::string> seen;
+    for (const TextLine& line : page.lines) {
+      std::string key = RunningKey(line, page.page);
+      if (key.empty() || !seen.insert(key).second) continue;
+      bool in_band = InPageNumberBand(line, page.page);
+      // Outside it a bare number is a section number, a table cell or a figure label, not a page number.
+      if (!in_band && (InStack(line, page) || IsPageNumberText(line.text))) continue;
+      found[key].push_back({PlaceOf(line, page.page, key[0]), in_band});
+    }
+  }
+  std::map<std::string, double> keys;
+  int num_pages = static_cast<int>(pages.size());
+  int needed = std::max(2, (num_pages + 2) / 3);
+  for (const auto& [key, occurrences] : found) {
+    auto [place, count] = CommonPlace(occurrences);
+    if (num_pages >= 2 && key.size() > 2 && count >= needed) keys[key] = place;
+  }
+  return keys;
+}
+
+bool IsRunningLine(const TextLine& line, const Rect& page,
+                   const std::map<std::string, double>& running_keys) {
+  bool in_band = InPageNumberBand(line, page);
+  if (in_band && IsPageNumberText(line.text)) return true;
+  std::string key = RunningKey(line, page);
+  auto it = key.empty() ? running_keys.end() : running_keys.find(key);
+  if (it == running_keys.end()) return false;
+  // Outside the 14% band only where the key repeats (a journal's name as a large title on its first
+  // page stays).
+  return in_band || std::fabs(PlaceOf(line, page, key[0]) - it->second) <= kSamePlace;
+}
+
+}  // namespace mineru::document

@@ -1,0 +1,39 @@
+// Running text: what a document repeats at the same place on many pages (a journal's title, volume and
+// DOI line, an author line, a copyright or "Downloaded from" line, a margin stamp) and page numbers.
+// Left out of the body and of the style analysis.
+//
+// Candidates are lines in the top or bottom 20% of a page or entirely inside its left or right 10%.
+// A candidate's key is its band and its text with digits masked and case folded ("Page 3" and "Page 4"
+// are one key). A key is running when it occurs on at least a third of the pages (two at least) at a
+// similar place: within 2% of the page's height (top / bottom bands) or width (side bands) of one
+// another; in the outer 14% of the height (the classic header and footer band) the place may vary.
+// Outside that band a line inside a stack of lines of its own style (a paragraph) and a bare number (a
+// section number, a table cell) are no candidates.
+// Page numbers ("7", "- 7 -", "Page 7 of 9", roman numerals) are dropped in the 14% bands on every page.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "document/text_lines.h"
+
+namespace mineru::document {
+
+// The key of a candidate line ("T:journaloftests", "B:...", "L:...", "R:..."); "" for other lines.
+std::string RunningKey(const TextLine& line, const Rect& page);
+
+// True when the line lies in the top or bottom 14% of the page (where page numbers are dropped).
+bool InPageNumberBand(const TextLine& line, const Rect& page);
+
+// True for "12", "- 12 -", "Page 3", "3 of 10", "iv".
+bool IsPageNumberText(const std::string& text);
+
+// The keys that are running text in `pages` (see above), each with the place where it repeats.
+std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pages);
+
+// True when `line` is left out of the body: a page number in its band, or a line with a running key in
+// the 14% band or, outside it, at the place where the key repeats.
+bool IsRunningLine(const TextLine& line, const Rect& page, const std::map<std::string, double>& running_keys);
+
+}  // namespace mineru::document

@@ -1,0 +1,114 @@
+#include "document/running_text.h"
+
+#include <gtest/gtest.h>
+
+#include "document/text_layout.h"
+#include "tests/document/line_builder.h"
+
+namespace mineru::document {
+namespace {
+
+using testing::Line;
+
+// A 600 x 800 page: body lines in the middle, and `extra` lines.
+PageContent Page(int number, std::vector<TextLine> extra) {
+  PageContent p;
+  p.page = {0, 0, 600, 800};
+  for (int k = 0; k < 4; ++k) {
+    p.lines.push_back(
+        Line("Body line " + std::to_string(k) + " of page " + std::to_string(number) + " with words", 70,
+             300 + 12 * k));
+  }
+  for (TextLine& l : extra) p.lines.push_back(std::move(l));
+  return p;
+}
+
+std::string BodyText(const PageContent& page, const DocumentStyle& style) {
+  std::string text;
+  for (const Block& b : LayoutPage(page, style)) text += b.content + "\n";
+  return text;
+}
+
+TEST(RunningTextTest, ACopyrightLineAboveTheFooterBandAtOnePlaceOnEveryPage) {
+  // y 650 of 800: 81% down, outside the classic 14% footer band, inside the 20% one.
+  std::vector<PageContent> pages;
+  for (int i = 1; i <= 4; ++i) {
+    pages.push_back(
+        Page(i, {Line("(c) 2020 The Authors. Journal of Tests 12:" + std::to_string(100 + i), 70, 650, 8)}));
+  }
+  DocumentStyle style = AnalyzeStyle(pages);
+  EXPECT_EQ(style.running_keys.count("B:(c)#theauthors.journaloftests#:#"), 1u);
+  std::string body = BodyText(pages[2], style);
+  EXPECT_EQ(body.find("Journal of Tests"), std::string::npos) << body;
+  EXPECT_NE(body.find("Body line 0 of page 3"), std::string::npos) << body;
+}
+
+TEST(RunningTextTest, RepeatedTextAtDifferentPlacesOutsideTheClassicBandStays) {
+  // The same sentence 14-20% from the top, but 17 points (more than 2% of the height) apart from page to
+  // page: body text, not a header.
+  std::vector<PageContent> pages;
+  for (int i = 0; i < 3; ++i) {
+    pages.push_back(Page(i, {Line("See the appendix for details", 70, 113 + 17.5 * i)}));
+  }
+  DocumentStyle style = AnalyzeStyle(pages);
+  EXPECT_TRUE(style.running_keys.empty());
+  EXPECT_NE(BodyText(pages[1], style).find("See the appendix"), std::string::npos);
+}
+
+TEST(RunningTextTest, ParagraphLinesRepeatedAtOnePlaceStay) {
+  // The same boilerplate paragraph at the foot of every page (16-19% from the bottom): its lines stand
+  // in a stack of their own style, so they are body text.
+  std::vector<PageContent> pages;
+  for (int i = 1; i <= 3; ++i) {
+    pages.push_back(Page(i, {Line("Lorem ipsum dolor sit amet, consetetur", 70, 650),
+                             Line("sadipscing elitr, sed diam nonumy", 70, 662)}));
+  }
+  DocumentStyle style = AnalyzeStyle(pages);
+  EXPECT_TRUE(style.running_keys.empty());
+  EXPECT_NE(BodyText(pages[1], style).find("Lorem ipsum dolor sit amet, consetetur sadipscing"),
+            std::string::npos);
+}
+
+TEST(RunningTextTest, TheSeriesNameAsATitleOnTheFirstPageStays) {
+  // "Issues and Views" is the running header of pages 2-4 (in the 14% band) and the large title of page
+  // 1, 15% down: only the header repeats at its place.
+  std::vector<PageContent> pages;
+  pages.push_back(Page(1, {Line("Issues and Views", 300, 110, 20)}));
+  for (int i = 2; i <= 4; ++i) pages.push_back(Page(i, {Line("Issues and Views", 60, 40, 8)}));
+  DocumentStyle style = AnalyzeStyle(pages);
+  EXPECT_EQ(style.running_keys.count("T:issuesandviews"), 1u);
+  EXPECT_NE(BodyText(pages[0], style).find("Issues and Views"), std::string::npos);
+  EXPECT_EQ(BodyText(pages[2], style).find("Issues and Views"), std::string::npos);
+}
+
+TEST(RunningTextTest, AStampInTheSideMarginOnEveryPage) {
+  // A narrow line within the left 10% (a rotated "Downloaded from" stamp has a box like this).
+  std::vector<PageContent> pages;
+  for (int i = 1; i <= 3; ++i) pages.push_back(Page(i, {Line("Downloaded", 10, 400, 8)}));
+  DocumentStyle style = AnalyzeStyle(pages);
+  EXPECT_EQ(style.running_keys.count("L:downloaded"), 1u);
+  EXPECT_EQ(BodyText(pages[0], style).find("Downloaded"), std::string::npos);
+}
+
+TEST(RunningTextTest, AlternatingHeadersWithThePageNumberOnEitherSide) {
+  // Even pages "N Journal of Tests (2020) 28:1-9", odd pages "Journal of Tests (2020) 28:1-9 N".
+  std::vector<PageContent> pages;
+  for (int i = 1; i <= 6; ++i) {
+    std::string header = i % 2 == 0 ? std::to_string(i) + " Journal of Tests (2020) 28:1-9"
+                                    : "Journal of Tests (2020) 28:1-9 " + std::to_string(i);
+    pages.push_back(Page(i, {Line(header, 70, 40, 8)}));
+  }
+  DocumentStyle style = AnalyzeStyle(pages);
+  for (const PageContent& p : pages) EXPECT_EQ(BodyText(p, style).find("Journal"), std::string::npos);
+}
+
+TEST(RunningTextTest, PageNumbersOnlyInTheClassicBand) {
+  PageContent page = Page(1, {});
+  EXPECT_TRUE(IsRunningLine(Line("7", 300, 770, 9), page.page, {}));
+  EXPECT_TRUE(IsRunningLine(Line("- 7 -", 300, 20, 9), page.page, {}));
+  // 17% from the bottom: a number there is a figure's or a table's, not the page's.
+  EXPECT_FALSE(IsRunningLine(Line("7", 300, 660, 9), page.page, {}));
+}
+
+}  // namespace
+}  // namespace mineru::document
