@@ -35,8 +35,8 @@
 
 #include "common/config.h"
 #include "common/watchdog.h"
-#include "daemon/pipeline_types.h"
 #include "daemon/job.h"
+#include "daemon/pipeline_types.h"
 #include "daemon/spool.h"
 
 namespace mineru::daemon {
@@ -169,17 +169,17 @@ class Scheduler {
   Options options_;
   mutable std::mutex mu_;
   std::condition_variable work_cv_;
-  std::map<JobId, Entry> jobs_;           // Guarded by mu_.
-  std::deque<JobId> queue_;               // Guarded by mu_.
-  std::map<uid_t, int64_t> user_jobs_;    // Guarded by mu_. Queued + running + being spooled.
-  std::map<uid_t, uint64_t> user_bytes_;  // Guarded by mu_.
+  std::map<JobId, Entry> jobs_;            // Guarded by mu_.
+  std::deque<JobId> queue_;                // Guarded by mu_.
+  std::map<uid_t, int64_t> user_jobs_;     // Guarded by mu_. Queued + running + being spooled.
+  std::map<uid_t, uint64_t> user_bytes_;   // Guarded by mu_.
   std::map<uid_t, int64_t> user_running_;  // Guarded by mu_. Jobs a worker runs, per user.
-  int64_t active_jobs_ = 0;               // Guarded by mu_. Queued + running + being spooled.
-  int64_t running_ = 0;                   // Guarded by mu_.
-  std::vector<JobEvent> events_;          // Guarded by mu_.
-  SchedulerStats counters_;               // Guarded by mu_ (the *_total fields).
-  bool draining_ = false;                 // Guarded by mu_.
-  bool stopping_ = false;                 // Guarded by mu_.
+  int64_t active_jobs_ = 0;                // Guarded by mu_. Queued + running + being spooled.
+  int64_t running_ = 0;                    // Guarded by mu_.
+  std::vector<JobEvent> events_;           // Guarded by mu_.
+  SchedulerStats counters_;                // Guarded by mu_ (the *_total fields).
+  bool draining_ = false;                  // Guarded by mu_.
+  bool stopping_ = false;                  // Guarded by mu_.
   std::atomic<int64_t> heartbeat_ns_{0};
   std::vector<std::thread> workers_;
 };
