@@ -1,5 +1,7 @@
 #include "client/ctl_model.h"
 
+#include <unistd.h>
+
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -48,12 +50,11 @@ class PullBar {
 
   void Update(const hub::PullProgress& g) {
     if (p_.quiet() || p_.json()) return;
-    const bool file_done = g.file_done_bytes == g.file_size_bytes;
+    const bool file_done = g.file_verified;
     if (!p_.tty()) {
-      if (file_done && g.file_index != last_file_) {
-        std::fprintf(stderr, "[%zu/%zu] %s (%s)\n", g.file_index + 1, g.num_files, g.path.c_str(),
+      if (file_done) {
+        std::fprintf(stderr, "[%zu/%zu] %s (%s) verified\n", g.file_index + 1, g.num_files, g.path.c_str(),
                      FormatByteSize(g.file_size_bytes).c_str());
-        last_file_ = g.file_index;
       }
       return;
     }
@@ -87,7 +88,6 @@ class PullBar {
   const std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_draw_{};
   uint64_t first_done_ = UINT64_MAX;
-  size_t last_file_ = SIZE_MAX;
   bool open_ = false;
 };
 

@@ -100,8 +100,7 @@ ConfigSchema<Config> MakeSchema() {
            "continuous (pages join and leave every step) or static (a batch ends together)",
            OneOf({"continuous", "static"}));
   s.String("remote_url", &Config::remote_urls,
-           "backend = remote: OpenAI-compatible servers (vLLM, SGLang), space-separated",
-           CheckRemoteUrls);
+           "backend = remote: OpenAI-compatible servers (vLLM, SGLang), space-separated", CheckRemoteUrls);
   s.Path("remote_api_key_file", &Config::remote_api_key_file, "file with the bearer token for remote_url");
   s.Int("remote_concurrency", &Config::remote_concurrency, 1, 1024, "requests in flight per remote server");
   s.Millis("remote_timeout", &Config::remote_timeout_ms, "most time one page's remote request may take");

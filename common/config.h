@@ -89,6 +89,9 @@ const ConfigSchema<Config>& ConfigSchemaFor();
 // Tesseract languages: the ocr_languages key, mineru-parse --ocr-languages, the OCR itself).
 Status CheckOcrLanguages(std::string_view languages);
 
+// The configuration file minerud reads when no --config is given (a missing one is fine); mineructl
+// model pull reads its models_dir from there too.
+inline constexpr char kSystemConfigPath[] = "/etc/minerud.conf";
 // The system daemon's socket (minerud.socket, group minerud).
 inline constexpr char kSystemSocketPath[] = "/run/minerud/minerud.sock";
 // $XDG_RUNTIME_DIR/minerud.sock for a user, kSystemSocketPath for root.

@@ -11,12 +11,10 @@
 
 namespace mineru::daemon {
 
-inline constexpr char kDefaultConfigPath[] = "/etc/minerud.conf";
-
 struct DaemonOptions {
   enum class Mode { kServe, kHelp, kVersion, kCheckConfig, kPlan };
   Mode mode = Mode::kServe;
-  std::string config_path = kDefaultConfigPath;
+  std::string config_path = kSystemConfigPath;
   bool config_path_given = false;  // a missing file is an error only when given explicitly
   // (key, value, source) in command-line order.
   struct Override {

@@ -366,12 +366,23 @@ void Server::Reload() {
   }
   const Config& old = options_.config;
   if (config->socket_path != old.socket_path || config->state_dir != old.state_dir ||
-      config->model_dir != old.model_dir || config->workers != old.workers) {
-    MINERU_LOG(kWarning) << "socket, state_dir, model_dir and workers change only at restart";
+      config->model_dir != old.model_dir || config->workers != old.workers ||
+      config->backend != old.backend || config->remote_urls != old.remote_urls ||
+      config->remote_api_key_file != old.remote_api_key_file ||
+      config->remote_concurrency != old.remote_concurrency ||
+      config->remote_timeout_ms != old.remote_timeout_ms) {
+    MINERU_LOG(kWarning)
+        << "socket, state_dir, model_dir, workers, backend and the remote_* keys change only at "
+           "restart";
     config->socket_path = old.socket_path;
     config->state_dir = old.state_dir;
     config->model_dir = old.model_dir;
     config->workers = old.workers;
+    config->backend = old.backend;
+    config->remote_urls = old.remote_urls;
+    config->remote_api_key_file = old.remote_api_key_file;
+    config->remote_concurrency = old.remote_concurrency;
+    config->remote_timeout_ms = old.remote_timeout_ms;
   }
   Status backend = options_.backend->Reconfigure(*config);
   if (!backend.ok()) {

@@ -151,12 +151,33 @@ void PipeTables(std::string_view md, std::vector<TableGrid>& out) {
   flush();
 }
 
+// Punctuation, symbols, spaces and private-use characters outside ASCII (bullets, dashes, quotes, arrows,
+// box drawing, CJK and full-width punctuation): not letters or digits.
+bool IsSymbol(char32_t c) {
+  return (c >= 0xA0 && c <= 0xBF) || c == 0xD7 || c == 0xF7 || (c >= 0x2000 && c <= 0x206F) ||
+         (c >= 0x2190 && c <= 0x2BFF) || (c >= 0x3000 && c <= 0x303F) || (c >= 0xE000 && c <= 0xF8FF) ||
+         (c >= 0xFF00 && c <= 0xFF0F) || (c >= 0xFF1A && c <= 0xFF20) || (c >= 0xFF3B && c <= 0xFF40) ||
+         (c >= 0xFF5B && c <= 0xFF65) || c == 0xFFFD;
+}
+
 }  // namespace
 
 std::string FoldCellText(std::string_view text) {
-  std::string folded = NormalizeForMatch(text);
-  std::erase(folded, ' ');
-  return folded;
+  std::string out;
+  for (size_t i = 0; i < text.size();) {
+    auto lead = static_cast<unsigned char>(text[i]);
+    size_t n = lead < 0x80 ? 1 : lead < 0xE0 ? 2 : lead < 0xF0 ? 3 : 4;
+    n = std::min(n, text.size() - i);
+    char32_t c = lead < 0x80 ? lead : lead < 0xE0 ? lead & 0x1F : lead < 0xF0 ? lead & 0x0F : lead & 0x07;
+    for (size_t k = 1; k < n; ++k) c = (c << 6) | (static_cast<unsigned char>(text[i + k]) & 0x3F);
+    if (c >= 'A' && c <= 'Z') {
+      out.push_back(static_cast<char>(c - 'A' + 'a'));
+    } else if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || (c >= 0x80 && !IsSymbol(c))) {
+      out.append(text.substr(i, n));
+    }
+    i += n;
+  }
+  return out;
 }
 
 std::vector<TableGrid> ExtractTableGrids(std::string_view markdown) {

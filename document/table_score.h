@@ -17,7 +17,8 @@ struct TableGrid {
   std::vector<std::vector<int>> slots;
 };
 
-// "Cell 1,2 (a)" -> "cell12a": lower-case ASCII letters, digits and non-ASCII characters.
+// "• Cell 1,2 (a)" -> "cell12a": lower-case letters and digits (non-ASCII letters kept; punctuation,
+// bullets, dashes, quotes and symbols dropped).
 std::string FoldCellText(std::string_view text);
 
 // Every table of a Markdown text: HTML <table>s (rowspan / colspan honoured) and pipe tables. A pipe

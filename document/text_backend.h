@@ -1,8 +1,10 @@
 // The text-layer backend: blocks from MuPDF's structured text, for born-digital PDFs, with no model.
 //
 // Reading order across columns, titles from font size and weight (levels 1-4), paragraphs joined across
-// lines with de-hyphenation, bulleted and numbered lists, images as JPEG crops, tables drawn with ruling
-// lines as HTML, running headers / footers / page numbers left out, right-to-left lines in logical order.
+// lines with de-hyphenation (also of a word broken across a column or page break, hyphen_join.h), ligatures
+// as their letters, bulleted and numbered lists, images and vector figures as JPEG crops, tables drawn
+// with ruling lines as HTML, running headers / footers / margin stamps / page numbers left out, right-to-
+// left lines in logical order.
 // A page without a usable text layer is read by OCR (ocr.h); with OCR off or unavailable it is reported as
 // PageStatus::kNeedsOcr, never emitted empty.
 #pragma once

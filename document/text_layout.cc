@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <tuple>
 
 #include "document/aligned_table.h"
+#include "document/figure_regions.h"
 #include "document/model_output_parser.h"
 #include "document/ruling_table.h"
 #include "document/running_text.h"
@@ -25,30 +27,18 @@ struct Item {
   size_t index;  // into lines, tables or images
 };
 
-// Reading order of `ids` (indices into items) appended to `out` as flows (each flow is read top-down).
-void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rtl, int depth,
-                std::vector<std::vector<size_t>>& flows) {
-  auto by_y = [&](size_t a, size_t b) {
-    if (std::fabs(items[a].box.y0 - items[b].box.y0) > 2) return items[a].box.y0 < items[b].box.y0;
-    return rtl ? items[a].box.x1 > items[b].box.x1 : items[a].box.x0 < items[b].box.x0;
-  };
-  if (ids.size() < 4 || depth > kMaxDepth) {
-    std::sort(ids.begin(), ids.end(), by_y);
-    if (!ids.empty()) flows.push_back(std::move(ids));
-    return;
-  }
-  Rect region;
-  for (size_t id : ids) region = region.Union(items[id].box);
-  // Gutters: x gaps in the coverage of narrow items.
+// The best gutter (score, x0, x1) among the x gaps in the coverage of the items of `ids` narrower than
+// 0.55 of the region; score 0: none. Columns only where most items are narrow (a single column with a few
+// short lines or a table of numbers has no gutter), or where almost nothing crosses the gutter: a narrow
+// column beside a wider one.
+std::tuple<double, double, double> FindGutter(const std::vector<Item>& items, const std::vector<size_t>& ids,
+                                              const Rect& region) {
   std::vector<std::pair<double, double>> spans;
   for (size_t id : ids) {
     if (items[id].box.width() < 0.55 * region.width()) spans.push_back({items[id].box.x0, items[id].box.x1});
   }
   std::sort(spans.begin(), spans.end());
   double best_score = 0, gx0 = 0, gx1 = 0;
-  // Columns only where most items are narrow (a single column with a few short lines or a table of
-  // numbers has no gutter), or where almost nothing crosses the gutter: a narrow column beside a wider
-  // one, whose lines are wide next to the region.
   bool mostly_narrow = spans.size() * 2 >= ids.size();
   double reach = spans.empty() ? 0 : spans.front().second;
   for (size_t i = 1; i < spans.size(); ++i) {
@@ -71,6 +61,75 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
     }
     reach = std::max(reach, spans[i].second);
   }
+  return {best_score, gx0, gx1};
+}
+
+// A vertical whitespace strip at least 6 points wide that at most a tenth of the items cross (titles,
+// wide figures), with at least two items on each side, three quarters of them on one side or the other,
+// and mostly wide lines on one side: the gutter beside a narrow side column whose neighbour is a column
+// of running text (a grid of short cells is no such pair of columns). (score, x0, x1);
+// score 0: none.
+std::tuple<double, double, double> FindClearGutter(const std::vector<Item>& items,
+                                                   const std::vector<size_t>& ids, const Rect& region) {
+  int width = static_cast<int>(std::ceil(region.width()));
+  if (width < 12 || width > 20000) return {0, 0, 0};
+  std::vector<int> cover(static_cast<size_t>(width) + 2, 0);  // difference array over 1-point bins
+  for (size_t id : ids) {
+    int a = std::clamp(static_cast<int>(std::floor(items[id].box.x0 - region.x0)), 0, width);
+    int b = std::clamp(static_cast<int>(std::ceil(items[id].box.x1 - region.x0)), 0, width);
+    ++cover[static_cast<size_t>(a)];
+    --cover[static_cast<size_t>(b)];
+  }
+  int allowed = static_cast<int>(ids.size() / 10);
+  double best_score = 0, gx0 = 0, gx1 = 0;
+  int depth = 0, run_start = -1;
+  for (int x = 0; x <= width; ++x) {
+    depth += cover[static_cast<size_t>(x)];
+    bool open = depth <= allowed && x < width;
+    if (open && run_start < 0) run_start = x;
+    if (open || run_start < 0) continue;
+    double g0 = region.x0 + run_start, g1 = region.x0 + x;
+    run_start = -1;
+    if (g1 - g0 < 6) continue;
+    size_t left = 0, right = 0, crossing = 0, left_wide = 0, right_wide = 0;
+    for (size_t id : ids) {
+      const Rect& b = items[id].box;
+      bool wide = b.width() >= 0.45 * region.width();
+      if (b.x1 <= g0 + 1) ++left, left_wide += wide;
+      if (b.x0 >= g1 - 1) ++right, right_wide += wide;
+      if (b.x0 < g0 - 1 && b.x1 > g1 + 1) ++crossing;
+    }
+    bool clear = crossing * 10 <= ids.size() && (left + right) * 4 >= ids.size() * 3;
+    // One side is a column of running text (mostly wide lines), not a grid of short cells.
+    bool prose = left_wide * 2 >= left || right_wide * 2 >= right;
+    double score = static_cast<double>(std::min(left, right));
+    if (clear && prose && left >= 2 && right >= 2 && score > best_score) {
+      best_score = score;
+      gx0 = g0;
+      gx1 = g1;
+    }
+  }
+  return {best_score, gx0, gx1};
+}
+
+// Reading order of `ids` (indices into items) appended to `out` as flows (each flow is read top-down).
+void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rtl, int depth,
+                std::vector<std::vector<size_t>>& flows) {
+  auto by_y = [&](size_t a, size_t b) {
+    if (std::fabs(items[a].box.y0 - items[b].box.y0) > 2) return items[a].box.y0 < items[b].box.y0;
+    return rtl ? items[a].box.x1 > items[b].box.x1 : items[a].box.x0 < items[b].box.x0;
+  };
+  if (ids.size() < 4 || depth > kMaxDepth) {
+    std::sort(ids.begin(), ids.end(), by_y);
+    if (!ids.empty()) flows.push_back(std::move(ids));
+    return;
+  }
+  Rect region;
+  for (size_t id : ids) region = region.Union(items[id].box);
+  // Gutters: x gaps in the coverage of narrow items; failing that, a whitespace strip that at most a tenth
+  // of the items cross (a narrow side column beside a column of wide lines, under a title).
+  auto [best_score, gx0, gx1] = FindGutter(items, ids, region);
+  if (best_score == 0) std::tie(best_score, gx0, gx1) = FindClearGutter(items, ids, region);
   if (best_score == 0) {
     std::sort(ids.begin(), ids.end(), by_y);
     flows.push_back(std::move(ids));
@@ -403,6 +462,26 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       }
     }
     if (!merged) images.push_back(r);
+  }
+  // Vector figures (charts, diagrams) are images too; their short labels are theirs, not the body's
+  // (captions stay).
+  std::vector<Rect> table_boxes;
+  for (const RuledTable& t : tables) table_boxes.push_back(t.box);
+  for (const Rect& fig : FindVectorFigures(page, lines, table_boxes)) {
+    for (size_t li = 0; li < lines.size(); ++li) {
+      BlockType body;
+      if (!consumed[li] && IsFigureLabel(lines[li], fig) && !StartsCaption(lines[li].text, &body))
+        consumed[li] = true;
+    }
+    bool merged = false;
+    for (Rect& o : images) {
+      if (!o.Intersect(fig).empty()) {
+        o = o.Union(fig);
+        merged = true;
+        break;
+      }
+    }
+    if (!merged) images.push_back(fig);
   }
   for (size_t li = 0; li < lines.size(); ++li) {
     for (const Rect& im : images) {

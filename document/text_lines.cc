@@ -80,7 +80,15 @@ struct Collector {
   std::vector<RulingSegment>* rules;
   std::vector<Rect>* images;
   std::vector<Rect>* stroked_text;  // text drawn with a stroke (render modes 1, 2): faked bold
+  std::vector<Rect>* drawings;
 };
+
+constexpr size_t kMaxDrawings = 5000;  // per page: enough to find the figures of any real page
+
+void AddDrawing(std::vector<Rect>* drawings, const fz_rect& b) {
+  if (drawings->size() < kMaxDrawings && b.x1 >= b.x0 && b.y1 >= b.y0)
+    drawings->push_back({b.x0, b.y0, b.x1, b.y1});
+}
 
 void AddRule(std::vector<RulingSegment>* rules, Rect r) {
   if (r.empty() && !(r.width() >= 0 && r.height() >= 0)) return;
@@ -157,6 +165,7 @@ void CollectorFillPath(fz_context* ctx, fz_device* dev, const fz_path* path, int
   auto* c = reinterpret_cast<Collector*>(dev);
   fz_rect b = fz_bound_path(ctx, path, nullptr, ctm);
   AddRule(c->rules, {b.x0, b.y0, b.x1, b.y1});  // a thin filled rectangle is a rule
+  AddDrawing(c->drawings, b);
 }
 
 void CollectorStrokePath(fz_context* ctx, fz_device* dev, const fz_path* path, const fz_stroke_state* stroke,
@@ -169,6 +178,7 @@ void CollectorStrokePath(fz_context* ctx, fz_device* dev, const fz_path* path, c
   float lw = stroke != nullptr ? stroke->linewidth : 1.0f;
   walk.half_width = std::max(0.25, std::fabs(static_cast<double>(lw) * fz_matrix_expansion(ctm)) / 2);
   fz_walk_path(ctx, path, &kWalker, &walk);
+  AddDrawing(c->drawings, fz_bound_path(ctx, path, nullptr, ctm));
 }
 
 void CollectorFillImage(fz_context*, fz_device* dev, fz_image*, fz_matrix ctm, float alpha, fz_color_params) {
@@ -479,6 +489,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     collector->super.fill_image = CollectorFillImage;
     collector->rules = &content.rules;
     collector->images = &content.images;
+    collector->drawings = &content.drawings;
     collector->super.stroke_text = CollectorStrokeText;
     collector->stroked_text = &stroked_text;
     fz_run_display_list(ctx, list, &collector->super, fz_identity, fz_infinite_rect, cookie.get());

@@ -43,6 +43,8 @@ struct PageContent {
   std::vector<TextLine> lines;
   std::vector<Rect> images;
   std::vector<RulingSegment> rules;
+  // Bounds of the filled and stroked paths (at most 5000 per page): vector figures (figure_regions.h).
+  std::vector<Rect> drawings;
   int num_chars = 0;  // non-space characters
 };
 

@@ -108,6 +108,8 @@ Result<UniqueFd> OpenPartial(const fs::path& path, uint64_t* size_bytes) {
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return ErrnoStatus(errno, "stat " + path.string());
   if (!S_ISREG(st.st_mode)) return InvalidArgument(path.string() + " is not a regular file");
+  // Readable by the daemon's user whatever the umask of the one who pulls (a model is no secret).
+  if (::fchmod(fd.get(), 0644) != 0) return ErrnoStatus(errno, "chmod " + path.string());
   *size_bytes = static_cast<uint64_t>(st.st_size);
   return fd;
 }

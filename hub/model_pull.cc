@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
@@ -103,19 +104,25 @@ Status SyncPath(const fs::path& path) {
   return Status::Ok();
 }
 
-// Every folder of the staging tree reaches the disk before the rename that publishes it.
-Status SyncTree(const fs::path& root) {
+// Every folder of the staging tree is opened to the daemon's user (0755, whatever the umask) and
+// reaches the disk before the rename that publishes it.
+Status SealTree(const fs::path& root) {
   std::error_code ec;
+  std::vector<fs::path> dirs = {root};
   for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::recursive_directory_iterator();
        it.increment(ec)) {
-    if (it->is_directory(ec)) MINERU_RETURN_IF_ERROR(SyncPath(it->path()));
+    if (it->is_directory(ec)) dirs.push_back(it->path());
   }
   if (ec) return IoError("list " + root.string(), ec);
-  return SyncPath(root);
+  for (const fs::path& dir : dirs) {
+    if (::chmod(dir.c_str(), 0755) != 0) return ErrnoStatus(errno, "chmod " + dir.string());
+    MINERU_RETURN_IF_ERROR(SyncPath(dir));
+  }
+  return Status::Ok();
 }
 
 Status Publish(const fs::path& staging, const fs::path& final_dir, const fs::path& models_dir) {
-  MINERU_RETURN_IF_ERROR(SyncTree(staging));
+  MINERU_RETURN_IF_ERROR(SealTree(staging));
   std::error_code ec;
   if (fs::exists(final_dir, ec)) {
     // Swap in one step, so minerud finds the old model or the new one, never neither.
@@ -199,6 +206,7 @@ Result<PullResult> PullModel(HttpSession& http, const PullOptions& o) {
                        .retries = o.retries,
                        .retry_delay_ms = o.retry_delay_ms,
                        .on_bytes = nullptr};
+    progress.file_verified = false;
     fetch.on_bytes = [&](uint64_t done) {
       progress.file_done_bytes = done;
       progress.done_bytes = before_file + done;
@@ -206,6 +214,10 @@ Result<PullResult> PullModel(HttpSession& http, const PullOptions& o) {
     };
     Result<FetchStats> got = FetchFile(http, FileUrl(o.endpoint, o.repo, o.revision, f.path), f, fetch);
     if (!got.ok()) return got.status();
+    progress.file_verified = true;
+    progress.file_done_bytes = f.size_bytes;
+    progress.done_bytes = before_file + f.size_bytes;
+    if (o.on_progress) o.on_progress(progress);
     result.downloaded_bytes += got->downloaded_bytes;
     result.resumed_bytes += got->resumed_bytes;
     before_file += f.size_bytes;

@@ -28,6 +28,7 @@ struct PullProgress {
   uint64_t file_size_bytes = 0;
   uint64_t done_bytes = 0;  // all files
   uint64_t total_bytes = 0;
+  bool file_verified = false;  // the file in hand is complete and matched its checksum
 };
 
 struct PullOptions {

@@ -394,6 +394,8 @@ void RemoteClient::Impl::Finish(std::unique_ptr<Task> task, Result<std::string> 
       ++stats.pages_failed;
     }
   }
+  // The task has left `waiting` or its transfer: whoever gets the page next sees the counts without it.
+  UpdateStats();
   task->result.set_value(std::move(result));
 }
 

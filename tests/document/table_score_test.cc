@@ -19,6 +19,8 @@ std::string Rel(const std::string& a, const std::string& b, char dir) {
 TEST(TableScoreTest, FoldsCellTexts) {
   EXPECT_EQ(FoldCellText(" Cell 1,2 (A) "), "cell12a");
   EXPECT_EQ(FoldCellText("**Total**"), "total");
+  EXPECT_EQ(FoldCellText("\u2022 First \u2013 \u201cs\u00e9ance\u201d"), "firstséance");
+  EXPECT_EQ(FoldCellText("\uc81c1695\ud638"), "\uc81c1695\ud638");  // Korean letters stay
 }
 
 TEST(TableScoreTest, HtmlSpansCoverTheirSlots) {

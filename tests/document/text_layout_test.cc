@@ -264,5 +264,30 @@ TEST(TextLayoutTest, HeadingInPiecesIsOneTitle) {
   EXPECT_TRUE(label);
 }
 
+// A narrow side column (names, figures) beside a column whose lines are all wide, under a title that
+// crosses the gutter: the two columns are read one after the other, never interleaved line by line.
+TEST(TextLayoutTest, NarrowSideColumnBesideWideLinesIsItsOwnColumn) {
+  std::vector<TextLine> lines = {Line("Quarterly results", 40, 40, 18)};
+  const char* side[] = {"Analyst", "Jane Doe", "Price", "12.50", "Target", "15.00"};
+  for (int i = 0; i < 6; ++i) {
+    double y = 100 + 13 * i;
+    lines.push_back(Line(side[i], 40, y));
+    lines.push_back(
+        Line("main column line " + std::to_string(i) + " of the report with many more words", 190, y));
+  }
+  PageContent page = Page(lines);
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  std::string order;
+  for (const Block& b : blocks) order += b.content + "\n";
+  size_t main_first = order.find("main column line 0"), main_last = order.find("main column line 5");
+  ASSERT_NE(main_first, std::string::npos) << order;
+  ASSERT_NE(main_last, std::string::npos) << order;
+  for (const char* s : side) {
+    size_t at = order.find(s);
+    ASSERT_NE(at, std::string::npos) << order;
+    EXPECT_TRUE(at < main_first || at > main_last) << s << " inside the main column:\n" << order;
+  }
+}
+
 }  // namespace
 }  // namespace mineru::document

@@ -127,9 +127,13 @@ class ModelPullTest : public ::testing::Test {
     models_ = fs::path(tmp_.path()) / "models";
   }
 
+  // mineructl --json model pull (for people, with progress on stderr, when `extra` starts with "--text").
   RunResult Pull(const HubServer& hub, std::vector<std::string> extra = {}) const {
-    std::vector<std::string> argv = {MineructlPath(), "--json",       "model",        "pull",          kRepo,
+    const bool text = !extra.empty() && extra[0] == "--text";
+    if (text) extra.erase(extra.begin());
+    std::vector<std::string> argv = {MineructlPath(), "model",        "pull",         kRepo,
                                      "--endpoint",    hub.endpoint(), "--models-dir", models_.string()};
+    if (!text) argv.insert(argv.begin() + 1, "--json");
     argv.insert(argv.end(), extra.begin(), extra.end());
     return RunProgram(argv);
   }
@@ -179,7 +183,9 @@ class ModelPullTest : public ::testing::Test {
 TEST_F(ModelPullTest, PullsEveryFileVerifiedAndMinerudOpensItByName) {
   HubServer hub(tmp_.path(), source_, {});
   ASSERT_FALSE(hub.endpoint().empty());
+  const mode_t umask_before = ::umask(077);  // as a careful root's shell: the daemon's user must still read
   const RunResult r = Pull(hub);
+  ::umask(umask_before);
   ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
   const json j = json::parse(r.out);
   EXPECT_EQ(j["model_dir"], (models_ / kName).string());
@@ -188,6 +194,11 @@ TEST_F(ModelPullTest, PullsEveryFileVerifiedAndMinerudOpensItByName) {
   EXPECT_EQ(j["resumed_bytes"], 0);
   ExpectSameFiles(models_ / kName);
   EXPECT_EQ(Names(models_), std::vector<std::string>{kName}) << "no work files left behind";
+  for (const auto& e : fs::recursive_directory_iterator(models_ / kName)) {
+    const fs::perms others =
+        fs::perms::others_read | (e.is_directory() ? fs::perms::others_exec : fs::perms::none);
+    EXPECT_EQ(e.status().permissions() & others, others) << e.path();
+  }
 
   const RunResult check = CheckConfig();
   EXPECT_EQ(check.exit_code, 0) << check.out << check.err;
@@ -200,6 +211,15 @@ TEST_F(ModelPullTest, PullsEveryFileVerifiedAndMinerudOpensItByName) {
   ASSERT_EQ(again.exit_code, 0) << again.err;
   EXPECT_EQ(json::parse(again.out)["already_present"], true);
   EXPECT_EQ(hub.Requests().size(), requests);
+
+  // --replace fetches it again; without --json each file is reported once it is verified.
+  const RunResult replaced = Pull(hub, {"--text", "--replace"});
+  ASSERT_EQ(replaced.exit_code, 0) << replaced.err;
+  size_t verified = 0;
+  for (size_t at = 0; (at = replaced.err.find(" verified\n", at)) != std::string::npos; ++at) ++verified;
+  EXPECT_EQ(verified, j["files"].get<size_t>()) << replaced.err;
+  ExpectSameFiles(models_ / kName);
+  EXPECT_EQ(Names(models_), std::vector<std::string>{kName}) << "the replaced model is gone";
 
   const RunResult list = RunProgram({MineructlPath(), "model", "list", "--models-dir", models_.string()});
   EXPECT_EQ(list.exit_code, 0);
@@ -294,6 +314,9 @@ TEST_F(ModelPullTest, ACorruptedByteIsCaughtAndNothingOfItIsKept) {
               std::string::npos)
         << j.dump();
     ExpectNoModelPublished();
+    const RunResult text = Pull(hub, {"--text"});
+    EXPECT_EQ(text.exit_code, 65);
+    EXPECT_EQ(text.err.find(file + " ("), std::string::npos) << "not reported verified: " << text.err;
     std::error_code ec;
     for (const auto& e : fs::recursive_directory_iterator(models_, ec)) {
       EXPECT_NE(e.path().filename(), file) << "the corrupted file is removed: " << e.path();

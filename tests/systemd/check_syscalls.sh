@@ -23,8 +23,8 @@ for tool in strace mutool systemd-analyze; do
   command -v $tool >/dev/null || fail "$tool is missing (scripts/install-deps installs it)"
 done
 [[ -x $minerud && -x $mineructl ]] || fail "build minerud and mineructl first"
-"$minerud" --help 2>/dev/null | grep -q -- '--state-dir' || skip "minerud has no --state-dir yet"
-"$mineructl" --help 2>/dev/null | grep -q -- '--socket' || skip "mineructl has no --socket yet"
+"$minerud" --help 2>/dev/null | grep -- '--state-dir' >/dev/null || skip "minerud has no --state-dir yet"
+"$mineructl" --help 2>/dev/null | grep -- '--socket' >/dev/null || skip "mineructl has no --socket yet"
 
 # Not under /tmp, so that writes to the state and socket folders are told apart from writes to /tmp.
 scratch=$(mktemp -d -p "$PWD" syscalls.XXXXXX) || exit 1

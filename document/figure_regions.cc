@@ -1,0 +1,93 @@
+#include "document/figure_regions.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace mineru::document {
+namespace {
+
+constexpr double kTouch = 3;                 // points a path is grown by before grouping
+constexpr size_t kMinPaths = 8;              // paths in a figure
+constexpr size_t kMaxLabelChars = 40;        // bytes of a label line
+constexpr size_t kMaxMarginLabelChars = 25;  // bytes of a label beside the figure
+
+Rect Grow(const Rect& r, double d) { return {r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d}; }
+
+bool Touch(const Rect& a, const Rect& b) {
+  return a.x0 <= b.x1 && b.x0 <= a.x1 && a.y0 <= b.y1 && b.y0 <= a.y1;
+}
+
+size_t Find(std::vector<size_t>& parent, size_t i) {
+  while (parent[i] != i) i = parent[i] = parent[parent[i]];
+  return i;
+}
+
+bool Inside(const Rect& inner, const Rect& outer) {
+  Rect in = inner.Intersect(outer);
+  return !in.empty() && in.area() >= 0.9 * inner.area();
+}
+
+}  // namespace
+
+bool IsFigureLabel(const TextLine& line, const Rect& figure) {
+  if (line.text.size() > kMaxLabelChars || line.monospace) return false;
+  if (Inside(line.box, figure)) return true;
+  // Beside the figure: tick values and short axis titles, not a caption ("Listing 1: ...").
+  return line.text.size() <= kMaxMarginLabelChars && line.text.find(':') == std::string::npos &&
+         Inside(line.box, Grow(figure, 3 * std::max(1.0, line.font_size)));
+}
+
+std::vector<Rect> FindVectorFigures(const PageContent& page, const std::vector<TextLine>& lines,
+                                    const std::vector<Rect>& tables) {
+  const Rect& pr = page.page;
+  std::vector<Rect> paths;
+  for (const Rect& d : page.drawings) {
+    Rect g = Grow(d, kTouch);
+    if (g.area() < 0.7 * pr.area()) paths.push_back(g);  // not a page background
+  }
+  if (paths.size() < kMinPaths) return {};
+  // Groups of touching paths (sweep in x order; union-find).
+  std::vector<size_t> order(paths.size()), parent(paths.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::iota(parent.begin(), parent.end(), 0);
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return paths[a].x0 < paths[b].x0; });
+  for (size_t oi = 0; oi < order.size(); ++oi) {
+    const Rect& a = paths[order[oi]];
+    for (size_t oj = oi + 1; oj < order.size() && paths[order[oj]].x0 <= a.x1; ++oj) {
+      if (Touch(a, paths[order[oj]])) parent[Find(parent, order[oi])] = Find(parent, order[oj]);
+    }
+  }
+  std::vector<Rect> box(paths.size());
+  std::vector<size_t> count(paths.size(), 0);
+  for (size_t i = 0; i < paths.size(); ++i) {
+    size_t root = Find(parent, i);
+    box[root] = count[root] == 0 ? paths[i] : box[root].Union(paths[i]);
+    ++count[root];
+  }
+  std::vector<Rect> figures;
+  for (size_t root = 0; root < paths.size(); ++root) {
+    if (count[root] < kMinPaths) continue;
+    Rect r = Grow(box[root], -kTouch).Intersect(pr);
+    if (r.empty() || r.width() < 40 || r.height() < 40 || r.area() < 0.02 * pr.area() ||
+        r.area() > 0.7 * pr.area())
+      continue;
+    bool table = std::any_of(tables.begin(), tables.end(), [&](const Rect& t) {
+      return r.Intersect(t).area() >= 0.5 * std::min(r.area(), t.area());
+    });
+    if (table) continue;
+    size_t labels = 0;
+    double text_area = 0;
+    bool prose = false;
+    for (const TextLine& l : lines) {
+      if (!Inside(l.box, r)) continue;
+      ++labels;
+      text_area += l.box.area();
+      prose = prose || l.text.size() > kMaxLabelChars || l.monospace;
+    }
+    if (labels == 0 || prose || text_area > 0.3 * r.area()) continue;
+    figures.push_back(r);
+  }
+  return figures;
+}
+
+}  // namespace mineru::document

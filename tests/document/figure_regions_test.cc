@@ -1,0 +1,88 @@
+#include "document/figure_regions.h"
+
+#include <gtest/gtest.h>
+
+#include "document/output_writer.h"
+#include "document/text_backend.h"
+#include "tests/document/test_pdf.h"
+
+namespace mineru::document {
+namespace {
+
+using testing::MakePdf;
+using testing::TextAt;
+
+// A page with a paragraph, a vector bar chart (axes, 6 bars, grid lines, tick values, axis titles, a
+// legend) under it, its caption, and a paragraph in a framed, shaded box.
+std::vector<uint8_t> ChartPage() {
+  std::string c;
+  const char* para[] = {"The urinary excretion of the drug rose with the dose in every group that we",
+                        "studied, as the chart below shows for the six doses given in the trial."};
+  double y = 720;
+  for (const char* l : para) {
+    c += TextAt(72, y, 10, l);
+    y -= 12;
+  }
+  // Axes and grid.
+  c += "0 0 0 RG 1 w 120 450 m 120 650 l S 120 450 m 480 450 l S\n";
+  for (int k = 1; k <= 4; ++k)
+    c += "0.8 0.8 0.8 RG 0.5 w 120 " + std::to_string(450 + 40 * k) + " m 480 " +
+         std::to_string(450 + 40 * k) + " l S\n";
+  // Bars.
+  const int heights[] = {30, 60, 90, 120, 150, 180};
+  for (int k = 0; k < 6; ++k) {
+    c += "0.2 0.4 0.8 rg " + std::to_string(140 + 55 * k) + " 450 30 " + std::to_string(heights[k]) +
+         " re f\n";
+  }
+  c += "0 0 0 rg\n";
+  for (int k = 0; k <= 4; ++k) c += TextAt(100, 447 + 40 * k, 8, std::to_string(10 * k));
+  for (int k = 0; k < 6; ++k) c += TextAt(148 + 55 * k, 438, 8, std::to_string(10 * (k + 1)));
+  c += TextAt(240, 430, 8, "Dose (micromol/kg)");
+  c += TextAt(380, 630, 8, "Urinary excretion");
+  c += TextAt(72, 400, 10, "Figure 1. Excretion by dose.");
+  // A framed, shaded box around a paragraph: not a figure.
+  c += "0.95 0.95 0.95 rg 70 250 400 60 re f 0 0 0 RG 1 w 70 250 400 60 re S 0 0 0 rg\n";
+  c += TextAt(80, 290, 10, "Note: the doses were given once a day for a week, with water.");
+  c += TextAt(80, 276, 10, "Samples were taken every morning before the next dose.");
+  return MakePdf({{c}});
+}
+
+TEST(FigureRegionsTest, AVectorChartIsAnImageAndItsLabelsAreNotBodyText) {
+  auto parsed = ParseWithTextLayer(ChartPage(), {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_EQ(parsed->pages.size(), 1u);
+  int images = 0;
+  for (const Block& b : parsed->pages[0].blocks) images += b.type == BlockType::kImage;
+  EXPECT_EQ(images, 1);
+  std::string md = WriteMarkdown(*parsed);
+  EXPECT_NE(md.find("rose with the dose in every group"), std::string::npos) << md;
+  EXPECT_EQ(md.find("Urinary excretion\n"), std::string::npos) << md;
+  EXPECT_EQ(md.find("micromol/kg"), std::string::npos) << md;
+  EXPECT_EQ(md.find("\n40\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("Figure 1. Excretion by dose."), std::string::npos) << md;
+  // The boxed paragraph stays text.
+  EXPECT_NE(md.find("the doses were given once a day"), std::string::npos) << md;
+  EXPECT_NE(md.find("Samples were taken every morning"), std::string::npos) << md;
+}
+
+TEST(FigureRegionsTest, FewPathsOrLongLinesAreNoFigure) {
+  PageContent page;
+  page.page = {0, 0, 600, 800};
+  for (int k = 0; k < 10; ++k) page.drawings.push_back({100.0 + 20 * k, 100, 116.0 + 20 * k, 200});
+  TextLine label;
+  label.box = {120, 150, 140, 158};
+  label.text = "12";
+  label.font_size = 8;
+  EXPECT_EQ(FindVectorFigures(page, {label}, {}).size(), 1u);
+  TextLine prose = label;
+  prose.text = "a sentence of running text that is far longer than any axis label";
+  EXPECT_TRUE(FindVectorFigures(page, {label, prose}, {}).empty());
+  page.drawings.resize(5);
+  EXPECT_TRUE(FindVectorFigures(page, {label}, {}).empty());
+  // A table over the same place wins.
+  page.drawings.resize(10, {100, 100, 110, 200});
+  EXPECT_TRUE(FindVectorFigures(page, {label}, {{90, 90, 310, 210}}).empty());
+}
+
+}  // namespace
+}  // namespace mineru::document
