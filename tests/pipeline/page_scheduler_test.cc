@@ -210,6 +210,12 @@ class PageSchedulerTest : public ::testing::Test {
     return texts;
   }
 
+  // The stats once the scheduler has published the pass that answered the last page.
+  static PipelineStats Settled(PageScheduler& s, uint64_t pages) {
+    for (int i = 0; i < 200 && s.stats().pages_done < pages; ++i) std::this_thread::sleep_for(10ms);
+    return s.stats();
+  }
+
   // KV pages in use once the scheduler has published its last pass.
   static int64_t SettledKvPagesUsed(PageScheduler& s) {
     for (int i = 0; i < 200 && s.stats().kv_pages_used != 0; ++i) std::this_thread::sleep_for(10ms);
@@ -242,7 +248,7 @@ TEST_F(PageSchedulerTest, EachPageAloneWritesWhatTheEngineWritesForIt) {
 TEST_F(PageSchedulerTest, PagesOfSeveralUsersShareStepsAndWriteTheSameText) {
   auto rig = Build({});
   EXPECT_EQ(AllTogether(*rig->scheduler), Expected());
-  const PipelineStats st = rig->scheduler->stats();
+  const PipelineStats st = Settled(*rig->scheduler, PageCount());
   EXPECT_GE(st.largest_step_pages, 2u) << "the pages never shared a step";
   EXPECT_EQ(st.pages_done, static_cast<uint64_t>(PageCount()));
   EXPECT_EQ(st.peak_kv_pages_over_need, 0) << "KV pages were held beyond what the written tokens need";
@@ -265,7 +271,7 @@ TEST_F(PageSchedulerTest, PagesPreemptedInTheirDecodeResumeWithTheSameText) {
   for (bool swap : {true, false}) {
     auto rig = Build({.kv_tokens = kv, .residency = swap, .prefill_chunk = 256});
     EXPECT_EQ(AllTogether(*rig->scheduler), Expected()) << (swap ? "swapped" : "recomputed");
-    const PipelineStats st = rig->scheduler->stats();
+    const PipelineStats st = Settled(*rig->scheduler, PageCount());
     EXPECT_GE(st.preemptions, 1u) << "the pool never ran dry: the test does not test preemption";
     EXPECT_EQ(SettledKvPagesUsed(*rig->scheduler), 0);
   }
