@@ -94,9 +94,9 @@ std::string CtlUsage() {
          "\n"
          "Exit status: 0 ok, 1 a job failed, 64 usage error, 65 bad input (unreadable file, no such job;\n"
          "model pull: no such repository, a checksum that does not match), 69 minerud (model pull: the\n"
-         "hub) unreachable, 74 an output file could not be written, 75 busy (queue full: retry later),\n"
-         "77 permission denied, 124 wait --timeout passed (jobs continue), 130 interrupted (jobs\n"
-         "continue in minerud; model pull resumes when run again).\n";
+         "hub) unreachable, 74 an output file could not be written, 75 busy (queue or state directory\n"
+         "full: retry later), 77 permission denied, 124 wait --timeout passed (jobs continue), 130\n"
+         "interrupted (jobs continue in minerud; model pull resumes when run again).\n";
 }
 
 Result<std::pair<uint32_t, uint32_t>> ParsePageRange(std::string_view text) {

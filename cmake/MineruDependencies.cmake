@@ -56,6 +56,8 @@ mineru_pkg(utf8proc libutf8proc libutf8proc-dev)
 
 if(NOT MINERU_CORE_ONLY)
   mineru_pkg(uv libuv libuv1-dev)
+  # The document workers' seccomp filter.
+  mineru_pkg(seccomp libseccomp libseccomp-dev)
 
   find_package(cereal QUIET)
   mineru_require(cereal_FOUND "cereal" libcereal-dev)

@@ -119,6 +119,10 @@ ConfigSchema<Config> MakeSchema() {
   s.Bytes("mupdf_memory", &Config::mupdf_memory_bytes, "MuPDF memory cap per document");
   s.Int("max_attempts", &Config::max_attempts, 1, 1000,
         "times a job may be cut short by minerud stopping before it is failed");
+  s.Path("document_worker", &Config::document_worker,
+         "the sandboxed document worker binary (empty: minerud-worker next to minerud)");
+  s.Bytes("worker_memory", &Config::worker_memory_bytes,
+          "address-space limit of a document worker (0: mupdf_memory + 1 GiB)");
   s.Millis("drain_timeout", &Config::drain_timeout_ms, "time to finish running jobs on SIGTERM");
   s.Millis("result_retention", &Config::result_retention_ms, "how long unfetched results are kept");
   s.String("admin_group", &Config::admin_group, "group whose members see every user's jobs");

@@ -75,6 +75,11 @@ struct Config {
   // Starts of one job that may end with minerud gone (a crash, kill -9, the watchdog) before the job
   // is failed instead of run again.
   int64_t max_attempts = 3;
+  // Documents are opened, rendered and parsed in sandboxed worker processes (minerud-worker). Empty:
+  // minerud-worker next to the minerud executable.
+  std::string document_worker;
+  // Address-space limit (RLIMIT_AS) of a document worker; 0: mupdf_memory + 1 GiB.
+  uint64_t worker_memory_bytes = 0;
 
   // Lifecycle.
   int64_t drain_timeout_ms = 30'000;

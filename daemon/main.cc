@@ -62,6 +62,9 @@ int main(int argc, char** argv) {
   if (!opened->description.empty()) {
     MINERU_LOG(kInfo) << opened->description;
   }
+  if (!opened->sandbox.empty()) {
+    MINERU_LOG(kInfo) << opened->sandbox;
+  }
   auto activated = TakeActivatedSocket();
   if (!activated.ok()) {
     MINERU_LOG(kError) << activated.status().ToString();

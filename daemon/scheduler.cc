@@ -1,14 +1,23 @@
 #include "daemon/scheduler.h"
 
+#include <cerrno>
 #include <chrono>
 #include <climits>
 
 #include "common/clock.h"
+#include "worker/worker_process.h"
 
 namespace mineru::daemon {
 namespace {
 
 constexpr auto kIdleBeat = std::chrono::milliseconds(500);
+
+// A full state directory refuses a submit for now, not for good: kBusy, which clients retry (mineructl
+// exits 75). Nothing accepted before is touched.
+Status RetryWhenFull(const Status& s) {
+  if (s.sys_errno() != ENOSPC && s.sys_errno() != EDQUOT) return s;
+  return Status(StatusCode::kBusy, s.message() + "; retry when space is freed", s.sys_errno());
+}
 
 }  // namespace
 
@@ -153,7 +162,7 @@ Result<JobInfo> Scheduler::Write(const Reservation& r, std::span<const uint8_t> 
   Result<JobId> id = options_.spool->AllocateId();
   if (!id.ok()) {
     Release(r);
-    return id.status();
+    return RetryWhenFull(id.status());
   }
   JobInfo info;
   info.id = *id;
@@ -166,7 +175,7 @@ Result<JobInfo> Scheduler::Write(const Reservation& r, std::span<const uint8_t> 
   Status s = options_.spool->Accept(info, document);
   if (!s.ok()) {
     Release(r);
-    return s;
+    return RetryWhenFull(s);
   }
   return info;
 }
@@ -446,9 +455,12 @@ void Scheduler::RunJob(JobId id) {
       input.watch = watch.get();
       input.page_allowance = options_.page_allowance;
     }
+    int64_t announced = 0;  // pages already announced: a run in a fresh worker repeats none of them
     auto progress = [&](int64_t done, int64_t total, std::shared_ptr<const PageOutput> page) {
       Beat();
       if (watch) watch->Expect(options_.page_allowance + std::chrono::milliseconds(50) * total);
+      if (done <= announced) return;
+      announced = done;
       {
         std::lock_guard lock(mu_);
         Entry& e = jobs_.at(id);
@@ -460,7 +472,25 @@ void Scheduler::RunJob(JobId id) {
       // Never under mu_: the wake-up may take the caller's own locks.
       if (options_.wake) options_.wake();
     };
-    output = options_.backend->Parse(input, progress, *cancel);
+    for (;;) {
+      output = options_.backend->Parse(input, progress, *cancel);
+      if (output.ok() || !worker::IsWorkerLost(output.status()) || cancel->load()) break;
+      // The document's worker died without an answer (a crash in the parser); minerud and the other jobs
+      // are untouched. A fresh worker tries again, up to max_attempts starts in all.
+      if (info.attempts >= limits.max_attempts) {
+        output = Status(output.status().code(), output.status().message() + "; failed after " +
+                                                    std::to_string(info.attempts) + " attempts");
+        break;
+      }
+      {
+        std::lock_guard lock(mu_);
+        info = jobs_.at(id).info;
+        ++info.attempts;
+        jobs_.at(id).info.attempts = info.attempts;
+      }
+      options_.spool->SaveInfo(info).IgnoreError();
+      if (watch) watch->Expect(options_.open_allowance + std::chrono::seconds(input.document.size() >> 20));
+    }
   }
 
   bool user_cancelled = false;

@@ -12,7 +12,9 @@
 // Stopping: BeginDrain() stops workers taking new jobs (queued ones stay spooled for the next start);
 // Interrupt() stops running ones, which return to kQueued in the spool and run again after a restart
 // (at-least-once); such a clean stop gives the attempt back, so only starts cut short by the daemon
-// dying count against max_attempts. A job cancelled by a user ends kCancelled instead.
+// dying count against max_attempts. A document worker that dies without an answer (a crash in the
+// parser) counts too: the job runs again at once in a fresh worker, and fails after max_attempts.
+// A job cancelled by a user ends kCancelled instead.
 //
 // Locking: mu_ guards the table, the queue and the events; `wake` is never called with mu_ held (it may
 // take the caller's locks). Spool I/O runs outside mu_; while Submit writes, a reservation counts the
@@ -50,7 +52,7 @@ struct JobLimits {
   int64_t max_seconds_per_document = 3600;
   uint64_t memory_bytes_per_document = 1ull << 30;
   int64_t result_retention_ms = 86'400'000;
-  int64_t max_attempts = 3;  // starts cut short by minerud stopping, before a job is failed
+  int64_t max_attempts = 3;  // starts cut short by minerud stopping or a worker dying, before a job fails
 
   static JobLimits FromConfig(const Config& config);
 };
@@ -102,8 +104,8 @@ class Scheduler {
   Status Recover();
   void Start();
 
-  // Accepts a document for `uid`. kBusy when a queue limit is reached (retry later), kResourceExhausted
-  // when the document alone exceeds a limit or the state directory is full, kInvalidArgument for a bad
+  // Accepts a document for `uid`. kBusy when a queue limit is reached or the state directory is full
+  // (retry later), kResourceExhausted when the document alone exceeds a limit, kInvalidArgument for a bad
   // name, kUnavailable while draining.
   Result<JobInfo> Submit(uid_t uid, const std::string& name, std::span<const uint8_t> document,
                          document::PageRange pages = {});

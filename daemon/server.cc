@@ -34,19 +34,6 @@ int64_t WorkerCount(const Config& config) {
   return n == 0 ? 1 : static_cast<int64_t>(n);
 }
 
-// Test hook: with MINERUD_TEST_SPOOL_GATE=PATH (a FIFO), the spool thread reads one byte from it
-// before each write, so a test can hold a submit "on the disk" and check the loop still answers.
-std::function<void()> SpoolGateFromEnvironment() {
-  const char* path = std::getenv("MINERUD_TEST_SPOOL_GATE");
-  if (path == nullptr || path[0] == '\0') return {};
-  MINERU_LOG(kWarning) << "test hook: spool writes wait for a byte on " << path;
-  return [gate = std::string(path)] {
-    UniqueFd fd(::open(gate.c_str(), O_RDONLY | O_CLOEXEC));
-    char byte;
-    if (fd) (void)!::read(fd.get(), &byte, 1);
-  };
-}
-
 }  // namespace
 
 Server::Server(Options options) : options_(std::move(options)) {}
@@ -83,7 +70,6 @@ Status Server::Init() {
   SpoolWriter::Options wo;
   wo.scheduler = scheduler_.get();
   wo.wake = [this] { uv_async_send(&wake_); };
-  wo.before_write = SpoolGateFromEnvironment();
   spool_writer_ = std::make_unique<SpoolWriter>(std::move(wo));
 
   RequestHandler::Options ho;

@@ -38,8 +38,8 @@ class SpoolWriter {
   struct Options {
     Scheduler* scheduler = nullptr;  // outlives the writer
     std::function<void()> wake;      // called from the writer thread when completions wait
-    // Test hook: runs on the writer thread at the start of each write, after the drain check (a test
-    // holds it there to play a slow disk).
+    // For unit tests: runs on the writer thread at the start of each write, after the drain check (a
+    // test holds it there to play a slow disk). The daemon sets none.
     std::function<void()> before_write;
   };
 

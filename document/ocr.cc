@@ -5,8 +5,14 @@
 #include <tesseract/ocrclass.h>
 #include <tesseract/resultiterator.h>
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
+#include <map>
 #include <memory>
 
 #include "common/config.h"
@@ -24,6 +30,62 @@ constexpr double kHeadingRatio = 1.3;
 constexpr double kFirstLevelRatio = 1.8;
 constexpr size_t kMaxHeadingBytes = 200;
 
+// Traineddata files opened by PreopenOcrData: base name -> fd. Written once, before any engine loads
+// (single-threaded then); read-only afterwards.
+std::map<std::string, int>& Preopened() {
+  static auto* files = new std::map<std::string, int>();
+  return *files;
+}
+
+std::string BaseName(std::string_view path) {
+  const size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+// Tesseract's FileReader over the preopened fds.
+bool ReadPreopened(const char* filename, std::vector<char>* data) {
+  auto it = Preopened().find(BaseName(filename));
+  if (it == Preopened().end()) return false;
+  struct stat st {};
+  if (::fstat(it->second, &st) != 0 || st.st_size <= 0) return false;
+  data->resize(static_cast<size_t>(st.st_size));
+  size_t done = 0;
+  while (done < data->size()) {
+    const ssize_t n = ::pread(it->second, data->data() + done, data->size() - done, static_cast<off_t>(done));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    done += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+std::string g_probed_path;
+bool RecordPath(const char* filename, std::vector<char>* /*data*/) {
+  g_probed_path = filename;
+  return false;
+}
+
+// Where Tesseract looks for "<lang>.traineddata" (TESSDATA_PREFIX or its built-in folder): asked of
+// Tesseract itself, whose failed load of a file it was never given is silenced.
+std::string TessdataFolder(const std::string& first_language) {
+  g_probed_path.clear();
+  const int saved = ::dup(2);
+  const int null = ::open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (saved >= 0 && null >= 0) ::dup2(null, 2);
+  {
+    tesseract::TessBaseAPI probe;
+    (void)probe.Init(nullptr, 0, first_language.c_str(), tesseract::OEM_LSTM_ONLY, nullptr, 0, nullptr,
+                     nullptr, false, &RecordPath);
+  }
+  if (saved >= 0) {
+    ::dup2(saved, 2);
+    ::close(saved);
+  }
+  if (null >= 0) ::close(null);
+  const size_t slash = g_probed_path.rfind('/');
+  return slash == std::string::npos ? std::string() : g_probed_path.substr(0, slash + 1);
+}
+
 // Tesseract engines of one thread: recognition for one language list, and orientation detection.
 struct Engines {
   std::string languages;
@@ -36,7 +98,10 @@ std::unique_ptr<tesseract::TessBaseAPI> NewEngine(const char* languages, tessera
   // Tesseract writes its diagnostics to debug_file; a daemon has no terminal for them.
   std::vector<std::string> names = {"debug_file"};
   std::vector<std::string> values = {"/dev/null"};
-  if (api->Init(nullptr, languages, mode, nullptr, 0, &names, &values, false) != 0) return nullptr;
+  const int rc = Preopened().empty() ? api->Init(nullptr, languages, mode, nullptr, 0, &names, &values, false)
+                                     : api->Init(nullptr, 0, languages, mode, nullptr, 0, &names, &values,
+                                                 false, &ReadPreopened);
+  if (rc != 0) return nullptr;
   return api;
 }
 
@@ -55,6 +120,34 @@ Result<Engines*> EnginesFor(const std::string& languages) {
   engines.languages = languages;
   return &engines;
 }
+
+}  // namespace
+
+Result<std::vector<int>> PreopenOcrData(const std::string& languages) {
+  MINERU_RETURN_IF_ERROR(CheckOcrLanguages(languages));
+  std::vector<std::string> names;
+  for (size_t start = 0; start <= languages.size();) {
+    size_t end = languages.find('+', start);
+    if (end == std::string::npos) end = languages.size();
+    names.push_back(languages.substr(start, end - start));
+    start = end + 1;
+  }
+  names.push_back("osd");
+  const std::string folder = TessdataFolder(names.front());
+  if (folder.empty()) return FailedPrecondition("cannot find Tesseract's data folder");
+  std::vector<int> fds;
+  for (const std::string& name : names) {
+    const std::string file = name + ".traineddata";
+    if (Preopened().count(file)) continue;
+    const int fd = ::open((folder + file).c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) continue;
+    Preopened()[file] = fd;
+    fds.push_back(fd);
+  }
+  return fds;
+}
+
+namespace {
 
 // Clockwise rotation of the page's content (0, 90, 180, 270), 0 when OSD is unsure or unavailable.
 int DetectRotation(tesseract::TessBaseAPI* osd, Pix* pix) {

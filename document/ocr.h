@@ -42,6 +42,13 @@ bool TextLayerNeedsOcr(const PageContent& content);
 // returns a non-OK Status, recognition ends and that Status is returned (a document limit, cancellation).
 // Fails with kFailedPrecondition when Tesseract or a language's data cannot be loaded. The Tesseract
 // engines are kept per thread and per language list, so a worker loads each model once.
+// For a process about to lose access to files (a sandboxed document worker): opens the traineddata
+// files of `languages` and of OSD now, read-only, and makes every later engine load read them through
+// these fds (Tesseract's FileReader), so a worker pays for loading a model only when a page needs OCR.
+// Returns the fds (to keep open across the sandbox); a language whose file is missing is left out and
+// fails at use, as it would without this call.
+Result<std::vector<int>> PreopenOcrData(const std::string& languages);
+
 Result<OcrPage> RecognizePage(const RgbImage& render, const OcrOptions& options,
                               const std::function<Status()>& stop = {});
 

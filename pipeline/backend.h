@@ -45,6 +45,7 @@ Status ValidateOutputPath(std::string_view path);
 
 struct BackendInput {
   std::span<const uint8_t> document;  // the whole document, read-only
+  int document_fd = -1;               // the same bytes as a sealed memfd, when the caller has one
   std::string name;                   // the document's base name; output files are named after it
   document::PageRange pages;          // the pages to parse; one starting past the end fails the job
   int64_t max_pages = 0;              // 0: no limit; more pages fail the job

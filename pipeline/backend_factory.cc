@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "pipeline/remote_backend.h"
-#include "pipeline/text_layer_backend.h"
+#include "pipeline/sandboxed_text_backend.h"
 #if defined(MINERU_DAEMON_MODEL)
 #include "pipeline/model_backend.h"
 #include "pipeline/plan_command.h"
@@ -27,7 +27,10 @@ Result<OpenedBackend> OpenBackend(const Config& config) {
     return InvalidArgument("backend = model needs model_dir");
   }
   if (config.backend == "text-layer" || config.model_dir.empty()) {
-    out.backend = std::make_unique<TextLayerBackend>(OcrOptionsFrom(config));
+    MINERU_ASSIGN_OR_RETURN(std::unique_ptr<SandboxedTextLayerBackend> text,
+                            SandboxedTextLayerBackend::Start(config));
+    out.sandbox = text->Describe();
+    out.backend = std::move(text);
     return out;
   }
 #if defined(MINERU_DAEMON_MODEL)

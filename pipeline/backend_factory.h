@@ -16,6 +16,7 @@ namespace mineru::pipeline {
 struct OpenedBackend {
   std::unique_ptr<Backend> backend;
   std::string description;  // one line for the log and `mineructl info`: device, budgets; empty for text
+  std::string sandbox;      // one line for the log: how the document workers are confined; empty if none
 };
 
 // Opens the backend `config` names. A model folder is loaded and validated here (errors name the file).

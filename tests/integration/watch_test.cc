@@ -1,7 +1,7 @@
 // The real minerud: a connection that did not submit a job follows it with WatchRequest and gets its
 // events as they happen (no status polling); a job it may not see is "no job N"; and a document being
-// spooled (held on the disk by the test hook MINERUD_TEST_SPOOL_GATE) does not stop the loop from
-// answering everyone else, nor a SIGTERM drain from finishing it.
+// spooled (its spool thread held at the disk by the test with ptrace: syscall_gate.h) does not stop the
+// loop from answering everyone else, nor a SIGTERM drain from finishing it.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/stat.h>
@@ -17,6 +17,7 @@
 #include "shm/frame.h"
 #include "tests/daemon/temp_dir.h"
 #include "tests/integration/daemon_harness.h"
+#include "tests/integration/syscall_gate.h"
 #include "tests/support/shared_data.h"
 
 namespace mineru::testing {
@@ -133,30 +134,17 @@ TEST_F(WatchTest, CtlWaitOnAnotherConnectionsJobShowsItsProgress) {
   EXPECT_EQ(missing.err, "mineructl: no job 987654\n");
 }
 
-// Opens the gate FIFO for writing once the daemon's spool thread waits at it (open(2) of a FIFO for
-// writing fails with ENXIO until a reader has it open).
-UniqueFd OpenGateWhenHeld(const std::string& gate) {
-  Deadline deadline = Deadline::InMillis(60'000);
-  for (;;) {
-    UniqueFd fd(::open(gate.c_str(), O_WRONLY | O_NONBLOCK | O_CLOEXEC));
-    if (fd || deadline.Expired()) return fd;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
 TEST_F(WatchTest, TheLoopAnswersWhileADocumentIsBeingSpooled) {
-  const std::string gate = tmp_.path() + "/spool-gate";
-  ASSERT_EQ(::mkfifo(gate.c_str(), 0600), 0);
-  SpawnOptions spawn;
-  spawn.env["MINERUD_TEST_SPOOL_GATE"] = gate;
-  ASSERT_TRUE(daemon_->Start({}, spawn));
+  ASSERT_TRUE(daemon_->Start());
 
-  // Client A submits; its document is held "on the disk" at the gate.
+  // Client A submits; its document is held "on the disk": the spool thread stopped at its first fsync.
+  auto gate = SyscallGate::Attach(daemon_->pid(), "minerud-spool");
+  ASSERT_TRUE(gate.ok()) << gate.status().ToString();
   const std::string a_out = tmp_.path() + "/a.out";
   pid_t a = Spawn({MineructlPath(), "--socket", daemon_->socket_path(), "submit", "--detach", sample_}, {},
                   a_out, "");
-  UniqueFd held = OpenGateWhenHeld(gate);
-  ASSERT_TRUE(held) << "the spool thread never reached the gate";
+  ASSERT_TRUE((*gate)->HoldAtNextSync(Deadline::InMillis(60'000)))
+      << "the spool thread never reached the disk";
 
   // Meanwhile client B is answered: the loop is not inside the write.
   RunResult b = daemon_->Ctl({"--json", "daemon-status"}, {}, 30'000);
@@ -167,8 +155,7 @@ TEST_F(WatchTest, TheLoopAnswersWhileADocumentIsBeingSpooled) {
   EXPECT_EQ(WaitExit(a, 0), -1) << "A has no answer while its document is being written";
 
   // Let the write go: A gets its job id, the job is there.
-  ASSERT_EQ(::write(held.get(), "g", 1), 1);
-  held.reset();
+  (*gate)->Release();
   ASSERT_EQ(WaitExit(a, 60'000), 0);
   std::string id = FirstLine(ReadFile(a_out));
   ASSERT_FALSE(id.empty());
@@ -177,15 +164,15 @@ TEST_F(WatchTest, TheLoopAnswersWhileADocumentIsBeingSpooled) {
   // A SIGTERM drain waits for a write in flight: the job is accepted, spooled, and kept for the next
   // start.
   const std::string c_out = tmp_.path() + "/c.out";
+  gate = SyscallGate::Attach(daemon_->pid(), "minerud-spool");
+  ASSERT_TRUE(gate.ok()) << gate.status().ToString();
   pid_t c = Spawn({MineructlPath(), "--socket", daemon_->socket_path(), "submit", "--detach", sample_}, {},
                   c_out, "");
-  held = OpenGateWhenHeld(gate);
-  ASSERT_TRUE(held);
+  ASSERT_TRUE((*gate)->HoldAtNextSync(Deadline::InMillis(60'000)));
   ASSERT_EQ(::kill(daemon_->pid(), SIGTERM), 0);
   ASSERT_TRUE(daemon_->WaitNotify("STOPPING=1"));
   EXPECT_EQ(WaitExit(c, 0), -1);
-  ASSERT_EQ(::write(held.get(), "g", 1), 1);
-  held.reset();
+  (*gate)->Release();
   EXPECT_EQ(WaitExit(c, 60'000), 0);
   std::string kept = FirstLine(ReadFile(c_out));
   ASSERT_FALSE(kept.empty());

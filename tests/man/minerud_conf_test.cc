@@ -65,6 +65,8 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
   EXPECT_EQ(got.max_seconds_per_document, want.max_seconds_per_document);
   EXPECT_EQ(got.mupdf_memory_bytes, want.mupdf_memory_bytes);
   EXPECT_EQ(got.max_attempts, want.max_attempts);
+  EXPECT_EQ(got.document_worker, want.document_worker);
+  EXPECT_EQ(got.worker_memory_bytes, want.worker_memory_bytes);
   EXPECT_EQ(got.drain_timeout_ms, want.drain_timeout_ms);
   EXPECT_EQ(got.result_retention_ms, want.result_retention_ms);
   EXPECT_EQ(got.admin_group, want.admin_group);
@@ -85,7 +87,8 @@ constexpr char kPoisonText[] =
     "workers = 7\nrender_dpi = 77\nocr = false\nocr_languages = deu\n"
     "ocr_page_time_limit = 7ms\nmax_jobs_queued = 7\nmax_jobs_per_user = 7\n"
     "max_document_size = 7\nmax_bytes_per_user = 7\nmax_pages = 7\nmax_seconds = 7\n"
-    "mupdf_memory = 7\nmax_attempts = 7\ndrain_timeout = 7ms\nresult_retention = 7ms\nadmin_group = x\n";
+    "mupdf_memory = 7\nmax_attempts = 7\ndocument_worker = /x\nworker_memory = 7\ndrain_timeout = "
+    "7ms\nresult_retention = 7ms\nadmin_group = x\n";
 
 Config Poisoned() {
   Config c;
@@ -257,6 +260,8 @@ TEST(MinerudConfPageTest, PoisonedConfigDiffersInEveryField) {
   EXPECT_NE(poisoned.max_seconds_per_document, defaults.max_seconds_per_document);
   EXPECT_NE(poisoned.mupdf_memory_bytes, defaults.mupdf_memory_bytes);
   EXPECT_NE(poisoned.max_attempts, defaults.max_attempts);
+  EXPECT_NE(poisoned.document_worker, defaults.document_worker);
+  EXPECT_NE(poisoned.worker_memory_bytes, defaults.worker_memory_bytes);
   EXPECT_NE(poisoned.drain_timeout_ms, defaults.drain_timeout_ms);
   EXPECT_NE(poisoned.result_retention_ms, defaults.result_retention_ms);
   EXPECT_NE(poisoned.admin_group, defaults.admin_group);

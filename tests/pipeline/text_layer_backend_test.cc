@@ -49,6 +49,8 @@ class TextLayerBackendOcrTest : public ::testing::Test {
     Config config;
     Status st = ConfigSchemaFor().LoadText(config_text, "<test>", &config);
     EXPECT_TRUE(st.ok()) << st.ToString();
+    // The text layer runs in the sandboxed document workers, as minerud runs it.
+    config.document_worker = MINERUD_WORKER_PATH;
     auto opened = OpenBackend(config);
     EXPECT_TRUE(opened.ok()) << opened.status().ToString();
     return opened.ok() ? std::move(opened->backend) : nullptr;
@@ -84,11 +86,18 @@ TEST_F(TextLayerBackendOcrTest, ReloadChangesOcrForTheNextJob) {
   auto backend = Open("ocr = false\n");
   ASSERT_NE(backend, nullptr);
   Config on;
+  on.document_worker = MINERUD_WORKER_PATH;
   ASSERT_TRUE(backend->Reconfigure(on).ok());
   EXPECT_NE(ParseToMarkdown(*backend, scan_).find("Docling bundles"), std::string::npos);
   Config off;
+  off.document_worker = MINERUD_WORKER_PATH;
   off.ocr = false;
   ASSERT_TRUE(backend->Reconfigure(off).ok());
+  EXPECT_NE(ParseToMarkdown(*backend, scan_).find("needs OCR"), std::string::npos);
+  // A reload naming a worker that cannot run is refused, and the running one is kept.
+  Config missing;
+  missing.document_worker = "/nonexistent/minerud-worker";
+  EXPECT_FALSE(backend->Reconfigure(missing).ok());
   EXPECT_NE(ParseToMarkdown(*backend, scan_).find("needs OCR"), std::string::npos);
 }
 
