@@ -212,11 +212,11 @@ void RequestHandler::OnSubmit(Session& s, const shm::SubmitRequest& m, std::vect
       SpoolWriter::Task{s.id(), m.request_id, !m.detach, std::move(*reservation), std::move(*document)});
 }
 
-void RequestHandler::OnSpooled(Session* s, const SpoolWriter::Completion& c) {
+void RequestHandler::OnSpooled(Session* s, SpoolWriter::Completion& c) {
   // The job is durable: it runs whether or not its submitter is still there.
   if (c.job.ok()) {
     if (s != nullptr && !s->closing() && c.watch) s->watched_jobs().insert(c.job->id);
-    options_.scheduler->Commit(*c.job);
+    options_.scheduler->Commit(*c.job, std::move(c.document));
   }
   if (s == nullptr || s->closing()) return;
   if (!c.job.ok()) {

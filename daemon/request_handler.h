@@ -50,7 +50,7 @@ class RequestHandler {
   void Handle(Session& session, shm::Message message, std::vector<UniqueFd> fds);
   // A submit the spool thread finished: commits the job and answers with JobAccepted or the error.
   // `session` is null when the submitter has gone.
-  void OnSpooled(Session* session, const SpoolWriter::Completion& completion);
+  void OnSpooled(Session* session, SpoolWriter::Completion& completion);
   // Forwards a scheduler event to a session that watches the job.
   void Deliver(Session& session, const JobEvent& event);
 

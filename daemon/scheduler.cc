@@ -84,7 +84,7 @@ Status Scheduler::Recover() {
       ++active_jobs_;
     }
     JobId id = info.id;
-    jobs_[id] = Entry{std::move(info), std::make_shared<CancelFlag>(false), false};
+    jobs_[id] = Entry{std::move(info), std::make_shared<CancelFlag>(false), false, nullptr};
   }
   return Status::Ok();
 }
@@ -180,10 +180,11 @@ Result<JobInfo> Scheduler::Write(const Reservation& r, std::span<const uint8_t> 
   return info;
 }
 
-void Scheduler::Commit(const JobInfo& info) {
+void Scheduler::Commit(const JobInfo& info, UniqueFd document) {
   {
     std::lock_guard lock(mu_);
-    jobs_[info.id] = Entry{info, std::make_shared<CancelFlag>(false), false};
+    jobs_[info.id] = Entry{info, std::make_shared<CancelFlag>(false), false,
+                           document ? std::make_shared<UniqueFd>(std::move(document)) : nullptr};
     queue_.push_back(info.id);
     ++counters_.accepted_total;
   }
@@ -416,10 +417,12 @@ JobId Scheduler::TakeNextLocked() {
 void Scheduler::RunJob(JobId id) {
   JobInfo info;
   std::shared_ptr<CancelFlag> cancel;
+  std::shared_ptr<UniqueFd> memfd;
   JobLimits limits;
   {
     std::lock_guard lock(mu_);
     Entry& e = jobs_.at(id);
+    memfd = e.document;
     e.info.state = JobState::kRunning;
     e.info.pages_done = 0;
     ++e.info.attempts;
@@ -441,6 +444,7 @@ void Scheduler::RunJob(JobId id) {
   } else {
     BackendInput input;
     input.document = document->bytes();
+    input.document_fd = memfd ? memfd->get() : -1;
     input.name = info.name;
     input.pages = info.pages;
     input.max_pages = limits.max_pages_per_document;
@@ -551,6 +555,7 @@ void Scheduler::Finish(JobId id, JobInfo info) {
     Entry& e = jobs_.at(id);
     e.info = info;
     if (IsFinal(info.state)) {
+      e.document.reset();
       --active_jobs_;
       --user_jobs_[info.uid];
       user_bytes_[info.uid] -= info.document_bytes;

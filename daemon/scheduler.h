@@ -16,6 +16,11 @@
 // parser) counts too: the job runs again at once in a fresh worker, and fails after max_attempts.
 // A job cancelled by a user ends kCancelled instead.
 //
+// A job accepted in this run keeps the sealed memfd its document came in until it finishes, and the
+// backend hands that same memfd to the document worker: queued documents stay in memory (bounded by
+// max_bytes_per_user per user) as well as on disk. A job recovered from the spool has none; the backend
+// copies its spooled bytes into a new sealed memfd.
+//
 // Locking: mu_ guards the table, the queue and the events; `wake` is never called with mu_ held (it may
 // take the caller's locks). Spool I/O runs outside mu_; while Submit writes, a reservation counts the
 // job against the limits.
@@ -36,6 +41,7 @@
 #include <vector>
 
 #include "common/config.h"
+#include "common/unique_fd.h"
 #include "common/watchdog.h"
 #include "daemon/job.h"
 #include "daemon/pipeline_types.h"
@@ -129,8 +135,9 @@ class Scheduler {
   Result<JobInfo> Write(const Reservation& reservation, std::span<const uint8_t> document);
   // Gives back a reservation that will not be written.
   void Release(const Reservation& reservation);
-  // Queues a job Write() spooled.
-  void Commit(const JobInfo& info);
+  // Queues a job Write() spooled, with the sealed memfd its document came in (kept until the job
+  // finishes, and handed to the backend as BackendInput::document_fd; none for a job from the spool).
+  void Commit(const JobInfo& info, UniqueFd document = {});
 
   std::optional<JobInfo> Find(JobId id) const;
   // Jobs of `uid`, or of everyone when `uid` is empty; by id.
@@ -158,7 +165,8 @@ class Scheduler {
   struct Entry {
     JobInfo info;
     std::shared_ptr<CancelFlag> cancel;
-    bool cancel_requested = false;  // by a user; otherwise a cancel is an interrupt
+    bool cancel_requested = false;       // by a user; otherwise a cancel is an interrupt
+    std::shared_ptr<UniqueFd> document;  // the sealed memfd the document came in; null after a restart
   };
 
   void WorkerLoop();

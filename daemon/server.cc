@@ -188,7 +188,7 @@ void Server::AcceptAll() {
 void Server::OnWake(uv_async_t* handle) { static_cast<Server*>(handle->data)->DispatchEvents(); }
 
 void Server::FinishSpooled() {
-  for (const SpoolWriter::Completion& c : spool_writer_->TakeCompletions()) {
+  for (SpoolWriter::Completion& c : spool_writer_->TakeCompletions()) {
     auto it = sessions_.find(c.session_id);
     handler_->OnSpooled(it == sessions_.end() ? nullptr : it->second.get(), c);
   }

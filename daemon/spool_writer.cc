@@ -62,6 +62,7 @@ void SpoolWriter::Run() {
     if (start.ok()) {
       if (options_.before_write) options_.before_write();  // counts as part of the write
       c.job = options_.scheduler->Write(task->reservation, task->document.bytes());
+      if (c.job.ok()) c.document = task->document.TakeFd();
     } else {
       c.job = start;
     }

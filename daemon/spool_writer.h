@@ -56,6 +56,7 @@ class SpoolWriter {
     uint64_t request_id = 0;
     bool watch = false;
     Result<JobInfo> job = Internal("not written");  // spooled (the loop commits it), or why not
+    UniqueFd document;  // the sealed memfd the document came in, when spooled (for the job's worker)
   };
 
   explicit SpoolWriter(Options options);

@@ -50,7 +50,7 @@ Result<SealedDocument> SealedDocument::Adopt(UniqueFd fd, uint64_t declared_byte
   MapOptions options;
   options.size_bytes = declared_bytes;
   MINERU_ASSIGN_OR_RETURN(MappedRegion mapping, MappedRegion::Map(fd.get(), options));
-  return SealedDocument(std::move(mapping));
+  return SealedDocument(std::move(fd), std::move(mapping));
 }
 
 }  // namespace mineru::shm

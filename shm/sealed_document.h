@@ -26,10 +26,13 @@ class SealedDocument {
 
   std::span<const uint8_t> bytes() const { return mapping_.bytes(); }
   uint64_t size() const { return mapping_.size(); }
+  // The sealed memfd itself, to hand on (to a document worker); the mapping stays valid without it.
+  UniqueFd TakeFd() { return std::move(fd_); }
 
  private:
-  explicit SealedDocument(MappedRegion mapping) : mapping_(std::move(mapping)) {}
-  MappedRegion mapping_;  // the fd is closed once mapped; the mapping keeps the pages
+  SealedDocument(UniqueFd fd, MappedRegion mapping) : fd_(std::move(fd)), mapping_(std::move(mapping)) {}
+  UniqueFd fd_;  // kept until taken or destroyed
+  MappedRegion mapping_;
 };
 
 // The seal set SealedDocument::Adopt requires.
