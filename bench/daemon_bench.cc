@@ -20,8 +20,8 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "pipeline/text_layer_backend.h"
 #include "mineru/client.h"
+#include "pipeline/text_layer_backend.h"
 #include "shm/channel.h"
 
 namespace {

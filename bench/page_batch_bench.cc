@@ -32,8 +32,8 @@ namespace fs = std::filesystem;
 using mineru::pipeline::BackendInput;
 using mineru::pipeline::BackendOutput;
 using mineru::pipeline::CancelFlag;
-using mineru::pipeline::PageOutput;
 using mineru::pipeline::ModelBackend;
+using mineru::pipeline::PageOutput;
 
 std::vector<uint8_t> ReadBytes(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

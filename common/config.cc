@@ -4,7 +4,9 @@
 
 #include <cctype>
 #include <cstdlib>
+#include <functional>
 #include <limits>
+#include <vector>
 
 #include "common/log.h"
 
@@ -26,6 +28,18 @@ Status CheckLogLevel(std::string_view v) {
     return InvalidArgument("'" + std::string(v) + "' is not a log level (debug, info, warning, error)");
   }
   return Status::Ok();
+}
+
+// A check that accepts one of `choices` (listed in the error).
+std::function<Status(std::string_view)> OneOf(std::vector<std::string> choices) {
+  return [choices = std::move(choices)](std::string_view v) -> Status {
+    std::string list;
+    for (const std::string& c : choices) {
+      if (v == c) return Status::Ok();
+      list += (list.empty() ? "" : ", ") + c;
+    }
+    return InvalidArgument("'" + std::string(v) + "' is not one of " + list);
+  };
 }
 
 Status CheckBackend(std::string_view v) {
@@ -64,9 +78,27 @@ ConfigSchema<Config> MakeSchema() {
   s.Millis("keep_alive", &Config::keep_alive_ms, "idle time before weights leave the GPU");
   s.Int("kv_page_tokens", &Config::kv_page_tokens, 1, 1024, "tokens per KV cache page");
   s.Int("prefill_chunk", &Config::prefill_chunk_tokens, 1, 1 << 20, "prompt tokens per prefill chunk");
-  s.Int("max_batch", &Config::max_batch, 1, 1024, "most sequences decoded together");
+  s.Int("max_batch", &Config::max_batch, 1, 1024, "most pages in the model at once");
   s.Int("max_new_tokens", &Config::max_new_tokens, 0, 1 << 20,
         "most tokens the model writes per page (0: the checkpoint's limit)");
+  s.Int("kv_cache_tokens", &Config::kv_cache_tokens, 0, 1 << 24,
+        "KV cache size in tokens, all pages together (0: from the budget)");
+  s.Int("step_tokens", &Config::step_tokens, 0, 1 << 20,
+        "rows of one model step: every decoding page's token plus one prefill chunk (0: prefill_chunk + "
+        "max_batch)");
+  s.Int("vision_batch_tokens", &Config::vision_batch_tokens, 1, 1 << 24,
+        "image tokens encoded together in one vision burst (at least one page)");
+  s.Int("max_pages_per_user", &Config::max_pages_per_user, 0, 1024,
+        "one user's pages in the model at once (0: max_batch)");
+  s.String("compute_dtype", &Config::compute_dtype, "auto (the checkpoint's dtype), bf16 or f32",
+           OneOf({"auto", "bf16", "f32"}));
+  s.Int("compute_threads", &Config::compute_threads, 0, 4096, "the model's compute threads (0: every CPU)");
+  s.String("preemption", &Config::preemption,
+           "what a page preempted for KV space does: swap (its KV to host memory) or recompute",
+           OneOf({"swap", "recompute"}));
+  s.String("batching", &Config::batching,
+           "continuous (pages join and leave every step) or static (a batch ends together)",
+           OneOf({"continuous", "static"}));
   s.String("remote_url", &Config::remote_urls,
            "backend = remote: OpenAI-compatible servers (vLLM, SGLang), space-separated", CheckRemoteUrls);
   s.Path("remote_api_key_file", &Config::remote_api_key_file, "file with the bearer token for remote_url");

@@ -38,7 +38,17 @@ struct Config {
   int64_t kv_page_tokens = 16;
   int64_t prefill_chunk_tokens = 2048;
   int64_t max_batch = 16;
-  int64_t max_new_tokens = 0;  // per page; 0: the checkpoint's generation config (16384 for MinerU 2.0)
+  int64_t max_new_tokens = 0;   // per page; 0: the checkpoint's generation config (16384 for MinerU 2.0)
+  int64_t kv_cache_tokens = 0;  // KV pool size in tokens; 0: from the budget (memory plan)
+
+  // The model's page pipeline (pipeline/page_scheduler.h).
+  int64_t step_tokens = 0;              // rows of one model step; 0: prefill_chunk + max_batch
+  int64_t vision_batch_tokens = 16384;  // image tokens encoded in one vision burst (at least one page)
+  int64_t max_pages_per_user = 0;       // one user's pages in the model at once; 0: max_batch
+  std::string compute_dtype = "auto";   // auto (the checkpoint's), bf16 or f32
+  int64_t compute_threads = 0;          // libtorch intra-op threads of the model; 0: every online CPU
+  std::string preemption = "swap";      // swap (KV to host memory) or recompute
+  std::string batching = "continuous";  // continuous, or static (the whole batch ends together)
 
   // Remote model servers (backend = remote).
   std::string remote_urls;          // key remote_url: one or more base URLs, separated by spaces or commas

@@ -16,10 +16,10 @@
 
 #include "common/config.h"
 #include "common/result.h"
-#include "daemon/pipeline_types.h"
 #include "daemon/daemon_options.h"
 #include "daemon/listener.h"
 #include "daemon/notifier.h"
+#include "daemon/pipeline_types.h"
 #include "daemon/request_handler.h"
 #include "daemon/scheduler.h"
 #include "daemon/session.h"

@@ -23,8 +23,8 @@
 
 #include "common/mapped_region.h"
 #include "common/result.h"
-#include "daemon/pipeline_types.h"
 #include "daemon/job.h"
+#include "daemon/pipeline_types.h"
 
 namespace mineru::daemon {
 

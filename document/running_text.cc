@@ -117,7 +117,12 @@ std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pa
   int needed = std::max(2, (num_pages + 2) / 3);
   for (const auto& [key, occurrences] : found) {
     auto [place, count] = CommonPlace(occurrences);
-    if (num_pages >= 2 && key.size() > 2 && count >= needed) keys[key] = place;
+    // Outside the 14% band, two pages are too little evidence (a two-page document of one page
+    // printed twice has every line "repeated"): the line must come back on a third.
+    const bool all_in_band = std::all_of(occurrences.begin(), occurrences.end(),
+                                         [](const Occurrence& o) { return o.in_page_number_band; });
+    const int wanted = all_in_band ? needed : std::max(3, needed);
+    if (num_pages >= 2 && key.size() > 2 && count >= wanted) keys[key] = place;
   }
   return keys;
 }

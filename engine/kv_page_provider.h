@@ -36,6 +36,14 @@ class KvPageProvider {
   virtual Result<std::vector<int64_t>> Append(SequenceId seq, int64_t num_tokens) = 0;
   // Gives the sequence's pages back.
   virtual Status FreeSequence(SequenceId seq) = 0;
+  // Preemption: copies the sequence's pages to host memory and gives them back (its tokens are kept).
+  // kUnimplemented when this provider has no host tier (the caller drops and recomputes instead).
+  virtual Status SwapOut(SequenceId) { return Unimplemented("this KV cache has no host tier to swap to"); }
+  // Brings a swapped-out sequence back into fresh pages: its whole new page table.
+  // kResourceExhausted when too few pages are free.
+  virtual Result<std::vector<int64_t>> SwapIn(SequenceId) {
+    return Unimplemented("this KV cache has no host tier to swap from");
+  }
 };
 
 }  // namespace mineru::engine

@@ -68,8 +68,7 @@ Result<VisionOutput> Mineru2Model::EncodeCrops(const at::Tensor& pixels, bool ke
   return vision_->Encode(pixels, keep_siglip);
 }
 
-Result<at::Tensor> Mineru2Model::EncodeImage(const at::Tensor& pixels, int64_t image_width,
-                                             int64_t image_height) const {
+Result<int64_t> Mineru2Model::CropsFor(int64_t image_width, int64_t image_height) const {
   if (!vision_)
     return FailedPrecondition("this model has no vision tower (model_type " + config_.model_type + ")");
   if (image_width < 1 || image_height < 1 || image_width > (1 << 20) || image_height > (1 << 20)) {
@@ -78,17 +77,55 @@ Result<at::Tensor> Mineru2Model::EncodeImage(const at::Tensor& pixels, int64_t i
   }
   const MultimodalConfig& mm = *config_.multimodal;
   const TileGrid grid = SelectTileGrid(image_width, image_height, mm.vision.image_size, mm.max_grid_side);
-  if (pixels.dim() != 4 || pixels.size(0) != 1 + grid.gw * grid.gh) {
-    return InvalidArgument(
-        "pixel_values: a " + std::to_string(image_width) + "x" + std::to_string(image_height) +
-        " page uses a " + std::to_string(grid.gw) + "x" + std::to_string(grid.gh) + " grid, so " +
-        std::to_string(1 + grid.gw * grid.gh) + " crops, got " +
-        (pixels.dim() == 4 ? std::to_string(pixels.size(0)) : std::string("a non-4-D tensor")));
+  return 1 + grid.gw * grid.gh;
+}
+
+Result<int64_t> Mineru2Model::ImageTokensFor(int64_t image_width, int64_t image_height) const {
+  MINERU_RETURN_IF_ERROR(CropsFor(image_width, image_height).status());
+  const MultimodalConfig& mm = *config_.multimodal;
+  const TileGrid grid = SelectTileGrid(image_width, image_height, mm.vision.image_size, mm.max_grid_side);
+  return MergedImageShape(grid, mm.vision.patches_per_side, mm.anyres_max_tiles).num_tokens;
+}
+
+Result<at::Tensor> Mineru2Model::EncodeImage(const at::Tensor& pixels, int64_t image_width,
+                                             int64_t image_height) const {
+  const PageImage page{pixels, image_width, image_height};
+  MINERU_ASSIGN_OR_RETURN(std::vector<at::Tensor> tokens, EncodeImages({&page, 1}));
+  return std::move(tokens[0]);
+}
+
+Result<std::vector<at::Tensor>> Mineru2Model::EncodeImages(std::span<const PageImage> pages) const {
+  if (pages.empty()) return std::vector<at::Tensor>{};
+  std::vector<at::Tensor> crops;
+  for (const PageImage& p : pages) {
+    MINERU_ASSIGN_OR_RETURN(int64_t n, CropsFor(p.width, p.height));
+    if (p.pixels.dim() != 4 || p.pixels.size(0) != n) {
+      return InvalidArgument(
+          "pixel_values: a " + std::to_string(p.width) + "x" + std::to_string(p.height) + " page has " +
+          std::to_string(n) + " crops, got " +
+          (p.pixels.dim() == 4 ? std::to_string(p.pixels.size(0)) : std::string("a non-4-D tensor")));
+    }
+    crops.push_back(p.pixels);
   }
-  MINERU_ASSIGN_OR_RETURN(VisionOutput v, vision_->Encode(pixels, false));
+  MINERU_ASSIGN_OR_RETURN(at::Tensor all, CatchTorch("page crops", [&]() -> Result<at::Tensor> {
+                            return crops.size() == 1 ? crops[0] : at::cat(crops);
+                          }));
+  MINERU_ASSIGN_OR_RETURN(VisionOutput v, vision_->Encode(all, false));
   MINERU_ASSIGN_OR_RETURN(WeightLease proj, weights_->Acquire("projector"));
-  return MergeImageFeatures(v.projected, grid, proj.Get("model.image_newline"), mm.vision.patches_per_side,
-                            mm.anyres_max_tiles);
+  const MultimodalConfig& mm = *config_.multimodal;
+  std::vector<at::Tensor> out;
+  int64_t first = 0;
+  for (const PageImage& p : pages) {
+    const TileGrid grid = SelectTileGrid(p.width, p.height, mm.vision.image_size, mm.max_grid_side);
+    const int64_t n = p.pixels.size(0);
+    MINERU_ASSIGN_OR_RETURN(
+        at::Tensor merged,
+        MergeImageFeatures(v.projected.narrow(0, first, n), grid, proj.Get("model.image_newline"),
+                           mm.vision.patches_per_side, mm.anyres_max_tiles));
+    out.push_back(std::move(merged));
+    first += n;
+  }
+  return out;
 }
 
 Result<at::Tensor> Mineru2Model::EmbedPrompt(std::span<const int64_t> tokens, const at::Tensor* image) const {

@@ -65,6 +65,18 @@ class Mineru2Model {
   Result<VisionOutput> EncodeCrops(const at::Tensor& pixels, bool keep_siglip) const;
   // The image tokens of one page: crops [1 + gw*gh, 3, S, S] for a page of image_width x image_height.
   Result<at::Tensor> EncodeImage(const at::Tensor& pixels, int64_t image_width, int64_t image_height) const;
+  // The image tokens of several pages whose crops go through the vision tower together (one burst).
+  // A page's tokens are bit-identical to EncodeImage() of that page alone.
+  struct PageImage {
+    at::Tensor pixels;  // [CropsFor(w, h), 3, S, S]
+    int64_t width = 0;
+    int64_t height = 0;
+  };
+  Result<std::vector<at::Tensor>> EncodeImages(std::span<const PageImage> pages) const;
+  // Crops of a page of width x height (the global view and the grid's tiles); checks the size.
+  Result<int64_t> CropsFor(int64_t image_width, int64_t image_height) const;
+  // Image tokens of a page of width x height once merged (what the prompt's image token becomes).
+  Result<int64_t> ImageTokensFor(int64_t image_width, int64_t image_height) const;
   // Prompt embeddings with the image spliced in at the image token (image may be null).
   Result<at::Tensor> EmbedPrompt(std::span<const int64_t> tokens, const at::Tensor* image) const;
 

@@ -64,6 +64,7 @@ uint64_t PagedKvCache::BytesPerToken() const {
 }
 
 Status PagedKvCache::Reserve(KvSequence& seq, int64_t total_tokens) {
+  if (seq.swapped_) return FailedPrecondition("kv cache: the sequence is swapped out");
   if (total_tokens <= seq.reserved_) return Status::Ok();
   if (!seq.registered_) {
     MINERU_ASSIGN_OR_RETURN(seq.id_, provider_->AddSequence());
@@ -80,10 +81,28 @@ Status PagedKvCache::Reserve(KvSequence& seq, int64_t total_tokens) {
 void PagedKvCache::Free(KvSequence& seq) {
   if (seq.registered_) provider_->FreeSequence(seq.id_).IgnoreError();  // only fails for an unknown id
   seq.registered_ = false;
+  seq.swapped_ = false;
   seq.id_ = 0;
   seq.pages_.clear();
   seq.reserved_ = 0;
   seq.length_ = 0;
+}
+
+Status PagedKvCache::SwapOut(KvSequence& seq) {
+  if (seq.swapped_) return FailedPrecondition("kv cache: the sequence is already swapped out");
+  if (!seq.registered_) return Status::Ok();  // nothing written yet: nothing to keep
+  MINERU_RETURN_IF_ERROR(provider_->SwapOut(seq.id_));
+  seq.pages_.clear();
+  seq.swapped_ = true;
+  return Status::Ok();
+}
+
+Status PagedKvCache::SwapIn(KvSequence& seq) {
+  if (!seq.swapped_) return Status::Ok();
+  MINERU_ASSIGN_OR_RETURN(seq.pages_, provider_->SwapIn(seq.id_));
+  seq.swapped_ = false;
+  peak_pages_used_ = std::max(peak_pages_used_, num_pages() - free_pages());
+  return Status::Ok();
 }
 
 int64_t PagedKvCache::SlotOf(const KvSequence& seq, int64_t t) const {

@@ -46,11 +46,13 @@ class KvSequence {
   KvSequence& operator=(KvSequence&&) = default;
 
   int64_t length() const { return length_; }
+  bool swapped() const { return swapped_; }
   const std::vector<int64_t>& pages() const { return pages_; }
 
  private:
   friend class PagedKvCache;
   bool registered_ = false;  // known to the provider
+  bool swapped_ = false;     // its pages are on the provider's host tier
   KvPageProvider::SequenceId id_ = 0;
   std::vector<int64_t> pages_;
   int64_t reserved_ = 0;  // tokens the provider holds room for
@@ -78,6 +80,11 @@ class PagedKvCache {
   Status Reserve(KvSequence& seq, int64_t total_tokens);
   // Returns the sequence's pages to the pool.
   void Free(KvSequence& seq);
+  // Preemption: the sequence's keys and values move to the provider's host tier and its pages return
+  // to the pool; its length and reservation are kept. kUnimplemented when the provider cannot swap.
+  Status SwapOut(KvSequence& seq);
+  // Brings a swapped-out sequence back into fresh pages (kResourceExhausted when too few are free).
+  Status SwapIn(KvSequence& seq);
   // Writes k, v [n, kv_heads, head_dim] for positions start .. start+n-1 (reserved before).
   void Write(int64_t layer, const KvSequence& seq, int64_t start, const at::Tensor& k, const at::Tensor& v);
   // Keys and values of positions [begin, end) as contiguous [end-begin, kv_heads, head_dim].

@@ -92,4 +92,12 @@ Status ResidencyKvPages::FreeSequence(SequenceId seq) {
   return Status::Ok();
 }
 
+Status ResidencyKvPages::SwapOut(SequenceId seq) { return pool_->SwapOut(seq); }
+
+Result<std::vector<int64_t>> ResidencyKvPages::SwapIn(SequenceId seq) {
+  MINERU_RETURN_IF_ERROR(pool_->SwapIn(seq));
+  MINERU_ASSIGN_OR_RETURN(std::vector<residency::PageId> table, pool_->PageTable(seq));
+  return std::vector<int64_t>(table.begin(), table.end());
+}
+
 }  // namespace mineru::engine

@@ -33,6 +33,8 @@ class ResidencyKvPages final : public KvPageProvider {
   Result<SequenceId> AddSequence() override;
   Result<std::vector<int64_t>> Append(SequenceId seq, int64_t num_tokens) override;
   Status FreeSequence(SequenceId seq) override;
+  Status SwapOut(SequenceId seq) override;
+  Result<std::vector<int64_t>> SwapIn(SequenceId seq) override;
 
   residency::KvPagePool& pool() const { return *pool_; }
 

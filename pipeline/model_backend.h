@@ -1,10 +1,11 @@
 // ModelBackend: MinerU 2.0 on the engine, the backend when a model folder is configured. The model is
 // loaded once and kept for every client: its weights live in a ResidencyManager under the configured
 // VRAM budget (CudaDevice when this build has CUDA and a GPU is present, else HostDevice, where "device"
-// memory is host memory with the same accounting), and one PageBatcher thread runs it.
+// memory is host memory with the same accounting), sized by one memory plan (memory_plan.h), and
+// one PageScheduler thread runs it (page_scheduler.h).
 // A job's worker renders its pages at render_dpi and preprocesses them in parallel with other jobs,
-// hands them to the batcher a window at a time (so pages of one document, and of several clients,
-// share batches), and turns each page's model text into blocks (document/model_output_parser.h) and
+// keeps up to max_pages_per_user of them in the scheduler (so pages of one document, and of every
+// client, share its steps), and turns each page's model text into blocks (document/model_output_parser.h) and
 // MinerU's output files, NAME_model_output.txt included.
 // Run-time control: Reconfigure() applies a new vram_budget (SIGHUP) at once — shrinking frees
 // unleased weights within a pass; Tick() has the model thread demote the weights to pinned memory once
@@ -32,6 +33,9 @@ class ModelBackend final : public Backend {
   Status Reconfigure(const Config& config) override;
   Result<uint64_t> SetVramBudget(uint64_t bytes) override;
   void Tick() override;
+  void Cancel(uint64_t job_id) override;
+  int64_t JobSlots() const override;
+  std::string StatusLine() const override;
 
   // One line for the log: device, budgets, what fits.
   std::string Describe() const;

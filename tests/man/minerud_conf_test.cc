@@ -40,6 +40,14 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
   EXPECT_EQ(got.prefill_chunk_tokens, want.prefill_chunk_tokens);
   EXPECT_EQ(got.max_batch, want.max_batch);
   EXPECT_EQ(got.max_new_tokens, want.max_new_tokens);
+  EXPECT_EQ(got.kv_cache_tokens, want.kv_cache_tokens);
+  EXPECT_EQ(got.step_tokens, want.step_tokens);
+  EXPECT_EQ(got.vision_batch_tokens, want.vision_batch_tokens);
+  EXPECT_EQ(got.max_pages_per_user, want.max_pages_per_user);
+  EXPECT_EQ(got.compute_dtype, want.compute_dtype);
+  EXPECT_EQ(got.compute_threads, want.compute_threads);
+  EXPECT_EQ(got.preemption, want.preemption);
+  EXPECT_EQ(got.batching, want.batching);
   EXPECT_EQ(got.remote_urls, want.remote_urls);
   EXPECT_EQ(got.remote_api_key_file, want.remote_api_key_file);
   EXPECT_EQ(got.remote_concurrency, want.remote_concurrency);
@@ -72,6 +80,8 @@ constexpr char kPoisonText[] =
     "= 7\n"
     "pinned_budget = 7\nkeep_alive = 7ms\nkv_page_tokens = 7\nprefill_chunk = 7\nmax_batch = "
     "7\nmax_new_tokens = 7\n"
+    "kv_cache_tokens = 7\nstep_tokens = 7\nvision_batch_tokens = 7\nmax_pages_per_user = 7\n"
+    "compute_dtype = f32\ncompute_threads = 7\npreemption = recompute\nbatching = static\n"
     "backend = remote\nremote_url = http://x\nremote_api_key_file = /x/k\nremote_concurrency = 7\n"
     "remote_timeout = 7ms\n"
     "workers = 7\nrender_dpi = 77\nocr = false\nocr_languages = deu\n"
@@ -229,6 +239,14 @@ TEST(MinerudConfPageTest, PoisonedConfigDiffersInEveryField) {
   EXPECT_NE(poisoned.prefill_chunk_tokens, defaults.prefill_chunk_tokens);
   EXPECT_NE(poisoned.max_batch, defaults.max_batch);
   EXPECT_NE(poisoned.max_new_tokens, defaults.max_new_tokens);
+  EXPECT_NE(poisoned.kv_cache_tokens, defaults.kv_cache_tokens);
+  EXPECT_NE(poisoned.step_tokens, defaults.step_tokens);
+  EXPECT_NE(poisoned.vision_batch_tokens, defaults.vision_batch_tokens);
+  EXPECT_NE(poisoned.max_pages_per_user, defaults.max_pages_per_user);
+  EXPECT_NE(poisoned.compute_dtype, defaults.compute_dtype);
+  EXPECT_NE(poisoned.compute_threads, defaults.compute_threads);
+  EXPECT_NE(poisoned.preemption, defaults.preemption);
+  EXPECT_NE(poisoned.batching, defaults.batching);
   EXPECT_NE(poisoned.workers, defaults.workers);
   EXPECT_NE(poisoned.render_dpi, defaults.render_dpi);
   EXPECT_NE(poisoned.ocr, defaults.ocr);

@@ -1,0 +1,57 @@
+// The model backend's memory plan: every size the daemon needs from one model folder and one config —
+// the weights, one page's worst-case KV tokens, the KV pool, the largest step's and vision burst's
+// workspace, the smallest workable budget — computed once here and used for loading, for budget
+// changes at run time and for the stats.
+// Design note: the kGpu budget holds the resident weights, the KV pool and one forward's workspace at
+// once. The pool takes pages on demand, so it is sized by tokens in flight, not by worst-case pages:
+// kv_cache_tokens when set; else, under a budget, up to half of it (never below one worst-case page);
+// with no budget (everything resident), room for max_batch worst-case pages capped at 4 GiB.
+#pragma once
+
+#include <ATen/ATen.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "common/config.h"
+#include "common/result.h"
+#include "engine/checkpoint.h"
+#include "engine/model_config.h"
+#include "engine/model_units.h"
+
+namespace mineru::pipeline {
+
+struct ModelMemoryPlan {
+  at::ScalarType compute_dtype = at::kFloat;
+  uint64_t weight_bytes = 0;        // every unit as the manager holds it
+  uint64_t largest_unit_bytes = 0;  // the streaming slot
+  int64_t prompt_tokens = 0;        // the spliced prompt of the largest page image
+  int64_t page_tokens = 0;          // prompt_tokens + max_new_tokens: one page's KV at most
+  int64_t max_new_tokens = 0;
+  int64_t kv_tokens = 0;           // the KV pool
+  uint64_t kv_bytes = 0;           // its kGpu region, null page included
+  int64_t step_tokens = 0;         // rows of one decoder step
+  int64_t vision_batch_crops = 0;  // crops of one vision burst
+  uint64_t workspace_bytes = 0;    // the larger of a step's and a vision burst's
+  uint64_t min_budget_bytes = 0;   // the KV pool + workspace + the largest unit: below it nothing runs
+  uint64_t gpu_budget_bytes = 0;   // the manager's kGpu budget (vram_budget, or all of the above)
+};
+
+// The compute dtype `compute_dtype` ("auto", "bf16", "f32") names: auto is the checkpoint's own
+// floating-point dtype (its largest tensors'), as on a GPU.
+Result<at::ScalarType> ResolveComputeDtype(const std::string& compute_dtype, const engine::Checkpoint& ckpt);
+
+// Image tokens of the largest page image the model takes (the whole grid), once merged.
+int64_t LargestImageTokens(const engine::MultimodalConfig& mm);
+
+// The plan for `config` (vram_budget, kv_page_tokens, prefill_chunk, max_batch, kv_cache_tokens, ...).
+// `prompt_tokens`: the MinerU prompt's token count including its one image token.
+Result<ModelMemoryPlan> PlanModelMemory(const engine::ModelConfig& mc,
+                                        const std::vector<engine::UnitInfo>& units, at::ScalarType dtype,
+                                        bool on_cpu, const Config& config, int64_t prompt_tokens);
+
+// kInvalidArgument naming the minimum when `budget` cannot run a page.
+Status CheckBudget(uint64_t budget, const ModelMemoryPlan& plan);
+
+}  // namespace mineru::pipeline
