@@ -590,7 +590,7 @@ void PageScheduler::Loop::TrackKvNeed() {
     held += static_cast<int64_t>(p->kv.pages().size());
     need += engine::PagedKvCache::PagesFor(p->kv.length(), ps) + 1;
   }
-  if (!o_.static_batching) peak_over_need_ = std::max(peak_over_need_, held - need);
+  peak_over_need_ = std::max(peak_over_need_, held - need);
 }
 
 void PageScheduler::Loop::Finish(PagePtr page) {

@@ -99,7 +99,7 @@ struct PipelineStats {
   uint64_t preemptions = 0;
   uint64_t largest_step_pages = 0;
   // Most KV pages held beyond what the running pages' tokens need, one partly filled page each allowed
-  // (0 when pages are taken on demand).
+  // (0 when pages are taken on demand; static batching holds each page's worst case).
   int64_t peak_kv_pages_over_need = 0;
   // The last minute.
   double pages_per_second = 0;
