@@ -29,6 +29,7 @@
 #include "engine/torch_status.h"
 #include "engine/vision_workspace.h"
 #include "pipeline/memory_plan.h"
+#include "pipeline/page_render.h"
 #include "pipeline/page_scheduler.h"
 #include "residency/cuda_device.h"
 #include "residency/host_device.h"
@@ -174,10 +175,7 @@ namespace {
 
 // A page on its way through a job: rendered and handed to the scheduler, or failed to render.
 struct InFlight {
-  int page_index = 0;
-  document::PageSize size;
-  document::RgbImage image;
-  std::string error;  // set when the page could not be rendered
+  RenderedPage page;
   std::future<Result<std::string>> text;
 };
 
@@ -214,24 +212,14 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
   };
   auto render = [&](int i) -> Status {
     InFlight f;
-    f.page_index = i;
-    auto size = pdf->GetPageSize(i);
-    auto image = size.ok() ? pdf->RenderPage(i, dpi) : Result<document::RgbImage>(size.status());
-    if (!image.ok()) {
-      const Status& s = image.status();
-      // A limit of the document ends it; a page MuPDF cannot draw (or over the pixel cap) fails alone.
-      if (s.code() == StatusCode::kDeadlineExceeded || s.code() == StatusCode::kCancelled ||
-          (s.code() == StatusCode::kResourceExhausted && !s.message().starts_with("page render of"))) {
-        return s.WithContext("page " + std::to_string(i + 1));
-      }
-      f.error = s.message();
+    MINERU_ASSIGN_OR_RETURN(f.page, RenderPageForModel(*pdf, i, dpi));
+    if (!f.page.error.empty()) {
       flight.push_back(std::move(f));
       return Status::Ok();
     }
-    f.size = *size;
-    f.image = std::move(*image);
-    const engine::ImageU8View view{f.image.pixels.data(), f.image.width, f.image.height, 3,
-                                   static_cast<size_t>(f.image.width) * 3};
+    const document::RgbImage& image = f.page.image;
+    const engine::ImageU8View view{image.pixels.data(), image.width, image.height, 3,
+                                   static_cast<size_t>(image.width) * 3};
     MINERU_ASSIGN_OR_RETURN(engine::PreprocessedImage pre, engine::PreprocessImage(view, po));
     PageRequest req;
     MINERU_ASSIGN_OR_RETURN(req.pixels, engine::CatchTorch("page pixels", [&]() -> Result<at::Tensor> {
@@ -267,26 +255,26 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
     }
     if (flight.empty()) break;
     InFlight& f = flight.front();
-    if (!f.error.empty()) {
+    if (!f.page.error.empty()) {
       document::PageResult page;
-      page.page_idx = f.page_index;
+      page.page_idx = f.page.page_index;
       page.status = document::PageStatus::kFailed;
-      page.error = f.error;
+      page.error = f.page.error;
       doc.pages.push_back(std::move(page));
     } else {
       if (input.watch) input.watch->Idle();  // the model thread has its own deadline
       Result<std::string> text = f.text.get();
       if (input.watch) input.watch->Expect(input.page_allowance);
       if (!text.ok()) {
-        const int failed = f.page_index;
+        const int failed = f.page.page_index;
         flight.pop_front();
         settle();
         if (cancel.load(std::memory_order_acquire))
           return Status(StatusCode::kCancelled, "the job was cancelled");
         return text.status().WithContext("page " + std::to_string(failed + 1));
       }
-      doc.pages.push_back(document::BuildVlmPage(f.page_index, f.size.width_pt, f.size.height_pt,
-                                                 std::move(*text), f.image, doc));
+      doc.pages.push_back(document::BuildVlmPage(f.page.page_index, f.page.size.width_pt,
+                                                 f.page.size.height_pt, std::move(*text), f.page.image, doc));
     }
     flight.pop_front();
     progress(++pages_done, range.count(), MakePageOutput(doc.pages.back(), "vlm"));
