@@ -149,11 +149,14 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
   size_t next_side = 0;
   std::sort(sides.begin(), sides.end(),
             [&](size_t a, size_t b) { return items[a].box.cy() < items[b].box.cy(); });
+  // Structured bindings are not captured by lambdas before C++20 in every compiler (Debian's clang 14, the
+  // fuzz preset's).
+  const double gutter_middle = (gx0 + gx1) / 2;
   auto emit_band = [&](double y_limit) {
     std::vector<size_t> left, right;
     while (next_side < sides.size() && items[sides[next_side]].box.cy() < y_limit) {
       size_t id = sides[next_side++];
-      (items[id].box.cx() < (gx0 + gx1) / 2 ? left : right).push_back(id);
+      (items[id].box.cx() < gutter_middle ? left : right).push_back(id);
     }
     if (rtl) std::swap(left, right);
     OrderItems(items, std::move(left), rtl, depth + 1, flows);
