@@ -11,7 +11,8 @@ constexpr size_t kMinRows = 3;
 constexpr size_t kMaxCellChars = 40;
 constexpr size_t kMaxMeanCellChars = 20;
 constexpr double kColumnGapEm =
-    1.0;                            // a gap this wide (in the line's size) inside one text line splits cells
+    1.0;  // a gap this wide (in the line's size) inside one text line splits cells
+constexpr size_t kMaxColumns = 100;
 constexpr double kMinGutter = 1.5;  // points: no cell of any row inside it
 
 // A cell's text as set on the page: a line, or a piece of one set apart from the rest by a wide gap.
@@ -94,14 +95,34 @@ std::vector<std::pair<double, double>> FindColumnGutters(const std::vector<std::
   xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
   // A header cell over two columns crosses their gutter: a quarter of the rows (of four or more) may.
   size_t allowed = rows.size() >= 4 ? rows.size() / 4 : 0;
-  std::vector<size_t> covering(xs.size() - 1, 0);
-  for (size_t i = 0; i + 1 < xs.size(); ++i) {
-    double mid = (xs[i] + xs[i + 1]) / 2;
-    for (const auto& row : rows) {
-      bool covers = false;
-      for (const AlignedPiece& p : row) covers = covers || (p.x0 < mid && p.x1 > mid);
-      covering[i] += covers;
+  // Rows covering each interval: per row, its pieces' index ranges merged, added to a difference array.
+  std::vector<long> diff(xs.size(), 0);
+  auto index_of = [&](double x) {
+    return static_cast<size_t>(std::lower_bound(xs.begin(), xs.end(), x) - xs.begin());
+  };
+  for (const auto& row : rows) {
+    std::vector<std::pair<size_t, size_t>> ranges;
+    for (const AlignedPiece& p : row) ranges.push_back({index_of(p.x0), index_of(p.x1)});
+    std::sort(ranges.begin(), ranges.end());
+    size_t open = 0, close = 0;
+    bool any = false;
+    for (const auto& [a, b] : ranges) {
+      if (any && a <= close) {
+        close = std::max(close, b);
+        continue;
+      }
+      if (any) ++diff[open], --diff[close];
+      open = a;
+      close = b;
+      any = true;
     }
+    if (any) ++diff[open], --diff[close];
+  }
+  std::vector<size_t> covering(xs.size() - 1, 0);
+  long running = 0;
+  for (size_t i = 0; i + 1 < xs.size(); ++i) {
+    running += diff[i];
+    covering[i] = static_cast<size_t>(std::max(running, 0L));
   }
   // Runs of intervals crossed by few rows; within each, the part crossed by fewest (when wide enough) is
   // the gutter, so that a long value reaching into it is not read as crossing into the next column.
@@ -129,6 +150,7 @@ std::vector<std::pair<double, double>> FindColumnGutters(const std::vector<std::
     i = j;
   }
   std::erase_if(gutters, [](const auto& g) { return g.second - g.first < kMinGutter; });
+  if (gutters.size() >= kMaxColumns) return {};  // no table: a hostile page's scattered glyphs
   // Each column between gutters holds pieces of its own (at least two not spanning into a neighbour): a
   // column of short values beside a few long ones is one column, not two.
   for (bool changed = true; changed && !gutters.empty();) {
