@@ -16,14 +16,13 @@
 #include <vector>
 
 #include "common/clock.h"
-#include "engine/decoder_workspace.h"
 #include "engine/dummy_checkpoint.h"
 #include "engine/generator.h"
 #include "engine/host_allocator.h"
 #include "engine/mineru2_model.h"
+#include "engine/model_memory.h"
 #include "engine/paged_kv_cache.h"
 #include "engine/residency_weight_source.h"
-#include "engine/vision_workspace.h"
 #include "residency/host_device.h"
 #include "residency/residency_manager.h"
 
@@ -138,40 +137,36 @@ int Run(const BenchOptions& o) {
     std::fprintf(stderr, "engine_bench: %s\n", units.status().ToString().c_str());
     return 1;
   }
-  uint64_t weight_bytes = 0;  // as the manager holds them
-  for (const UnitInfo& u : *units) weight_bytes += ResidencyWeightSource::FootprintBytes(u);
-  std::printf("weights: %.2f GB generated in %.1f s\n", weight_bytes / 1e9, gen_clock.ElapsedSeconds());
   ModelOptions mo;
   mo.compute_dtype = dtype;
   mo.vision_crops_per_chunk = o.vision_chunk;
   // The prefill page, then decode batches of up to 16 sequences (one page of slack each).
-  mo.kv_capacity_tokens =
-      o.prefill_tokens + 16 * (o.decode_context + 16 + o.decode_steps + 2 + mo.kv_page_tokens);
+  const int64_t decode_keys = o.decode_context + 16 + o.decode_steps + 2;
+  mo.kv_capacity_tokens = o.prefill_tokens + 16 * (decode_keys + mo.kv_page_tokens);
   // Weights, KV pages and each forward's workspace go through a residency manager (HostDevice: this
   // CPU's memory), as in mineru-infer and the daemon: the generated safetensors image is its disk
-  // tier, and its budget holds every weight, the pool and the largest forward's workspace bound (a
-  // decoder forward's or the vision encode's).
-  DecoderWorkspaceShape prefill;
-  prefill.rows = prefill.max_slice_rows = std::min(o.prefill_chunk, o.prefill_tokens);
-  prefill.logit_rows = 1;
-  prefill.max_keys = o.prefill_tokens;
-  prefill.on_cpu = true;
-  DecoderWorkspaceShape decode;
-  decode.rows = decode.logit_rows = decode.num_slices = 16;
-  decode.max_slice_rows = 1;
-  decode.max_keys = o.decode_context + 16 + o.decode_steps + 2;
-  decode.on_cpu = true;
+  // tier, and its budget (the memory plan's, engine/model_memory.h) holds every weight, the pool and
+  // the largest forward's bound (the prefill chunk's, a 16-sequence decode step's or the vision encode's).
+  InferMemoryRequest request;
+  request.units = *units;
+  request.weight_budget_fraction = 1.0;
+  request.compute_dtype = dtype;
+  request.kv_page_tokens = mo.kv_page_tokens;
+  request.kv_capacity_tokens = mo.kv_capacity_tokens;
+  request.prompt_tokens = o.prefill_tokens;
+  request.prefill_chunk = o.prefill_chunk;
+  request.decode_sequences = 16;
+  request.decode_max_keys = decode_keys;
+  request.key_block_tokens = mo.attention_key_block_tokens;
+  request.vision_crops = o.crops;
+  request.vision_crops_per_chunk = mo.vision_crops_per_chunk;
+  request.vision_crops_per_attention = mo.vision_crops_per_attention;
+  const InferMemory memory = PlanInferMemory(*config, request);
+  std::printf("weights: %.2f GB generated in %.1f s\n", memory.weights_total_bytes / 1e9,
+              gen_clock.ElapsedSeconds());
   residency::HostDevice device;
   residency::ResidencyOptions ro;
-  VisionWorkspaceShape vision;
-  vision.crops = o.crops;
-  vision.crops_per_chunk = mo.vision_crops_per_chunk;
-  vision.crops_per_attention = mo.vision_crops_per_attention;
-  vision.on_cpu = true;
-  ro.gpu_budget_bytes =
-      weight_bytes + PagedKvCache::PoolBytes(t, dtype, mo.kv_page_tokens, mo.kv_capacity_tokens) +
-      std::max({DecoderWorkspaceBytes(t, dtype, prefill), DecoderWorkspaceBytes(t, dtype, decode),
-                VisionWorkspaceBytes(*config->multimodal, t.hidden_size, dtype, vision)});
+  ro.gpu_budget_bytes = memory.gpu_budget_bytes;
   ro.pinned_budget_bytes = 0;
   auto manager = residency::ResidencyManager::Create(&device, ro);
   if (!manager.ok()) {

@@ -81,7 +81,8 @@ ConfigSchema<Config> MakeSchema() {
   s.Path("models_dir", &Config::models_dir, "where named models live (mineructl model pull writes there)");
   s.String("log_level", &Config::log_level, "debug, info, warning or error", CheckLogLevel);
   s.Bytes("vram_budget", &Config::vram_budget_bytes, "most GPU memory minerud may hold (0: all free)");
-  s.Bytes("pinned_budget", &Config::pinned_budget_bytes, "pinned host memory arena (0: as needed)");
+  s.Bytes("pinned_budget", &Config::pinned_budget_bytes,
+          "pinned host memory arena (0: the weights + the KV pool if swapping)");
   s.Millis("keep_alive", &Config::keep_alive_ms, "idle time before weights leave the GPU");
   s.Int("kv_page_tokens", &Config::kv_page_tokens, 1, 1024, "tokens per KV cache page");
   s.Int("prefill_chunk", &Config::prefill_chunk_tokens, 1, 1 << 20, "prompt tokens per prefill chunk");

@@ -33,7 +33,7 @@ struct Config {
 
   // Memory.
   uint64_t vram_budget_bytes = 0;    // 0: all free device memory at start (the whole model on CPU)
-  uint64_t pinned_budget_bytes = 0;  // 0: enough to hold what does not fit the VRAM budget
+  uint64_t pinned_budget_bytes = 0;  // 0: every weight, plus the KV pool with preemption = swap
   int64_t keep_alive_ms = 300'000;   // weights drop to pinned/disk after this long without a job
   int64_t kv_page_tokens = 16;
   int64_t prefill_chunk_tokens = 2048;

@@ -10,9 +10,20 @@ namespace {
 constexpr size_t kMinRows = 3;
 constexpr size_t kMaxCellChars = 40;
 constexpr size_t kMaxMeanCellChars = 20;
+constexpr double kColumnGapEm =
+    1.0;  // a gap this wide (in the line's size) inside one text line splits cells
+constexpr size_t kMaxColumns = 100;
+constexpr double kMinGutter = 1.5;  // points: no cell of any row inside it
+
+// A cell's text as set on the page: a line, or a piece of one set apart from the rest by a wide gap.
+struct Piece {
+  size_t line;
+  double x0, x1;
+  std::string text;
+};
 
 struct Row {
-  std::vector<size_t> cells;  // line indices, left to right
+  std::vector<Piece> pieces;  // left to right
   Rect box;
 };
 
@@ -43,71 +54,208 @@ bool IsNumeric(const std::string& text) {
   return digits > 0;
 }
 
-// Emits a table for rows [begin, end) when their cells fall into >= 2 consistent columns.
-void TryTable(const std::vector<TextLine>& lines, const std::vector<Row>& rows, size_t begin, size_t end,
-              std::vector<RuledTable>& out) {
-  if (end - begin < kMinRows) return;
-  std::vector<std::pair<double, double>> spans;
-  for (size_t r = begin; r < end; ++r) {
-    for (size_t li : rows[r].cells) spans.push_back({lines[li].box.x0, lines[li].box.x1});
-  }
-  std::sort(spans.begin(), spans.end());
-  std::vector<std::pair<double, double>> columns;
-  for (const auto& s : spans) {
-    if (!columns.empty() && s.first <= columns.back().second + 2) {
-      columns.back().second = std::max(columns.back().second, s.second);
+}  // namespace
+
+std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
+  std::vector<AlignedPiece> out;
+  double size = line.font_size > 0 ? line.font_size : line.box.height();
+  double gap = kColumnGapEm * std::max(size, 1.0);
+  double last_x1 = 0;
+  std::string pending_spaces;
+  for (const TextChar& ch : line.chars) {
+    if (ch.rune == ' ') {
+      if (!out.empty()) pending_spaces.push_back(' ');
+      continue;
+    }
+    if (out.empty() || ch.box.x0 - last_x1 >= gap) {
+      out.push_back({ch.box.x0, ch.box.x1, {}});
     } else {
-      columns.push_back(s);
+      out.back().text += pending_spaces;
+    }
+    pending_spaces.clear();
+    AppendUtf8(out.back().text, ch.rune);
+    out.back().x1 = std::max(out.back().x1, ch.box.x1);
+    last_x1 = ch.box.x1;
+  }
+  if (out.empty() || out.size() == 1) return {{line.box.x0, line.box.x1, line.text}};
+  return out;
+}
+
+std::vector<std::pair<double, double>> FindColumnGutters(const std::vector<std::vector<AlignedPiece>>& rows) {
+  // Elementary x intervals between piece ends, each with the number of rows that cover it.
+  std::vector<double> xs;
+  for (const auto& row : rows) {
+    for (const AlignedPiece& p : row) {
+      xs.push_back(p.x0);
+      xs.push_back(p.x1);
     }
   }
-  if (columns.size() < 2) return;
+  if (xs.size() < 4) return {};
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  // A header cell over two columns crosses their gutter: a quarter of the rows (of four or more) may.
+  size_t allowed = rows.size() >= 4 ? rows.size() / 4 : 0;
+  // Rows covering each interval: per row, its pieces' index ranges merged, added to a difference array.
+  std::vector<long> diff(xs.size(), 0);
+  auto index_of = [&](double x) {
+    return static_cast<size_t>(std::lower_bound(xs.begin(), xs.end(), x) - xs.begin());
+  };
+  for (const auto& row : rows) {
+    std::vector<std::pair<size_t, size_t>> ranges;
+    for (const AlignedPiece& p : row) ranges.push_back({index_of(p.x0), index_of(p.x1)});
+    std::sort(ranges.begin(), ranges.end());
+    size_t open = 0, close = 0;
+    bool any = false;
+    for (const auto& [a, b] : ranges) {
+      if (any && a <= close) {
+        close = std::max(close, b);
+        continue;
+      }
+      if (any) ++diff[open], --diff[close];
+      open = a;
+      close = b;
+      any = true;
+    }
+    if (any) ++diff[open], --diff[close];
+  }
+  std::vector<size_t> covering(xs.size() - 1, 0);
+  long running = 0;
+  for (size_t i = 0; i + 1 < xs.size(); ++i) {
+    running += diff[i];
+    covering[i] = static_cast<size_t>(std::max(running, 0L));
+  }
+  // Runs of intervals crossed by few rows; within each, the part crossed by fewest (when wide enough) is
+  // the gutter, so that a long value reaching into it is not read as crossing into the next column.
+  std::vector<std::pair<double, double>> gutters;
+  for (size_t i = 0; i < covering.size();) {
+    if (covering[i] > allowed) {
+      ++i;
+      continue;
+    }
+    size_t j = i;
+    size_t least = covering[i];
+    while (j < covering.size() && covering[j] <= allowed) least = std::min(least, covering[j++]);
+    std::pair<double, double> gutter{xs[i], xs[j]}, best{0, 0};
+    for (size_t k = i; k < j;) {
+      if (covering[k] != least) {
+        ++k;
+        continue;
+      }
+      size_t m = k;
+      while (m < j && covering[m] == least) ++m;
+      if (xs[m] - xs[k] > best.second - best.first) best = {xs[k], xs[m]};
+      k = m;
+    }
+    gutters.push_back(best.second - best.first >= kMinGutter ? best : gutter);
+    i = j;
+  }
+  std::erase_if(gutters, [](const auto& g) { return g.second - g.first < kMinGutter; });
+  if (gutters.size() >= kMaxColumns) return {};  // no table: a hostile page's scattered glyphs
+  // Each column between gutters holds pieces of its own (at least two not spanning into a neighbour): a
+  // column of short values beside a few long ones is one column, not two.
+  for (bool changed = true; changed && !gutters.empty();) {
+    changed = false;
+    for (size_t g = 0; g <= gutters.size(); ++g) {
+      double lo = g == 0 ? -1e9 : gutters[g - 1].second;
+      double hi = g == gutters.size() ? 1e9 : gutters[g].first;
+      int inside = 0;
+      for (const auto& row : rows) {
+        for (const AlignedPiece& p : row) inside += p.x0 >= lo - 0.5 && p.x1 <= hi + 0.5;
+      }
+      if (inside >= 2) continue;
+      // Drop the narrower of the gutters around this column.
+      size_t drop =
+          g == 0 ? 0
+          : g == gutters.size()
+              ? g - 1
+              : (gutters[g - 1].second - gutters[g - 1].first < gutters[g].second - gutters[g].first ? g - 1
+                                                                                                     : g);
+      gutters.erase(gutters.begin() + static_cast<std::ptrdiff_t>(drop));
+      changed = true;
+      break;
+    }
+  }
+  return gutters;
+}
+
+namespace {
+
+// Emits a table for rows [begin, end) when their cells fall into >= 2 consistent columns; a cell across a
+// column gutter spans those columns (a header over two columns).
+void TryTable(const std::vector<Row>& rows, size_t begin, size_t end, std::vector<RuledTable>& out) {
+  if (end - begin < kMinRows) return;
+  std::vector<std::vector<AlignedPiece>> spans;
+  for (size_t r = begin; r < end; ++r) {
+    spans.emplace_back();
+    for (const Piece& p : rows[r].pieces) spans.back().push_back({p.x0, p.x1, {}});
+  }
+  std::vector<std::pair<double, double>> gutters = FindColumnGutters(spans);
+  size_t num_cols = gutters.size() + 1;
+  if (num_cols < 2) return;
   // Most rows must fill at least two columns.
   size_t full = 0;
-  for (size_t r = begin; r < end; ++r) full += rows[r].cells.size() >= 2;
+  for (size_t r = begin; r < end; ++r) full += rows[r].pieces.size() >= 2;
   if (full * 4 < (end - begin) * 3) return;
   // Cells of tables are short: numbers, names, labels. Narrow columns of prose have longer lines.
   size_t chars = 0, count = 0;
   for (size_t r = begin; r < end; ++r) {
-    for (size_t li : rows[r].cells) {
-      chars += lines[li].text.size();
+    for (const Piece& p : rows[r].pieces) {
+      chars += p.text.size();
       ++count;
     }
   }
   if (count == 0 || chars > kMaxMeanCellChars * count) return;
+  auto column_of = [&](double x) {
+    size_t c = 0;
+    while (c < gutters.size() && x > (gutters[c].first + gutters[c].second) / 2) ++c;
+    return c;
+  };
   // Without rules, only numbers make the grid unmistakable: some column must be mostly numeric.
-  std::vector<size_t> numeric(columns.size(), 0), filled(columns.size(), 0);
+  std::vector<size_t> numeric(num_cols, 0), filled(num_cols, 0);
   for (size_t r = begin; r < end; ++r) {
-    for (size_t li : rows[r].cells) {
-      size_t c = 0;
-      while (c + 1 < columns.size() && lines[li].box.cx() > columns[c].second) ++c;
-      ++filled[c];
-      numeric[c] += IsNumeric(lines[li].text);
+    for (const Piece& p : rows[r].pieces) {
+      size_t c0 = column_of(p.x0), c1 = column_of(p.x1);
+      if (c0 != c1) continue;  // a spanning cell
+      ++filled[c0];
+      numeric[c0] += IsNumeric(p.text);
     }
   }
   bool has_numeric_column = false;
-  for (size_t c = 0; c < columns.size(); ++c) {
+  for (size_t c = 0; c < num_cols; ++c) {
     has_numeric_column = has_numeric_column || (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6);
   }
   if (!has_numeric_column) return;
   RuledTable table;
   table.num_rows = static_cast<int>(end - begin);
-  table.num_cols = static_cast<int>(columns.size());
+  table.num_cols = static_cast<int>(num_cols);
   std::string html = "<table>";
   for (size_t r = begin; r < end; ++r) {
-    std::vector<std::string> cells(columns.size());
-    for (size_t li : rows[r].cells) {
-      const TextLine& line = lines[li];
-      size_t c = 0;
-      while (c + 1 < columns.size() && line.box.cx() > columns[c].second) ++c;
-      if (!cells[c].empty()) cells[c].push_back(' ');
-      cells[c] += line.text;
-      table.line_indices.push_back(li);
-      table.box = table.box.Union(line.box);
+    // slot -> first column of the cell covering it; cells[c] text and span.
+    std::vector<std::string> cells(num_cols);
+    std::vector<size_t> span(num_cols, 0), owner(num_cols, SIZE_MAX);
+    for (const Piece& p : rows[r].pieces) {
+      size_t c0 = column_of(p.x0), c1 = column_of(p.x1);
+      // The free columns under the piece (a neighbour may already hold the first of them).
+      while (c0 < c1 && owner[c0] != SIZE_MAX) ++c0;
+      while (c1 > c0 && owner[c1] != SIZE_MAX) --c1;
+      bool free = true;
+      for (size_t c = c0; c <= c1; ++c) free = free && owner[c] == SIZE_MAX;
+      if (!free) c0 = c1 = owner[c0];
+      if (free) {
+        for (size_t c = c0; c <= c1; ++c) owner[c] = c0;
+        span[c0] = c1 - c0 + 1;
+      }
+      if (!cells[c0].empty()) cells[c0].push_back(' ');
+      cells[c0] += p.text;
+      if (std::find(table.line_indices.begin(), table.line_indices.end(), p.line) == table.line_indices.end())
+        table.line_indices.push_back(p.line);
     }
+    table.box = table.box.Union(rows[r].box);
     html += "<tr>";
-    for (const std::string& cell : cells) {
-      html += "<td>";
-      AppendEscaped(html, cell);
+    for (size_t c = 0; c < num_cols; ++c) {
+      if (owner[c] != SIZE_MAX && owner[c] != c) continue;
+      html += span[c] > 1 ? "<td colspan=\"" + std::to_string(span[c]) + "\">" : std::string("<td>");
+      AppendEscaped(html, cells[c]);
       html += "</td>";
     }
     html += "</tr>";
@@ -131,20 +279,18 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
   std::vector<Row> rows;
   for (size_t li : order) {
     const Rect& b = lines[li].box;
-    if (!rows.empty() && VerticalOverlap(rows.back().box, b) > 0.5) {
-      rows.back().cells.push_back(li);
-      rows.back().box = rows.back().box.Union(b);
-    } else {
-      rows.push_back({{li}, b});
-    }
+    if (rows.empty() || VerticalOverlap(rows.back().box, b) <= 0.5) rows.push_back({{}, b});
+    rows.back().box = rows.back().box.Union(b);
+    for (AlignedPiece& p : SplitAtColumnGaps(lines[li]))
+      rows.back().pieces.push_back({li, p.x0, p.x1, std::move(p.text)});
   }
   for (Row& row : rows) {
-    std::sort(row.cells.begin(), row.cells.end(),
-              [&](size_t a, size_t b) { return lines[a].box.x0 < lines[b].box.x0; });
+    std::sort(row.pieces.begin(), row.pieces.end(),
+              [](const Piece& a, const Piece& b) { return a.x0 < b.x0; });
   }
   auto short_row = [&](const Row& row) {
-    for (size_t li : row.cells) {
-      if (lines[li].text.size() > kMaxCellChars || lines[li].box.width() > 0.3 * page.width()) return false;
+    for (const Piece& p : row.pieces) {
+      if (p.text.size() > kMaxCellChars || p.x1 - p.x0 > 0.3 * page.width()) return false;
     }
     return true;
   };
@@ -153,7 +299,7 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
   std::vector<RuledTable> out;
   size_t begin = 0;
   while (begin < rows.size()) {
-    if (rows[begin].cells.size() < 2 || !short_row(rows[begin])) {
+    if (rows[begin].pieces.size() < 2 || !short_row(rows[begin])) {
       ++begin;
       continue;
     }
@@ -163,8 +309,8 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
       if (rows[end].box.y0 - rows[end - 1].box.y1 > 1.5 * h) break;
       ++end;
     }
-    while (end > begin + 1 && rows[end - 1].cells.size() < 2) --end;  // no trailing single-cell rows
-    TryTable(lines, rows, begin, end, out);
+    while (end > begin + 1 && rows[end - 1].pieces.size() < 2) --end;  // no trailing single-cell rows
+    TryTable(rows, begin, end, out);
     begin = end;
   }
   return out;

@@ -1,14 +1,30 @@
 // Tables drawn without ruling lines (spreadsheets, plain layouts): three or more consecutive rows of two
-// or more short text lines on one baseline whose x ranges fall into the same columns (the gaps of the
-// union of their x ranges). Long lines (running text, two-column prose) never form such a table.
+// or more short cells on one baseline whose x ranges fall into the same columns. A cell is a text line,
+// or a piece of one set apart by a gap of at least its size (columns set apart by spaces in one line).
+// Columns are split by gutters: x ranges that no cell covers in at least three quarters of the rows (four
+// or more rows; all of them for three), each column holding cells of its own; a cell across a gutter is
+// a header over those columns (colspan). Long lines (running text, two-column prose) never form such a
+// table, and some column must be mostly numbers.
 #pragma once
 
+#include <string>
+#include <utility>
 #include <vector>
 
 #include "document/ruling_table.h"
 #include "document/text_lines.h"
 
 namespace mineru::document {
+
+// A line's cells: pieces split at gaps of at least the line's size (the whole line when there is none).
+struct AlignedPiece {
+  double x0 = 0, x1 = 0;
+  std::string text;
+};
+std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line);
+
+// The column gutters (x0, x1) of rows of cells (only x0 and x1 are read), left to right.
+std::vector<std::pair<double, double>> FindColumnGutters(const std::vector<std::vector<AlignedPiece>>& rows);
 
 // Tables among `lines` that are not already `used` (e.g. taken by a ruled table); `page` bounds the
 // lengths that count as short.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <numeric>
 
 namespace mineru::document {
@@ -67,6 +68,45 @@ bool Covered(const std::vector<Seg>& segs, double pos, double along) {
   return false;
 }
 
+// A table drawn without its outer frame (rules between the columns, none at the sides; common in papers
+// and reports) has its outermost columns past the last crossing rule: where at least two rules running
+// across reach past the outermost boundary by more than a cell's padding, their common reach is a
+// boundary too. `across` are the rules running across `bounds` (horizontal rules for column bounds).
+void ExtendOpenSides(const std::vector<Seg>& across, std::vector<double>& bounds) {
+  constexpr double kMinReach = 4 * kTol;  // past the last boundary: room for a column
+  if (bounds.empty()) return;
+  std::vector<double> lows, highs;
+  for (const Seg& s : across) {
+    if (s.a < bounds.front() - kMinReach) lows.push_back(s.a);
+    if (s.b > bounds.back() + kMinReach) highs.push_back(s.b);
+  }
+  // The second-farthest reach: two rules must get there (one long rule alone may be a page's border).
+  if (lows.size() >= 2) {
+    std::sort(lows.begin(), lows.end());
+    bounds.insert(bounds.begin(), lows[1]);
+  }
+  if (highs.size() >= 2) {
+    std::sort(highs.begin(), highs.end(), std::greater<>());
+    bounds.push_back(highs[1]);
+  }
+}
+
+struct GridText {
+  int num_cells = 0;     // after merges
+  int filled_cells = 0;  // with text
+  int words = 0;
+  int split_words = 0;  // words whose letters fell into two cells
+};
+
+// A frame or a drawing without text, a single labelled box, boxes of paragraphs (a cover, a text frame)
+// and diagrams of boxes and arrows (words cut by the grid's lines, most cells empty) are no tables.
+bool LooksLikeTable(const GridText& g) {
+  if (g.filled_cells < 2) return false;
+  if (g.words > 30 * g.filled_cells) return false;
+  if (g.split_words > 2 && g.split_words * 20 > g.words) return false;
+  return !(g.split_words > 0 && g.filled_cells * 3 <= g.num_cells);
+}
+
 void AppendEscaped(std::string& out, const std::string& text) {
   for (char c : text) {
     if (c == '<') {
@@ -92,6 +132,36 @@ std::string CellText(std::vector<std::string>& parts) {
 }
 
 }  // namespace
+
+std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const Rect& page) {
+  std::vector<Rect> cells;
+  for (const Rect& f : fills) {
+    if (f.width() < 0.9 * page.width() && f.height() < 0.5 * page.height()) cells.push_back(f);
+  }
+  auto touch = [](const Rect& a, const Rect& b) {
+    bool side = std::fabs(a.x1 - b.x0) <= kTol || std::fabs(b.x1 - a.x0) <= kTol;
+    bool stack = std::fabs(a.y1 - b.y0) <= kTol || std::fabs(b.y1 - a.y0) <= kTol;
+    double over_y = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
+    double over_x = std::min(a.x1, b.x1) - std::max(a.x0, b.x0);
+    return (side && over_y > kTol) || (stack && over_x > kTol);
+  };
+  std::vector<bool> tiles(cells.size(), false);
+  for (size_t i = 0; i < cells.size(); ++i) {
+    for (size_t j = i + 1; j < cells.size(); ++j) {
+      if (touch(cells[i], cells[j])) tiles[i] = tiles[j] = true;
+    }
+  }
+  std::vector<RulingSegment> out;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (!tiles[i]) continue;
+    const Rect& r = cells[i];
+    out.push_back({{r.x0, r.y0 - 0.5, r.x1, r.y0 + 0.5}, true});
+    out.push_back({{r.x0, r.y1 - 0.5, r.x1, r.y1 + 0.5}, true});
+    out.push_back({{r.x0 - 0.5, r.y0, r.x0 + 0.5, r.y1}, false});
+    out.push_back({{r.x1 - 0.5, r.y0, r.x1 + 0.5, r.y1}, false});
+  }
+  return out;
+}
 
 std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
                                         const std::vector<TextLine>& lines) {
@@ -133,12 +203,17 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     for (size_t j = 0; j < vs.size(); ++j) {
       if (uf.Find(hs.size() + j) == root) cv.push_back(vs[j]);
     }
-    if (ch.size() < 2 || cv.size() < 2) continue;
+    if (ch.size() < 2 || cv.empty()) continue;
     std::vector<double> ys, xs;
     for (const Seg& s : ch) ys.push_back(s.pos);
     for (const Seg& s : cv) xs.push_back(s.pos);
     ys = ClusterPositions(std::move(ys));
     xs = ClusterPositions(std::move(xs));
+    size_t drawn = xs.size() + ys.size();
+    ExtendOpenSides(ch, xs);
+    ExtendOpenSides(cv, ys);
+    // Open sides only for a grid of rows (a divider crossed by a header and a footer rule is no table).
+    if (xs.size() < 2 || ys.size() < 2 || (xs.size() + ys.size() > drawn && ys.size() < 3)) continue;
     int rows = static_cast<int>(ys.size()) - 1;
     int cols = static_cast<int>(xs.size()) - 1;
     if (rows < 1 || cols < 1 || rows * cols < 2 || rows * cols > kMaxCells) continue;
@@ -185,7 +260,7 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     table.box = box;
     table.num_rows = rows;
     table.num_cols = cols;
-    int filled_chars = 0;
+    int words = 0, split_words = 0;
     for (size_t li = 0; li < lines.size(); ++li) {
       if (line_used[li] || !box.ContainsCenterOf(lines[li].box, 1)) continue;
       line_used[li] = true;
@@ -200,9 +275,11 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
         }
         run.clear();
       };
+      bool in_word = false;
       for (const TextChar& ch : lines[li].chars) {
         if (ch.rune == ' ') {
           run.push_back(' ');
+          in_word = false;
           continue;
         }
         auto cx = ch.box.cx(), cy = ch.box.cy();
@@ -211,18 +288,26 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
         c = std::clamp(c, 0, cols - 1);
         r = std::clamp(r, 0, rows - 1);
         size_t o = owner[cell(r, c)];
+        words += !in_word;
+        split_words += in_word && o != current;
+        in_word = true;
         if (o != current) {
           flush();
           current = o;
         }
         AppendUtf8(run, ch.rune);
-        ++filled_chars;
       }
       flush();
     }
-    if (filled_chars == 0) {
+    int num_cells = 0, filled_cells = 0;
+    for (size_t id = 0; id < owner.size(); ++id) {
+      if (owner[id] != id) continue;
+      ++num_cells;
+      filled_cells += !text[id].empty();
+    }
+    if (!LooksLikeTable({num_cells, filled_cells, words, split_words})) {
       for (size_t li : table.line_indices) line_used[li] = false;
-      continue;  // a frame or a drawing, not a table
+      continue;
     }
     std::string html = "<table>";
     for (int r = 0; r < rows; ++r) {

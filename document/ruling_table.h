@@ -1,6 +1,8 @@
 // Tables drawn with ruling lines: horizontal and vertical segments that cross form a grid; a missing
 // boundary between two grid cells merges them (colspan / rowspan). The text characters inside each cell
-// become its content. Tables without vertical rules are left to the text layout.
+// become its content. The edges of shaded cells count as rules; rules that run past the outermost crossing
+// rule (a table without its outer frame) add the outermost columns. Tables without vertical rules are left
+// to the text layout.
 #pragma once
 
 #include <string>
@@ -17,6 +19,12 @@ struct RuledTable {
   std::string html;                  // <table><tr><td ...>...</td></tr></table>
   std::vector<size_t> line_indices;  // lines of the page whose text went into the table
 };
+
+// The edges of shaded table cells as rules: filled rectangles that tile with at least one other (share an
+// edge, or leave a gap of a hairline), each smaller than 90% of the page's width and half its height (a
+// page or column background is not a cell). A shaded box alone, or bars apart from each other, add
+// nothing. The result goes with the drawn rules into FindRuledTables.
+std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const Rect& page);
 
 std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
                                         const std::vector<TextLine>& lines);

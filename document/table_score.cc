@@ -214,11 +214,23 @@ std::vector<std::string> AdjacencyRelations(const TableGrid& grid) {
   return out;
 }
 
+TableGrid ReadAsPipeTable(const TableGrid& grid) {
+  std::vector<std::vector<std::string>> texts;
+  for (const auto& row : grid.slots) {
+    texts.emplace_back();
+    for (int id : row) texts.back().push_back(id < 0 ? std::string() : grid.cells[static_cast<size_t>(id)]);
+  }
+  return MergeRepeats(texts);
+}
+
 AdjacencyScore ScoreTableAdjacency(std::string_view predicted_md, std::string_view reference_md) {
   AdjacencyScore score;
   std::map<std::string, int> predicted;
+  // A reference of pipe tables only cannot tell a spanning cell from equal neighbours ("X" above "X"):
+  // the prediction is read the same way, so an identical table scores the same in either format.
+  bool pipe_reference = reference_md.find("<table") == std::string_view::npos;
   for (const TableGrid& g : ExtractTableGrids(predicted_md)) {
-    for (std::string& rel : AdjacencyRelations(g)) {
+    for (std::string& rel : AdjacencyRelations(pipe_reference ? ReadAsPipeTable(g) : g)) {
       ++predicted[rel];
       ++score.predicted;
     }

@@ -41,7 +41,12 @@ struct AdjacencyScore {
   }
 };
 
-// The relations of every table of `predicted_md` against those of every table of `reference_md`.
+// The grid as a pipe table would read it back: every slot written with its cell's text, equal neighbours
+// merged (MergeRepeats). A spanning cell stays one cell; equal neighbouring cells become one.
+TableGrid ReadAsPipeTable(const TableGrid& grid);
+
+// The relations of every table of `predicted_md` against those of every table of `reference_md`. When the
+// reference holds no HTML table, the predicted grids are read as pipe tables (ReadAsPipeTable) first.
 AdjacencyScore ScoreTableAdjacency(std::string_view predicted_md, std::string_view reference_md);
 
 }  // namespace mineru::document

@@ -442,7 +442,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     }
   }
   // 2. Tables and images.
-  std::vector<RuledTable> tables = FindRuledTables(page.rules, lines);
+  std::vector<RulingSegment> rules = page.rules;
+  for (const RulingSegment& edge : CellFillEdges(page.fills, pr)) rules.push_back(edge);
+  std::vector<RuledTable> tables = FindRuledTables(rules, lines);
   std::vector<bool> consumed(lines.size(), false);
   for (const RuledTable& t : tables) {
     for (size_t li : t.line_indices) consumed[li] = true;

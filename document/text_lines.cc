@@ -81,6 +81,7 @@ struct Collector {
   std::vector<Rect>* images;
   std::vector<Rect>* stroked_text;  // text drawn with a stroke (render modes 1, 2): faked bold
   std::vector<Rect>* drawings;
+  std::vector<Rect>* fills;
 };
 
 constexpr size_t kMaxDrawings = 5000;  // per page: enough to find the figures of any real page
@@ -159,6 +160,65 @@ void WalkRect(fz_context*, void* arg, float x0, float y0, float x1, float y1) {
 const fz_path_walker kWalker = {WalkMoveTo, WalkLineTo,    WalkCurveTo,   WalkClose,
                                 WalkQuadTo, WalkCurveToVY, WalkCurveToVY, WalkRect};
 
+// Path walker state: whether a path is one axis-aligned rectangle (after ctm): straight axis-aligned
+// segments only, at most one closed figure.
+struct RectWalk {
+  fz_matrix ctm;
+  fz_point current{0, 0};
+  int moves = 0;
+  int segments = 0;
+  bool straight = true;
+};
+
+void RectWalkSegment(RectWalk* w, fz_point to) {
+  fz_point p = fz_transform_point(w->current, w->ctm);
+  fz_point q = fz_transform_point(to, w->ctm);
+  if (std::fabs(p.x - q.x) >= 0.5 && std::fabs(p.y - q.y) >= 0.5) w->straight = false;
+  ++w->segments;
+  w->current = to;
+}
+void RectMoveTo(fz_context*, void* arg, float x, float y) {
+  auto* w = static_cast<RectWalk*>(arg);
+  ++w->moves;
+  w->current = {x, y};
+}
+void RectLineTo(fz_context*, void* arg, float x, float y) {
+  RectWalkSegment(static_cast<RectWalk*>(arg), {x, y});
+}
+void RectCurveTo(fz_context*, void* arg, float, float, float, float, float, float) {
+  static_cast<RectWalk*>(arg)->straight = false;
+}
+void RectQuadTo(fz_context*, void* arg, float, float, float, float) {
+  static_cast<RectWalk*>(arg)->straight = false;
+}
+void RectCurveToVY(fz_context*, void* arg, float, float, float, float) {
+  static_cast<RectWalk*>(arg)->straight = false;
+}
+void RectClose(fz_context*, void*) {}
+void RectRect(fz_context*, void* arg, float, float, float, float) {
+  auto* w = static_cast<RectWalk*>(arg);
+  ++w->moves;
+  w->segments += 4;
+  // A re operator is axis-aligned in its own space; only a ctm without shear or a non-quarter turn
+  // keeps it so.
+  const fz_matrix& m = w->ctm;
+  bool upright = std::fabs(m.b) < 1e-3 && std::fabs(m.c) < 1e-3;
+  bool quarter = std::fabs(m.a) < 1e-3 && std::fabs(m.d) < 1e-3;
+  if (!upright && !quarter) w->straight = false;
+}
+
+const fz_path_walker kRectWalker = {RectMoveTo, RectLineTo,    RectCurveTo,   RectClose,
+                                    RectQuadTo, RectCurveToVY, RectCurveToVY, RectRect};
+
+bool IsAxisAlignedRectangle(fz_context* ctx, const fz_path* path, fz_matrix ctm) {
+  RectWalk walk;
+  walk.ctm = ctm;
+  fz_walk_path(ctx, path, &kRectWalker, &walk);
+  return walk.straight && walk.moves == 1 && walk.segments >= 3 && walk.segments <= 5;
+}
+
+constexpr size_t kMaxFills = 5000;
+
 void CollectorFillPath(fz_context* ctx, fz_device* dev, const fz_path* path, int, fz_matrix ctm,
                        fz_colorspace*, const float*, float alpha, fz_color_params) {
   if (alpha <= 0) return;
@@ -166,6 +226,9 @@ void CollectorFillPath(fz_context* ctx, fz_device* dev, const fz_path* path, int
   fz_rect b = fz_bound_path(ctx, path, nullptr, ctm);
   AddRule(c->rules, {b.x0, b.y0, b.x1, b.y1});  // a thin filled rectangle is a rule
   AddDrawing(c->drawings, b);
+  if (c->fills->size() < kMaxFills && b.x1 - b.x0 > kMaxRuleThickness && b.y1 - b.y0 > kMaxRuleThickness &&
+      IsAxisAlignedRectangle(ctx, path, ctm))
+    c->fills->push_back({b.x0, b.y0, b.x1, b.y1});
 }
 
 void CollectorStrokePath(fz_context* ctx, fz_device* dev, const fz_path* path, const fz_stroke_state* stroke,
@@ -490,6 +553,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     collector->rules = &content.rules;
     collector->images = &content.images;
     collector->drawings = &content.drawings;
+    collector->fills = &content.fills;
     collector->super.stroke_text = CollectorStrokeText;
     collector->stroked_text = &stroked_text;
     fz_run_display_list(ctx, list, &collector->super, fz_identity, fz_infinite_rect, cookie.get());

@@ -6,7 +6,7 @@
 #include "engine/generator.h"
 #include "engine/image_preprocess.h"
 #include "engine/image_preprocess_png.h"
-#include "engine/infer_memory.h"
+#include "engine/model_memory.h"
 #include "engine/mineru2_model.h"
 #include "engine/tokenizer.h"
 #include "engine/torch_status.h"
@@ -30,7 +30,7 @@ Result<at::Tensor> ReadPixels(const std::string& path) {
 
 // The residency manager every run goes through: HostDevice (the CPU build's device) and one kGpu budget
 // for the weights' share (--vram-budget, or all of the weights), the KV pool and the larger of the
-// decoder's and the vision encode's workspace (infer_memory.h).
+// decoder's and the vision encode's workspace (model_memory.h).
 struct RunResidency {
   std::unique_ptr<residency::HostDevice> device;
   std::unique_ptr<residency::ResidencyManager> manager;

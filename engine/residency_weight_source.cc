@@ -1,5 +1,7 @@
 #include "engine/residency_weight_source.h"
 
+#include <algorithm>
+
 #include "engine/torch_status.h"
 
 namespace mineru::engine {
@@ -20,14 +22,26 @@ Result<residency::DType> ToResidencyDtype(StorageDtype d) {
   }
 }
 
-residency::UnitKind ToResidencyKind(const UnitInfo& u, bool tied) {
-  switch (u.kind) {
+bool HasTensor(const UnitInfo& u, const std::string& name) {
+  for (const UnitTensor& t : u.tensors) {
+    if (t.name == name) return true;
+  }
+  return false;
+}
+
+// The manager's index: the layer number for layer units, 0 for the others.
+int ResidencyIndex(const UnitInfo& u) { return static_cast<int>(std::max<int64_t>(u.layer, 0)); }
+
+}  // namespace
+
+residency::UnitKind ResidencyUnitKind(const UnitInfo& unit) {
+  switch (unit.kind) {
     case UnitKind::kEmbedding:
       return residency::UnitKind::kEmbedding;
     case UnitKind::kDecoderLayer:
       return residency::UnitKind::kDecoderLayer;
     case UnitKind::kHead:
-      return tied ? residency::UnitKind::kNorm : residency::UnitKind::kLmHead;
+      return HasTensor(unit, "lm_head.weight") ? residency::UnitKind::kLmHead : residency::UnitKind::kNorm;
     case UnitKind::kVisionEmbeddings:
       return residency::UnitKind::kVisionEmbedding;
     case UnitKind::kVisionLayer:
@@ -38,7 +52,14 @@ residency::UnitKind ToResidencyKind(const UnitInfo& u, bool tied) {
   return residency::UnitKind::kOther;
 }
 
-}  // namespace
+residency::PlanUnit ResidencyPlanUnit(const UnitInfo& unit) {
+  residency::PlanUnit p;
+  p.name = unit.name;
+  p.kind = ResidencyUnitKind(unit);
+  p.index = ResidencyIndex(unit);
+  p.size_bytes = ResidencyWeightSource::FootprintBytes(unit);
+  return p;
+}
 
 uint64_t ResidencyWeightSource::FootprintBytes(const UnitInfo& unit) {
   residency::UnitSpec spec;
@@ -68,8 +89,8 @@ Result<std::unique_ptr<ResidencyWeightSource>> ResidencyWeightSource::Create(
   for (const UnitInfo& u : s->units_) {
     residency::UnitSpec spec;
     spec.name = u.name;
-    spec.kind = ToResidencyKind(u, s->tied_);
-    spec.index = static_cast<int>(std::max<int64_t>(u.layer, 0));
+    spec.kind = ResidencyUnitKind(u);
+    spec.index = ResidencyIndex(u);
     for (const UnitTensor& t : u.tensors) {
       residency::TensorSpec ts;
       ts.name = t.name;

@@ -5,6 +5,9 @@
 // stored dtype over tier memory; when the compute dtype differs they are converted for the duration
 // of the lease (the conversion is exact for bf16/f16 -> f32). The pass order is announced once, so the
 // manager can prefetch the next unit while the current one computes.
+// The unit-kind mapping (engine::UnitKind -> residency::UnitKind) lives here once: the manager's units
+// (Create) and the planner's (ResidencyPlanUnit, for `minerud plan` and the memory plan) both come from
+// it, so the planner places the units the manager holds.
 #pragma once
 
 #include <map>
@@ -12,9 +15,17 @@
 
 #include "engine/checkpoint.h"
 #include "engine/weight_source.h"
+#include "residency/planner.h"
 #include "residency/residency_manager.h"
 
 namespace mineru::engine {
+
+// The residency kind of a unit (residency.md rule 1 ranks by it). A head without lm_head.weight (tied
+// embeddings: it holds only the final norm) is a kNorm; an untied head is the kLmHead.
+residency::UnitKind ResidencyUnitKind(const UnitInfo& unit);
+
+// The unit as the planner sees it (residency/planner.h): the manager's name, kind, index and footprint.
+residency::PlanUnit ResidencyPlanUnit(const UnitInfo& unit);
 
 class ResidencyWeightSource final : public WeightSource {
  public:

@@ -3,14 +3,11 @@
 #include <algorithm>
 #include <map>
 
-#include "engine/decoder_workspace.h"
 #include "engine/image_merge.h"
-#include "engine/lease_conversion.h"
 #include "engine/mineru2_model.h"
+#include "engine/model_memory.h"
 #include "engine/paged_kv_cache.h"
-#include "engine/residency_weight_source.h"
 #include "engine/safetensors_file.h"
-#include "engine/vision_workspace.h"
 #include "residency/stats.h"
 
 namespace mineru::pipeline {
@@ -23,35 +20,33 @@ uint64_t StepWorkspaceBytes(const engine::ModelConfig& mc, const std::vector<eng
                             at::ScalarType dtype, bool on_cpu, const Config& config,
                             const ModelMemoryPlan& p) {
   // A step: one row for each decoding page and at most one prefill chunk, all attending up to a page.
-  engine::DecoderWorkspaceShape step;
-  step.rows = p.step_tokens;
-  step.max_slice_rows = std::min(config.prefill_chunk_tokens, p.step_tokens);
-  step.num_slices = config.max_batch + 1;
-  step.logit_rows = config.max_batch + 1;
-  step.max_keys = p.page_tokens;
-  step.on_cpu = on_cpu;
   const uint64_t decoder =
-      engine::DecoderWorkspaceBytes(mc.text, dtype, step) + engine::LeaseConversionBytes(units, dtype);
+      engine::DecoderForwardBytes(mc.text, units, dtype,
+                                  engine::MixedStepShape(p.step_tokens, config.prefill_chunk_tokens,
+                                                         config.max_batch, p.page_tokens, on_cpu));
   // A vision burst runs between steps on the same thread: the budget holds the larger of the two.
-  const engine::MultimodalConfig& mm = *mc.multimodal;
   engine::VisionWorkspaceShape vision;
   vision.crops = p.vision_batch_crops;
   vision.crops_per_chunk = engine::ModelOptions().vision_crops_per_chunk;
   vision.crops_per_attention = engine::ModelOptions().vision_crops_per_attention;
   vision.on_cpu = on_cpu;
-  const uint64_t encoder = engine::VisionWorkspaceBytes(mm, mc.text.hidden_size, dtype, vision) +
-                           engine::VisionLeaseConversionBytes(units, dtype);
-  return std::max(decoder, encoder);
+  return std::max(decoder, engine::VisionForwardBytes(mc, units, dtype, vision));
 }
 
 }  // namespace
 
-Result<at::ScalarType> ResolveComputeDtype(const std::string& compute_dtype, const engine::Checkpoint& ckpt) {
+Result<at::ScalarType> ResolveComputeDtype(const std::string& compute_dtype, at::ScalarType stored) {
   if (compute_dtype == "bf16") return at::kBFloat16;
   if (compute_dtype == "f32") return at::kFloat;
   if (compute_dtype != "auto") {
     return InvalidArgument("compute_dtype '" + compute_dtype + "' is not auto, bf16 or f32");
   }
+  // Computing in float16 is not supported: half-precision checkpoints compute in bf16's range as f32.
+  return stored == at::kBFloat16 ? at::kBFloat16 : at::kFloat;
+}
+
+Result<at::ScalarType> ResolveComputeDtype(const std::string& compute_dtype, const engine::Checkpoint& ckpt) {
+  if (compute_dtype != "auto") return ResolveComputeDtype(compute_dtype, at::kFloat);
   // The dtype holding most of the checkpoint's floating-point bytes.
   std::map<at::ScalarType, uint64_t> bytes;
   for (const engine::SafetensorsFile& f : ckpt.files()) {
@@ -63,8 +58,7 @@ Result<at::ScalarType> ResolveComputeDtype(const std::string& compute_dtype, con
   if (bytes.empty()) return InvalidArgument(ckpt.dir().string() + " holds no floating-point tensors");
   const auto most = std::max_element(bytes.begin(), bytes.end(),
                                      [](const auto& a, const auto& b) { return a.second < b.second; });
-  // Computing in float16 is not supported: half-precision checkpoints compute in bf16's range as f32.
-  return most->first == at::kBFloat16 ? at::kBFloat16 : at::kFloat;
+  return ResolveComputeDtype(compute_dtype, most->first);
 }
 
 int64_t LargestImageTokens(const engine::MultimodalConfig& mm) {
@@ -80,11 +74,9 @@ Result<ModelMemoryPlan> PlanModelMemory(const engine::ModelConfig& mc,
   const engine::MultimodalConfig& mm = *mc.multimodal;
   ModelMemoryPlan p;
   p.compute_dtype = dtype;
-  for (const engine::UnitInfo& u : units) {
-    const uint64_t bytes = engine::ResidencyWeightSource::FootprintBytes(u);
-    p.weight_bytes += bytes;
-    p.largest_unit_bytes = std::max(p.largest_unit_bytes, bytes);
-  }
+  const engine::WeightFootprint weights = engine::WeightFootprintOf(units);
+  p.weight_bytes = weights.total_bytes;
+  p.largest_unit_bytes = weights.largest_unit_bytes;
   p.max_new_tokens = config.max_new_tokens > 0 ? config.max_new_tokens : mc.generation.max_new_tokens;
   p.prompt_tokens = prompt_tokens - 1 + LargestImageTokens(mm);
   p.page_tokens = p.prompt_tokens + p.max_new_tokens;
@@ -118,6 +110,11 @@ Result<ModelMemoryPlan> PlanModelMemory(const engine::ModelConfig& mc,
   p.min_budget_bytes = p.kv_bytes + p.workspace_bytes + p.largest_unit_bytes;
   p.gpu_budget_bytes = config.vram_budget_bytes > 0 ? config.vram_budget_bytes
                                                     : p.weight_bytes + p.kv_bytes + p.workspace_bytes;
+  p.pinned_budget_bytes = config.pinned_budget_bytes;
+  if (p.pinned_budget_bytes == 0) {
+    p.pinned_budget_bytes = p.weight_bytes + (config.preemption == "swap" ? p.kv_bytes : 0);
+  }
+  p.max_batch = config.max_batch;
   return p;
 }
 
@@ -128,6 +125,28 @@ Status CheckBudget(uint64_t budget, const ModelMemoryPlan& plan) {
       residency::FormatBytes(plan.min_budget_bytes) + ": the KV cache of " + std::to_string(plan.kv_tokens) +
       " tokens, the largest step's working memory and the largest layer); " + residency::FormatBytes(budget) +
       " is too small");
+}
+
+residency::ResidencyOptions ResidencyOptionsFor(const ModelMemoryPlan& plan, const Config& config) {
+  residency::ResidencyOptions ro;
+  ro.gpu_budget_bytes = plan.gpu_budget_bytes;
+  ro.pinned_budget_bytes = plan.pinned_budget_bytes;
+  ro.keep_alive_ms = config.keep_alive_ms;
+  return ro;
+}
+
+residency::PlanRequest PlacementRequest(const ModelMemoryPlan& plan,
+                                        const std::vector<engine::UnitInfo>& units,
+                                        const residency::ResidencyOptions& options) {
+  residency::PlanRequest r;
+  r.units = engine::PlacementUnits(units);
+  r.gpu_budget_bytes = options.gpu_budget_bytes;
+  r.pinned_budget_bytes = options.pinned_budget_bytes;
+  r.kv_bytes_fixed = plan.kv_bytes;
+  r.workspace_bytes_fixed = plan.workspace_bytes;
+  r.max_batch = static_cast<int>(std::max<int64_t>(plan.max_batch, 1));
+  r.prefetch_depth = options.prefetch_depth;
+  return r;
 }
 
 }  // namespace mineru::pipeline

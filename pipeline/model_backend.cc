@@ -117,11 +117,7 @@ Result<std::unique_ptr<ModelBackend>> ModelBackend::Load(const Config& config) {
   const ModelMemoryPlan& plan = st->plan;
   MINERU_RETURN_IF_ERROR(CheckBudget(plan.gpu_budget_bytes, plan));
 
-  residency::ResidencyOptions ro;
-  ro.gpu_budget_bytes = plan.gpu_budget_bytes;
-  ro.pinned_budget_bytes = config.pinned_budget_bytes;
-  if (ro.pinned_budget_bytes == 0) ro.pinned_budget_bytes = plan.weight_bytes;
-  ro.keep_alive_ms = config.keep_alive_ms;
+  const residency::ResidencyOptions ro = ResidencyOptionsFor(plan, config);
   MINERU_ASSIGN_OR_RETURN(st->manager, residency::ResidencyManager::Create(st->device.get(), ro));
 
   engine::ModelOptions mo;

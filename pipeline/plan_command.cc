@@ -8,9 +8,16 @@
 #include "engine/compute_probe.h"
 #include "engine/model_config.h"
 #include "engine/model_units.h"
+#include "engine/paged_kv_cache.h"
+#include "engine/prompt_template.h"
+#include "engine/tokenizer.h"
+#include "engine/tokenizer_prompt.h"
+#include "pipeline/memory_plan.h"
+#include "residency/cuda_device.h"
 #include "residency/host_device.h"
 #include "residency/link_probe.h"
 #include "residency/planner.h"
+#include "residency/stats.h"
 
 namespace mineru::pipeline {
 namespace {
@@ -20,23 +27,10 @@ constexpr int kExitUsage = 64;
 constexpr int kExitDataErr = 65;
 constexpr int kExitSoftware = 70;
 
-struct PlanArgs {
-  std::string model_dir;
-  uint64_t vram_budget_bytes = 0;
-  uint64_t pinned_budget_bytes = 0;
-  int64_t max_batch = 0;
-  int64_t context_tokens = 8192;
-  int64_t prefill_chunk_tokens = 0;
-};
-
-// The daemon's config gives the defaults (model, budgets, batch, prefill chunk); flags override them.
-Result<PlanArgs> ParsePlanArgs(const Config& config, const std::vector<std::string>& args) {
-  PlanArgs out;
-  out.model_dir = config.model_dir;
-  out.vram_budget_bytes = config.vram_budget_bytes;
-  out.pinned_budget_bytes = config.pinned_budget_bytes;
-  out.max_batch = config.max_batch;
-  out.prefill_chunk_tokens = config.prefill_chunk_tokens;
+// The daemon's config gives the defaults (model, budgets, batch, KV pool, every other key the memory
+// plan reads); flags override them.
+Result<Config> ParsePlanArgs(const Config& config, const std::vector<std::string>& args) {
+  Config out = config;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto value = [&]() -> Result<std::string> {
@@ -54,9 +48,9 @@ Result<PlanArgs> ParsePlanArgs(const Config& config, const std::vector<std::stri
     } else if (a == "--max-batch") {
       MINERU_ASSIGN_OR_RETURN(std::string v, value());
       MINERU_ASSIGN_OR_RETURN(out.max_batch, ParseInt(v, 1, 1024));
-    } else if (a == "--context-tokens") {
+    } else if (a == "--kv-cache-tokens") {
       MINERU_ASSIGN_OR_RETURN(std::string v, value());
-      MINERU_ASSIGN_OR_RETURN(out.context_tokens, ParseInt(v, 1, 1 << 20));
+      MINERU_ASSIGN_OR_RETURN(out.kv_cache_tokens, ParseInt(v, 0, int64_t{1} << 30));
     } else {
       return InvalidArgument("unknown option '" + a + "'");
     }
@@ -70,95 +64,119 @@ Result<PlanArgs> ParsePlanArgs(const Config& config, const std::vector<std::stri
   return out;
 }
 
-residency::UnitKind ToResidencyKind(engine::UnitKind kind) {
-  switch (kind) {
-    case engine::UnitKind::kEmbedding:
-      return residency::UnitKind::kEmbedding;
-    case engine::UnitKind::kHead:
-      return residency::UnitKind::kLmHead;
-    case engine::UnitKind::kDecoderLayer:
-      return residency::UnitKind::kDecoderLayer;
-    case engine::UnitKind::kVisionEmbeddings:
-      return residency::UnitKind::kVisionEmbedding;
-    case engine::UnitKind::kVisionLayer:
-      return residency::UnitKind::kVisionLayer;
-    case engine::UnitKind::kProjector:
-      return residency::UnitKind::kProjector;
-  }
-  return residency::UnitKind::kOther;
-}
-
 engine::StorageDtype DtypeFromConfig(const engine::ModelConfig& config) {
   if (config.text.torch_dtype == "float32") return engine::StorageDtype::kF32;
   if (config.text.torch_dtype == "float16") return engine::StorageDtype::kF16;
   return engine::StorageDtype::kBF16;
 }
 
-// The units with sizes from the checkpoint when the folder has weights, else from the config alone.
-Result<std::vector<engine::UnitInfo>> LoadUnits(const std::filesystem::path& dir,
-                                                const engine::ModelConfig& config, std::string* source) {
+// The model's units and compute dtype as the daemon would load them: sizes from the checkpoint when
+// the folder has weights, else from the config alone.
+struct PlanModel {
+  std::vector<engine::UnitInfo> units;
+  at::ScalarType dtype = at::kBFloat16;
+  std::string source;
+};
+
+Result<PlanModel> LoadPlanModel(const std::filesystem::path& dir, const engine::ModelConfig& mc,
+                                const Config& config) {
+  PlanModel m;
   std::error_code ec;
   bool has_weights = false;
   for (const auto& entry : std::filesystem::directory_iterator(dir, ec)) {
     if (entry.path().extension() == ".safetensors") has_weights = true;
   }
-  if (!has_weights) {
-    *source = "config only (no .safetensors in the folder)";
-    return engine::UnitsFromConfig(config, DtypeFromConfig(config), config.text.tie_word_embeddings);
+  if (has_weights) {
+    MINERU_ASSIGN_OR_RETURN(engine::Checkpoint checkpoint, engine::Checkpoint::Open(dir));
+    MINERU_ASSIGN_OR_RETURN(m.units, engine::ListModelUnits(checkpoint, mc));
+    MINERU_ASSIGN_OR_RETURN(m.dtype, ResolveComputeDtype(config.compute_dtype, checkpoint));
+    m.source = "checkpoint headers";
+    return m;
   }
-  MINERU_ASSIGN_OR_RETURN(engine::Checkpoint checkpoint, engine::Checkpoint::Open(dir));
-  *source = "checkpoint headers";
-  return engine::ListModelUnits(checkpoint, config);
+  const engine::StorageDtype stored = DtypeFromConfig(mc);
+  m.units = engine::UnitsFromConfig(mc, stored, mc.text.tie_word_embeddings);
+  MINERU_ASSIGN_OR_RETURN(
+      m.dtype, ResolveComputeDtype(config.compute_dtype, engine::StorageDtypeToScalarType(stored)));
+  m.source = "config only (no .safetensors in the folder)";
+  return m;
 }
 
-Result<std::string> Plan(const PlanArgs& args) {
-  MINERU_ASSIGN_OR_RETURN(engine::ModelConfig config, engine::ModelConfig::Load(args.model_dir));
-  std::string source;
-  MINERU_ASSIGN_OR_RETURN(std::vector<engine::UnitInfo> units, LoadUnits(args.model_dir, config, &source));
+// The MinerU prompt's token count with its image token: exact with the folder's tokenizer, else its
+// byte count (a byte-level BPE token holds at least one byte), an upper bound.
+Result<int64_t> PromptTokens(const std::filesystem::path& dir, const engine::ModelConfig& mc, bool* exact) {
+  const std::filesystem::path path = dir / "tokenizer.json";
+  *exact = std::filesystem::exists(path);
+  if (!*exact) return static_cast<int64_t>(engine::MineruPrompt().size());
+  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<engine::Tokenizer> tokenizer, engine::Tokenizer::FromFile(path));
+  MINERU_ASSIGN_OR_RETURN(int32_t image_token,
+                          engine::ResolveImageTokenId(*tokenizer, mc.multimodal->image_token_index));
+  MINERU_ASSIGN_OR_RETURN(std::vector<int32_t> ids,
+                          engine::EncodeImagePrompt(*tokenizer, engine::MineruPrompt(), image_token));
+  return static_cast<int64_t>(ids.size());
+}
+
+// Where the daemon computes: on the GPU when this build has CUDA and one is present.
+bool ComputesOnCpu() {
+#if defined(MINERU_HAVE_CUDA)
+  return !residency::CudaDeviceAvailable();
+#else
+  return true;
+#endif
+}
+
+Result<std::string> Plan(const Config& args) {
+  MINERU_ASSIGN_OR_RETURN(engine::ModelConfig mc, engine::ModelConfig::Load(args.model_dir));
+  if (!mc.multimodal) {
+    return InvalidArgument(args.model_dir +
+                           " holds a text-only model; minerud needs MinerU 2.0 (a vision tower)");
+  }
+  MINERU_ASSIGN_OR_RETURN(PlanModel model, LoadPlanModel(args.model_dir, mc, args));
+  bool exact_prompt = false;
+  MINERU_ASSIGN_OR_RETURN(int64_t prompt_tokens, PromptTokens(args.model_dir, mc, &exact_prompt));
+  const bool on_cpu = ComputesOnCpu();
+  // The daemon's own memory plan and manager options: the placement below is the one it builds.
+  MINERU_ASSIGN_OR_RETURN(ModelMemoryPlan plan,
+                          PlanModelMemory(mc, model.units, model.dtype, on_cpu, args, prompt_tokens));
+  MINERU_RETURN_IF_ERROR(CheckBudget(plan.gpu_budget_bytes, plan));
+  residency::PlanRequest request = PlacementRequest(plan, model.units, ResidencyOptionsFor(plan, args));
 
   residency::HostDevice device;
-  MINERU_ASSIGN_OR_RETURN(residency::LinkProbe link, residency::MeasureLinkProbe(device));
+  MINERU_ASSIGN_OR_RETURN(request.probe, residency::MeasureLinkProbe(device));
   MINERU_ASSIGN_OR_RETURN(engine::ComputeProbe compute, engine::MeasureComputeProbe());
-
-  residency::PlanRequest request;
-  request.probe = link;
-  request.gpu_budget_bytes = args.vram_budget_bytes;
-  request.pinned_budget_bytes = args.pinned_budget_bytes;
-  request.max_batch = static_cast<int>(args.max_batch);
-  const auto& t = config.text;
-  const uint64_t dtype_bytes = engine::StorageDtypeSize(DtypeFromConfig(config));
-  const uint64_t kv_per_token =
-      static_cast<uint64_t>(t.num_layers * 2 * t.num_kv_heads * t.head_dim) * dtype_bytes;
-  request.kv_bytes_per_seq = kv_per_token * static_cast<uint64_t>(args.context_tokens);
-  // One prefill chunk's activations (float32): hidden states, q/k/v and the MLP's two branches.
-  request.workspace_bytes_fixed = static_cast<uint64_t>(args.prefill_chunk_tokens) *
-                                  static_cast<uint64_t>(4 * t.hidden_size + 2 * t.intermediate_size) * 4;
-  request.workspace_bytes_per_seq = static_cast<uint64_t>(t.vocab_size) * 4;  // one row of logits
-  for (const auto& unit : units) {
-    residency::PlanUnit pu;
-    pu.name = unit.name;
-    pu.kind = ToResidencyKind(unit.kind);
-    pu.index = static_cast<int>(unit.layer);
-    pu.size_bytes = unit.size_bytes;
-    engine::UnitComputeEstimate e = engine::EstimateDecodeCompute(unit, compute);
-    pu.compute_ms_fixed = e.ms_fixed;
-    pu.compute_ms_per_seq = e.ms_per_seq;
-    request.units.push_back(std::move(pu));
+  for (size_t i = 0; i < model.units.size(); ++i) {
+    const engine::UnitComputeEstimate e = engine::EstimateDecodeCompute(model.units[i], compute);
+    request.units[i].compute_ms_fixed = e.ms_fixed;
+    request.units[i].compute_ms_per_seq = e.ms_per_seq;
   }
   MINERU_ASSIGN_OR_RETURN(std::string table, residency::PlanText(request));
 
-  char header[1024];
+  const residency::LinkProbe& link = request.probe;
+  const uint64_t kv_per_token = engine::PagedKvCache::BytesPerToken(mc.text, model.dtype);
+  char header[2048];
   std::snprintf(header, sizeof header,
                 "model: %s (%s; %zu units, %s)\n"
-                "budget: %s VRAM, %s pinned; context %lld tokens per sequence (KV %s)\n"
+                "budget: %s VRAM, %s pinned; computing in %s on the %s\n"
+                "KV pool: %lld tokens, %s (%s per token); a page holds up to %lld tokens (%lld of prompt and "
+                "image%s, %lld new)\n"
+                "workspace: %s (the larger of a step of %lld tokens and a vision burst of %lld crops); least "
+                "budget for this KV pool %s\n"
                 "probe: link %.1f GB/s pinned->device, %.1f GB/s pageable->device; compute %.0f GFLOP/s, "
                 "weight reads %.1f GB/s\n"
                 "compute figures are this machine's CPU; on a GPU host they come from the GPU.\n\n",
-                args.model_dir.c_str(), config.model_type.c_str(), units.size(), source.c_str(),
-                FormatByteSize(args.vram_budget_bytes).c_str(),
-                FormatByteSize(args.pinned_budget_bytes).c_str(),
-                static_cast<long long>(args.context_tokens),  // NOLINT(google-runtime-int)
-                FormatByteSize(request.kv_bytes_per_seq).c_str(), link.h2d_gbps, link.h2d_pageable_gbps,
+                args.model_dir.c_str(), mc.model_type.c_str(), model.units.size(), model.source.c_str(),
+                FormatByteSize(plan.gpu_budget_bytes).c_str(),
+                residency::FormatBytes(plan.pinned_budget_bytes).c_str(),
+                model.dtype == at::kBFloat16 ? "bf16" : "f32", on_cpu ? "CPU" : "GPU",
+                static_cast<long long>(plan.kv_tokens),  // NOLINT(google-runtime-int)
+                residency::FormatBytes(plan.kv_bytes).c_str(), residency::FormatBytes(kv_per_token).c_str(),
+                static_cast<long long>(plan.page_tokens),    // NOLINT(google-runtime-int)
+                static_cast<long long>(plan.prompt_tokens),  // NOLINT(google-runtime-int)
+                exact_prompt ? "" : ", at most: no tokenizer.json",
+                static_cast<long long>(plan.max_new_tokens),  // NOLINT(google-runtime-int)
+                residency::FormatBytes(plan.workspace_bytes).c_str(),
+                static_cast<long long>(plan.step_tokens),         // NOLINT(google-runtime-int)
+                static_cast<long long>(plan.vision_batch_crops),  // NOLINT(google-runtime-int)
+                residency::FormatBytes(plan.min_budget_bytes).c_str(), link.h2d_gbps, link.h2d_pageable_gbps,
                 compute.matmul_gflops, compute.weight_read_gbps);
   return std::string(header) + table;
 }
@@ -167,11 +185,13 @@ Result<std::string> Plan(const PlanArgs& args) {
 
 std::string PlanUsage() {
   return "Usage: minerud plan [--config FILE] [--model DIR] [--vram-budget SIZE] [--pinned-budget SIZE]\n"
-         "                    [--max-batch N] [--context-tokens N]\n"
+         "                    [--max-batch N] [--kv-cache-tokens N]\n"
          "Defaults come from the daemon's config file (--config, else /etc/minerud.conf when present):\n"
-         "model_dir (a folder, or a name in models_dir), vram_budget, pinned_budget, max_batch and\n"
-         "prefill_chunk; --context-tokens defaults to 8192.\n"
-         "Prints where each unit of the model would live under the budget, the batch size, and the\n"
+         "model_dir (a folder, or a name in models_dir), vram_budget, pinned_budget, max_batch,\n"
+         "kv_cache_tokens and the other keys the daemon's memory plan reads (kv_page_tokens,\n"
+         "prefill_chunk, step_tokens, vision_batch_tokens, max_new_tokens, compute_dtype, preemption).\n"
+         "Prints the daemon's memory plan for the model (KV pool, workspace, minimum budget), where each\n"
+         "unit would live under the budget (the placement the daemon builds), the batch size, and the\n"
          "predicted decode pass time and throughput. Loads nothing onto the device; a folder with only\n"
          "config files (no weights) is planned from the config.\n";
 }

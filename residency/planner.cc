@@ -168,7 +168,7 @@ Result<Plan> PlanForBatchAndDepth(const PlanRequest& request, int batch_size, in
   if (batch_size < 1) return InvalidArgument("batch size must be at least 1");
   Plan plan;
   plan.batch_size = batch_size;
-  plan.kv_bytes = request.kv_bytes_per_seq * static_cast<uint64_t>(batch_size);
+  plan.kv_bytes = request.kv_bytes_fixed + request.kv_bytes_per_seq * static_cast<uint64_t>(batch_size);
   plan.workspace_bytes = request.workspace_bytes_fixed + request.workspace_bytes_per_seq * batch_size;
   uint64_t largest = 0;
   for (const PlanUnit& u : request.units) {

@@ -42,6 +42,7 @@ struct PlanRequest {
   uint64_t gpu_budget_bytes = 0;
   uint64_t pinned_budget_bytes = 0;  // streamed units come from pinned memory when they fit there
   uint64_t kv_bytes_per_seq = 0;     // KV pages one sequence of the batch needs
+  uint64_t kv_bytes_fixed = 0;       // a KV pool held whatever the batch (the daemon's, sized by its plan)
   uint64_t workspace_bytes_per_seq = 0;
   uint64_t workspace_bytes_fixed = 0;
   int max_batch = 1;  // the planner tries 1..max_batch

@@ -39,6 +39,50 @@ TEST(AlignedTableTest, ProseColumnsAndWordGridsAreNotTables) {
   EXPECT_TRUE(FindAlignedTables(words, std::vector<bool>(words.size(), false), kPage).empty());
 }
 
+TEST(AlignedTableTest, ColumnsSetApartBySpacesInOneLine) {
+  // Each row is one text line; a gap of several spaces (wider than the size) parts its cells, a single
+  // space does not.
+  std::vector<TextLine> lines = {Line("Item name      Count", 100, 100), Line("Red ducks      120", 100, 114),
+                                 Line("Blue ducks     135", 100, 128), Line("Green ducks    7", 100, 142)};
+  auto pieces = SplitAtColumnGaps(lines[1]);
+  ASSERT_EQ(pieces.size(), 2u);
+  EXPECT_EQ(pieces[0].text, "Red ducks");
+  EXPECT_EQ(pieces[1].text, "120");
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Item name</td><td>Count</td></tr><tr><td>Red ducks</td><td>120</td></tr>"
+            "<tr><td>Blue ducks</td><td>135</td></tr><tr><td>Green ducks</td><td>7</td></tr></table>");
+}
+
+TEST(AlignedTableTest, AHeaderOverTwoColumnsSpansThem) {
+  // "Sales" is centred over the gutter between 2019 and 2020 (x 190..240 crosses 210..230).
+  std::vector<TextLine> lines = {
+      Line("Region", 100, 100), Line("Sales (k)", 190, 100), Line("Year", 100, 114), Line("2019", 180, 114),
+      Line("2020", 230, 114),   Line("North", 100, 128),     Line("12", 180, 128),   Line("14", 230, 128),
+      Line("South", 100, 142),  Line("9", 180, 142),         Line("11", 230, 142)};
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].num_cols, 3);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Region</td><td colspan=\"2\">Sales (k)</td></tr>"
+            "<tr><td>Year</td><td>2019</td><td>2020</td></tr><tr><td>North</td><td>12</td><td>14</td></tr>"
+            "<tr><td>South</td><td>9</td><td>11</td></tr></table>");
+}
+
+TEST(AlignedTableTest, AFewLongValuesDoNotSplitTheirColumn) {
+  // Gutters: only where no row (of three) has text; a long value reaching further does not make the
+  // short values' right side a column of its own.
+  std::vector<std::vector<AlignedPiece>> rows = {{{100, 120, {}}, {200, 210, {}}},
+                                                 {{100, 150, {}}, {200, 260, {}}},
+                                                 {{100, 120, {}}, {200, 210, {}}},
+                                                 {{100, 120, {}}, {200, 210, {}}}};
+  auto gutters = FindColumnGutters(rows);
+  ASSERT_EQ(gutters.size(), 1u);
+  EXPECT_EQ(gutters[0].first, 150);
+  EXPECT_EQ(gutters[0].second, 200);
+}
+
 TEST(AlignedTableTest, UsedLinesAreSkipped) {
   std::vector<TextLine> lines = {Line("1", 100, 100), Line("2", 200, 100), Line("3", 100, 114),
                                  Line("4", 200, 114), Line("5", 100, 128), Line("6", 200, 128)};

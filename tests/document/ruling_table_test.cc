@@ -60,5 +60,63 @@ TEST(RulingTableTest, FramesAndLoneRulesAreNotTables) {
   EXPECT_TRUE(FindRuledTables(grid, {Line("far away", 100, 500)}).empty());
 }
 
+TEST(RulingTableTest, RulesPastTheOutermostVerticalAddTheOpenSideColumns) {
+  // Rules between the columns only (x 200 and 300); the horizontal rules run from 100 to 400.
+  std::vector<RulingSegment> rules = {H(100, 100, 400), H(120, 100, 400), H(140, 100, 400), V(200, 100, 140),
+                                      V(300, 100, 140)};
+  std::vector<TextLine> lines = {Line("n", 110, 105), Line("a", 210, 105), Line("b", 310, 105),
+                                 Line("1", 110, 125), Line("2", 210, 125), Line("3", 310, 125)};
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].num_cols, 3);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>n</td><td>a</td><td>b</td></tr><tr><td>1</td><td>2</td><td>3</td></tr></table>");
+  // One rule alone reaching further (a border) adds nothing.
+  rules[0] = H(100, 20, 400);
+  tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].num_cols, 3);
+}
+
+TEST(RulingTableTest, AColumnDividerCrossedByAHeaderAndAFooterRuleIsNoTable) {
+  std::vector<RulingSegment> rules = {H(50, 40, 560), H(750, 40, 560), V(300, 40, 760)};
+  std::vector<TextLine> lines = {Line("left column text", 60, 100), Line("right column text", 320, 100)};
+  EXPECT_TRUE(FindRuledTables(rules, lines).empty());
+}
+
+TEST(RulingTableTest, ShadedCellsThatTileFormTheGrid) {
+  Rect page{0, 0, 600, 800};
+  // Two rows of two shaded cells, touching; the header cell spans both columns.
+  std::vector<Rect> fills = {{100, 100, 300, 120}, {100, 120, 200, 140}, {200, 120, 300, 140}};
+  std::vector<RulingSegment> edges = CellFillEdges(fills, page);
+  EXPECT_EQ(edges.size(), 12u);
+  auto tables = FindRuledTables(edges, {Line("Head", 110, 105), Line("a", 110, 125), Line("b", 210, 125)});
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td colspan=\"2\">Head</td></tr><tr><td>a</td><td>b</td></tr></table>");
+  // A shaded box alone, boxes apart (bars) and a page background add no edges.
+  EXPECT_TRUE(CellFillEdges({{100, 100, 300, 200}}, page).empty());
+  EXPECT_TRUE(CellFillEdges({{100, 100, 120, 300}, {140, 150, 160, 300}}, page).empty());
+  EXPECT_TRUE(CellFillEdges({{0, 0, 600, 800}, {0, 800, 600, 810}}, page).empty());
+}
+
+TEST(RulingTableTest, BoxesOfParagraphsAndDiagramsAreNoTables) {
+  // Two framed boxes side by side, each a paragraph (a cover, a text frame).
+  std::vector<RulingSegment> boxes = {H(100, 100, 500), H(300, 100, 500), V(100, 100, 300), V(300, 100, 300),
+                                      V(500, 100, 300)};
+  std::vector<TextLine> prose;
+  for (int i = 0; i < 9; ++i) {
+    prose.push_back(Line("one two three four", 110, 110 + 20 * i, 8));
+    prose.push_back(Line("five six seven eight", 310, 110 + 20 * i, 8));
+  }
+  EXPECT_TRUE(FindRuledTables(boxes, prose).empty());
+  // A diagram: most cells empty and labels cut by its lines.
+  std::vector<RulingSegment> diagram = {
+      H(100, 100, 500), H(120, 100, 500), H(140, 100, 500), H(160, 100, 500), H(180, 100, 500),
+      V(100, 100, 180), V(200, 100, 180), V(300, 100, 180), V(400, 100, 180), V(500, 100, 180)};
+  std::vector<TextLine> labels = {Line("label", 185, 105), Line("other", 285, 145)};
+  EXPECT_TRUE(FindRuledTables(diagram, labels).empty());
+}
+
 }  // namespace
 }  // namespace mineru::document

@@ -61,6 +61,21 @@ TEST(TableScoreTest, PipeTablesReadRepeatedTextAsASpan) {
   EXPECT_DOUBLE_EQ(s.f1(), 1.0);
 }
 
+TEST(TableScoreTest, EqualNeighboursScoreAlikeAgainstAPipeTable) {
+  // "X" above "X": the pipe table reads them as one cell; the same HTML table is read that way too.
+  std::string pipes = "| a | b |\n|---|---|\n| r1 | X |\n| r2 | X |\n";
+  std::string html =
+      "<table><tr><td>a</td><td>b</td></tr><tr><td>r1</td><td>X</td></tr><tr><td>r2</td><td>X</td></tr></"
+      "table>";
+  AdjacencyScore s = ScoreTableAdjacency(html, pipes);
+  EXPECT_EQ(s.matched, s.reference);
+  EXPECT_EQ(s.predicted, s.reference);
+  // Against an HTML reference the two X cells stay apart (X -> X is a relation of both).
+  AdjacencyScore h = ScoreTableAdjacency(html, html);
+  EXPECT_EQ(h.reference, s.reference + 1);
+  EXPECT_EQ(h.matched, h.reference);
+}
+
 TEST(TableScoreTest, ALostCellCostsRecallAndAWrongOnePrecision) {
   std::string ref = "| a | b | c |\n|---|---|---|\n| 1 | 2 | 3 |\n";
   // "b" missing: a -> c instead of a -> b and b -> c; b's relation down is gone.

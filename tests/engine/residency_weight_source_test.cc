@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/generator.h"
-#include "engine/infer_memory.h"
+#include "engine/model_memory.h"
 #include "engine/mineru2_model.h"
 #include "residency/host_device.h"
 #include "tests/engine/golden_support.h"

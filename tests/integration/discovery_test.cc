@@ -4,7 +4,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <gtest/gtest.h>
-#include <pwd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -16,6 +15,7 @@
 #include "common/unique_fd.h"
 #include "tests/daemon/temp_dir.h"
 #include "tests/integration/daemon_harness.h"
+#include "tests/integration/second_user.h"
 #include "tests/support/shared_data.h"
 
 namespace mineru::testing {
@@ -43,26 +43,6 @@ SpawnOptions Unconfigured(const std::string& home) {
            {"XDG_CONFIG_HOME", home + "/config"},
            {"XDG_RUNTIME_DIR", home + "/runtime"}};
   return s;
-}
-
-// The second user of the integration tests, created when missing (root only); null when impossible.
-passwd* TestUser() {
-  if (::geteuid() != 0) return nullptr;
-  if (::getpwnam(kTestUser) == nullptr) {
-    RunResult add = RunProgram(
-        {"/usr/sbin/useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", kTestUser});
-    if (add.exit_code != 0) return nullptr;
-  }
-  return ::getpwnam(kTestUser);
-}
-
-// The build tree may lie in a folder only root can enter: other users run a copy of mineructl
-// (statically linked to our libraries) from the test's folder.
-std::string CopyForOtherUsers(const std::string& dir) {
-  const std::string ctl = dir + "/mineructl";
-  if (!fs::exists(ctl)) fs::copy_file(MineructlPath(), ctl);
-  ::chmod(ctl.c_str(), 0755);
-  return ctl;
 }
 
 class DiscoveryTest : public ::testing::Test {
@@ -96,12 +76,12 @@ TEST_F(DiscoveryTest, OwnDaemonInTheRuntimeFolderIsFoundWithNothingSet) {
   std::string ctl = MineructlPath();
   if (::geteuid() == 0) {
     // Root's own daemon is the system daemon: the user's runtime folder is tried by another uid.
-    passwd* pw = TestUser();
-    if (pw == nullptr) GTEST_SKIP() << "cannot create the test user";
-    env.uid = pw->pw_uid;
-    env.gid = pw->pw_gid;
-    ASSERT_EQ(::chown((home + "/runtime").c_str(), pw->pw_uid, pw->pw_gid), 0);
-    ctl = CopyForOtherUsers(tmp_.path());
+    Result<SecondUser> other = SecondUser::Create(tmp_.path());
+    ASSERT_TRUE(other.ok()) << other.status().ToString();
+    env.uid = other->uid();
+    env.gid = other->gid();
+    ASSERT_EQ(::chown((home + "/runtime").c_str(), other->uid(), other->gid()), 0);
+    ctl = other->ctl();
   }
   DaemonHarness daemon(tmp_.path());
   ASSERT_TRUE(daemon.Start({"--socket", home + "/runtime/minerud.sock", "--set", "socket_mode=0666"}));
@@ -142,11 +122,11 @@ TEST_F(DiscoveryTest, SecondUidInTheSocketsGroupReachesTheSystemDaemon) {
   fs::create_directories("/run/minerud");
   ::chmod("/run/minerud", 0755);
 
-  passwd* pw = TestUser();
-  if (pw == nullptr) GTEST_SKIP() << "cannot create the test user";
-  const uid_t uid = pw->pw_uid;
-  const gid_t gid = pw->pw_gid;
-  const std::string ctl = CopyForOtherUsers(tmp_.path());
+  Result<SecondUser> other = SecondUser::Create(tmp_.path());
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  const uid_t uid = other->uid();
+  const gid_t gid = other->gid();
+  const std::string ctl = other->ctl();
   const std::string home = tmp_.path() + "/home";
   SpawnOptions member = Unconfigured(home);
   member.uid = uid;

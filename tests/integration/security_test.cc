@@ -2,7 +2,6 @@
 // jobs; 10,000 connect/close cycles leak no fd; a client that never reads stalls nobody.
 #include <fcntl.h>
 #include <gtest/gtest.h>
-#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -20,14 +19,13 @@
 #include "shm/frame.h"
 #include "tests/daemon/temp_dir.h"
 #include "tests/integration/daemon_harness.h"
+#include "tests/integration/second_user.h"
 #include "tests/support/shared_data.h"
 
 namespace mineru::testing {
 namespace {
 
 namespace fs = std::filesystem;
-
-constexpr char kTestUser[] = "minerud-itest";
 
 std::string FirstLine(const std::string& s) { return s.substr(0, s.find('\n')); }
 
@@ -84,26 +82,14 @@ class SecurityTest : public ::testing::Test {
 };
 
 TEST_F(SecurityTest, SecondUidCannotSeeOrTouchAnotherUsersJobs) {
-  if (::geteuid() != 0) GTEST_SKIP() << "needs root to create and become a second user";
-  if (::getpwnam(kTestUser) == nullptr) {
-    RunResult add = RunProgram(
-        {"/usr/sbin/useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", kTestUser});
-    if (add.exit_code != 0) GTEST_SKIP() << "useradd failed: " << add.err;
+  Result<SecondUser> other = SecondUser::Create(tmp_.path());
+  if (!other.ok() && other.status().code() == StatusCode::kPermissionDenied) {
+    GTEST_SKIP() << other.status().ToString();
   }
-  passwd* pw = ::getpwnam(kTestUser);
-  ASSERT_NE(pw, nullptr);
-  SpawnOptions as_user;
-  as_user.uid = pw->pw_uid;
-  as_user.gid = pw->pw_gid;
-  std::string user_dir = tmp_.path() + "/user";
-  fs::create_directories(user_dir);
-  ASSERT_EQ(::chown(user_dir.c_str(), pw->pw_uid, pw->pw_gid), 0);
-  // The build tree may lie in a folder only root can enter (a 0700 temporary folder): the second user
-  // runs a copy of mineructl (statically linked to our libraries) from the test's own folder.
-  const std::string ctl = tmp_.path() + "/mineructl";
-  fs::copy_file(MineructlPath(), ctl);
-  ASSERT_EQ(::chmod(ctl.c_str(), 0755), 0);
-  daemon_->set_ctl_path(ctl);
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  const SpawnOptions& as_user = other->spawn();
+  const std::string& user_dir = other->home();
+  daemon_->set_ctl_path(other->ctl());
 
   ASSERT_TRUE(daemon_->Start({"--set", "socket_mode=0666"}));
   std::string root_job = FirstLine(daemon_->Ctl({"submit", "--detach", sample_}).out);
@@ -131,14 +117,14 @@ TEST_F(SecurityTest, SecondUidCannotSeeOrTouchAnotherUsersJobs) {
   EXPECT_EQ(budget.exit_code, 77) << budget.err;
   EXPECT_NE(budget.err.find("only root and the admin group"), std::string::npos) << budget.err;
   RunResult who = daemon_->Ctl({"--json", "daemon-status"}, as_user);
-  EXPECT_NE(who.out.find("\"peer_uid\":" + std::to_string(pw->pw_uid)), std::string::npos) << who.out;
+  EXPECT_NE(who.out.find("\"peer_uid\":" + std::to_string(other->uid())), std::string::npos) << who.out;
 
   // Its own job works, and root (an admin) sees both.
-  RunResult own = daemon_->Ctl({"-q", "submit", sample_, "-o", user_dir + "/out"}, as_user);
+  RunResult own = daemon_->Ctl({"-q", "submit", other->Readable(sample_), "-o", user_dir + "/out"}, as_user);
   EXPECT_EQ(own.exit_code, 0) << own.err;
   EXPECT_TRUE(fs::exists(user_dir + "/out/sample.md"));
   RunResult all = daemon_->Ctl({"--json", "list", "--all"});
-  EXPECT_NE(all.out.find("\"owner_uid\":" + std::to_string(pw->pw_uid)), std::string::npos) << all.out;
+  EXPECT_NE(all.out.find("\"owner_uid\":" + std::to_string(other->uid())), std::string::npos) << all.out;
   // The root job is untouched.
   EXPECT_EQ(daemon_->Ctl({"fetch", root_job, "-o", tmp_.path() + "/mine"}).exit_code, 0);
 }

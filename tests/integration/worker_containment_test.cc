@@ -6,7 +6,6 @@
 // minerud-test-worker (test_worker_main.cc), chosen by a marker line in the document; the production
 // minerud-worker has no such code.
 #include <gtest/gtest.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +24,7 @@
 #include "pipeline/text_layer_backend.h"
 #include "tests/daemon/temp_dir.h"
 #include "tests/integration/daemon_harness.h"
+#include "tests/integration/second_user.h"
 #include "tests/support/shared_data.h"
 
 namespace mineru::testing {
@@ -32,8 +32,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-constexpr char kTestUser[] = "minerud-itest";
 
 std::string TestWorkerPath() { return MINERUD_TEST_WORKER_PATH; }
 
@@ -114,7 +112,9 @@ class WorkerContainmentTest : public ::testing::Test {
 
   std::string Submit(const std::string& path, const SpawnOptions& as = {}) {
     RunResult r = daemon_->Ctl({"submit", "--detach", path}, as);
-    EXPECT_EQ(r.exit_code, 0) << r.err;
+    EXPECT_EQ(r.exit_code, 0) << "mineructl submit " << path
+                              << (as.uid ? " as uid " + std::to_string(*as.uid) : std::string())
+                              << ": stderr: " << r.err;
     return FirstLine(r.out);
   }
 
@@ -134,37 +134,19 @@ class WorkerContainmentTest : public ::testing::Test {
     return now;
   }
 
-  std::optional<SpawnOptions> SecondUser() {
-    if (::geteuid() != 0) return std::nullopt;
-    if (::getpwnam(kTestUser) == nullptr) {
-      RunResult add = RunProgram(
-          {"/usr/sbin/useradd", "--system", "--no-create-home", "--shell", "/usr/sbin/nologin", kTestUser});
-      if (add.exit_code != 0) return std::nullopt;
-    }
-    passwd* pw = ::getpwnam(kTestUser);
-    if (pw == nullptr) return std::nullopt;
-    SpawnOptions as;
-    as.uid = pw->pw_uid;
-    as.gid = pw->pw_gid;
-    const std::string ctl = tmp_.path() + "/mineructl";
-    if (!fs::exists(ctl)) fs::copy_file(MineructlPath(), ctl);
-    ::chmod(ctl.c_str(), 0755);
-    daemon_->set_ctl_path(ctl);
-    user_dir_ = tmp_.path() + "/user";
-    fs::create_directories(user_dir_);
-    (void)::chown(user_dir_.c_str(), pw->pw_uid, pw->pw_gid);
-    return as;
-  }
-
   TempDir tmp_;
   std::optional<DaemonHarness> daemon_;
   std::string sample_;
-  std::string user_dir_;
 };
 
 TEST_F(WorkerContainmentTest, FaultsFailTheirOwnJobAndNothingElse) {
-  std::optional<SpawnOptions> other = SecondUser();
-  if (!other) GTEST_SKIP() << "needs root to create and become a second user";
+  Result<SecondUser> other = SecondUser::Create(tmp_.path());
+  if (!other.ok() && other.status().code() == StatusCode::kPermissionDenied) {
+    GTEST_SKIP() << other.status().ToString();
+  }
+  ASSERT_TRUE(other.ok()) << other.status().ToString();
+  daemon_->set_ctl_path(other->ctl());
+  const std::string other_sample = other->Readable(sample_);
   ASSERT_TRUE(daemon_->Start({"--workers", "2", "--set", "socket_mode=0666", "--set",
                               "document_worker=" + TestWorkerPath(), "--set", "max_seconds=10", "--set",
                               "worker_memory=320M", "--set", "max_attempts=3"}));
@@ -182,7 +164,7 @@ TEST_F(WorkerContainmentTest, FaultsFailTheirOwnJobAndNothingElse) {
   std::vector<std::pair<std::string, bool>> good;  // id, submitted by the other user
   for (int i = 0; i < 20; ++i) {
     const bool as_other = i % 2 == 1;
-    good.emplace_back(Submit(sample_, as_other ? *other : SpawnOptions{}), as_other);
+    good.emplace_back(as_other ? Submit(other_sample, other->spawn()) : Submit(sample_), as_other);
   }
 
   for (const auto& [fault, id] : faults) {
@@ -216,9 +198,11 @@ TEST_F(WorkerContainmentTest, FaultsFailTheirOwnJobAndNothingElse) {
 
   for (size_t i = 0; i < good.size(); ++i) {
     const auto& [id, as_other] = good[i];
-    const SpawnOptions as = as_other ? *other : SpawnOptions{};
-    ASSERT_EQ(daemon_->Ctl({"wait", id}, as).exit_code, 0) << id;
-    const std::string out = (as_other ? user_dir_ : tmp_.path()) + "/out" + std::to_string(i);
+    ASSERT_FALSE(id.empty()) << "job " << i << " was not accepted";
+    const SpawnOptions as = as_other ? other->spawn() : SpawnOptions{};
+    RunResult w = daemon_->Ctl({"wait", id}, as);
+    ASSERT_EQ(w.exit_code, 0) << "job " << id << ": " << w.err;
+    const std::string out = (as_other ? other->home() : tmp_.path()) + "/out" + std::to_string(i);
     RunResult f = daemon_->Ctl({"fetch", id, "-o", out}, as);
     ASSERT_EQ(f.exit_code, 0) << f.err;
     EXPECT_EQ(ReadFile(out + "/normal_4pages.md"), expected) << "job " << id;
