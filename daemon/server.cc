@@ -386,7 +386,7 @@ void Server::Reload() {
       config->remote_concurrency != old.remote_concurrency ||
       config->remote_timeout_ms != old.remote_timeout_ms || !SameHttpKeys(*config, old)) {
     MINERU_LOG(kWarning)
-        << "socket, state_dir, model_dir, workers, backend and the remote_* and http_* keys change only "
+        << "socket, state_dir, model_dir, workers, backend, the http_* and the remote_* keys change only "
            "at restart";
     KeepHttpKeys(old, &*config);
     config->socket_path = old.socket_path;
