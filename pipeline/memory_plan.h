@@ -12,7 +12,9 @@
 // pinned memory, and swapped-out KV does not push weights out.
 // The placement (PlacementRequest) is the manager's while the largest forward runs: the budget less the
 // KV pool and the plan's workspace, split by ChoosePlacement into resident units and streaming slots.
-// Between forwards the manager holds less workspace and may keep more units resident.
+// Between forwards the manager holds less workspace and may keep more units resident. With a pinned
+// budget below every weight the planner gives pinned room to streamed units in pass order, while the
+// manager stages whatever it loads first while room lasts: only the kGpu set is then the manager's.
 #pragma once
 
 #include <ATen/ATen.h>

@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "engine/generator.h"
-#include "engine/model_memory.h"
 #include "engine/mineru2_model.h"
+#include "engine/model_memory.h"
 #include "residency/host_device.h"
 #include "tests/engine/golden_support.h"
 #include "tests/support/shared_data.h"

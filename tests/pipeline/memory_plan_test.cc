@@ -6,7 +6,8 @@
 // (examples/mineru2-0.9b-config: tied head, 24 decoder and 26 vision layers) over a checkpoint image of
 // the right layout whose weights are never read, and the golden tiny models (tied bf16, untied f32),
 // loaded from their folders. On the golden models one pass then streams every unit: a unit the plan
-// streams from pinned memory has a pinned copy and one it streams from disk has none.
+// streams from pinned memory has a pinned copy and one it streams from disk has none. The default pinned
+// budget holds every weight and the whole KV pool swapped out.
 #include "pipeline/memory_plan.h"
 
 #include <gtest/gtest.h>
@@ -242,6 +243,61 @@ TEST(MemoryPlanTest, GoldenModelPlacementAndStreamingTiersAreTheManagers) {
         }
       }
     }
+  }
+}
+
+// The default pinned budget holds a staged copy of every weight and the whole KV pool swapped out:
+// swapping out a sequence that fills the pool keeps every pinned weight. With preemption = recompute
+// the budget is the weights alone, and swapping out even one page pushes weights out (what the default
+// avoids).
+TEST(MemoryPlanTest, DefaultPinnedBudgetHoldsEveryWeightAndTheKvPoolSwappedOut) {
+  MINERU_SHARED_DIR_OR_SKIP(shared);
+  const auto dir = shared / "golden" / "vlm-untied-f32";
+  auto mc = engine::ModelConfig::Load(dir);
+  ASSERT_TRUE(mc.ok()) << mc.status().ToString();
+  auto checkpoint = engine::Checkpoint::Open(dir);
+  ASSERT_TRUE(checkpoint.ok()) << checkpoint.status().ToString();
+  auto units = engine::ListModelUnits(*checkpoint, *mc);
+  ASSERT_TRUE(units.ok()) << units.status().ToString();
+  for (const char* preemption : {"swap", "recompute"}) {
+    SCOPED_TRACE(preemption);
+    Config config = PlanConfig(0);
+    config.preemption = preemption;
+    const ModelMemoryPlan plan = MakePlan(*mc, *units, at::kFloat, config);
+    EXPECT_EQ(plan.pinned_budget_bytes,
+              plan.weight_bytes + (config.preemption == "swap" ? plan.kv_bytes : uint64_t{0}));
+    LoadedModel loaded(*mc, dir, nullptr, *units, plan, config, /*prefetch=*/true);
+    ASSERT_TRUE(loaded.ok());
+    residency::ResidencyManager& manager = loaded.manager();
+    // One pass stages every unit in the pinned arena on its way to kGpu.
+    for (residency::UnitId id = 0; id < manager.num_units(); ++id) {
+      residency::AcquireOptions wait;
+      wait.deadline = Deadline::InMillis(30'000);
+      ASSERT_TRUE(manager.Acquire(id, residency::Tier::kGpu, wait).ok());
+    }
+    ASSERT_TRUE(manager.WaitForCopies().ok());
+    const uint64_t staged = manager.GetStats().tiers[1].weight_bytes;
+    EXPECT_EQ(staged, plan.weight_bytes);
+    // A sequence swapped out.
+    residency::KvPagePool* pool = manager.kv_pool();
+    ASSERT_NE(pool, nullptr);
+    const residency::KvStats kv = manager.GetStats().kv;
+    constexpr residency::SequenceId kSeq = uint64_t{1} << 40;
+    ASSERT_TRUE(pool->AddSequence(kSeq).ok());
+    // The whole pool; with the weights-only budget one page, which fits only where weights were.
+    const uint64_t pages = config.preemption == "swap" ? kv.pages_free : 1;
+    ASSERT_TRUE(pool->AppendTokens(kSeq, pages * kv.page_size_tokens).ok());
+    const Status swapped = pool->SwapOut(kSeq);
+    ASSERT_TRUE(swapped.ok()) << swapped.ToString();
+    ASSERT_TRUE(manager.WaitForCopies().ok());
+    const residency::TierStats pinned = manager.GetStats().tiers[1];
+    EXPECT_GT(pinned.kv_bytes, 0u);
+    if (config.preemption == "swap") {
+      EXPECT_EQ(pinned.weight_bytes, staged);
+    } else {
+      EXPECT_LT(pinned.weight_bytes, staged);
+    }
+    ASSERT_TRUE(pool->FreeSequence(kSeq).ok());
   }
 }
 
