@@ -59,6 +59,10 @@ if(NOT MINERU_CORE_ONLY)
   # The document workers' seccomp filter.
   mineru_pkg(seccomp libseccomp libseccomp-dev)
 
+  # Boost.Beast and Asio (header-only): minerud's OpenAI-compatible HTTP listener (daemon/http_listener.h).
+  find_package(Boost 1.74 QUIET CONFIG)
+  mineru_require(Boost_FOUND "Boost.Beast (Boost 1.74 or later)" libboost-dev)
+
   find_package(cereal QUIET)
   mineru_require(cereal_FOUND "cereal" libcereal-dev)
 

@@ -1,5 +1,7 @@
 #include "common/config.h"
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -61,6 +63,11 @@ Status CheckRemoteUrls(std::string_view v) {
   return Status::Ok();
 }
 
+Status CheckHttpListen(std::string_view v) {
+  if (v.empty()) return Status::Ok();
+  return ParseHttpListen(v).status();
+}
+
 ConfigSchema<Config> MakeSchema() {
   constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   ConfigSchema<Config> s;
@@ -105,6 +112,15 @@ ConfigSchema<Config> MakeSchema() {
   s.Path("remote_api_key_file", &Config::remote_api_key_file, "file with the bearer token for remote_url");
   s.Int("remote_concurrency", &Config::remote_concurrency, 1, 1024, "requests in flight per remote server");
   s.Millis("remote_timeout", &Config::remote_timeout_ms, "most time one page's remote request may take");
+  s.String("http_listen", &Config::http_listen,
+           "HOST:PORT (or PORT, on 127.0.0.1) of the OpenAI-compatible listener; empty: none",
+           CheckHttpListen);
+  s.Path("http_token_file", &Config::http_token_file,
+         "file with the bearer token HTTP clients must send (required off loopback)");
+  s.Int("http_max_connections", &Config::http_max_connections, 1, 65536, "HTTP connections at once");
+  s.Bytes("http_max_body", &Config::http_max_body_bytes, "largest HTTP request body");
+  s.Millis("http_timeout", &Config::http_timeout_ms,
+           "most time to receive one HTTP request, or to send an answer");
   s.Int("workers", &Config::workers, 0, 1024, "parsing threads (0: one per core)");
   s.Int("render_dpi", &Config::render_dpi, 36, 600, "page render resolution for the model");
   s.Bool("ocr", &Config::ocr, "read pages without a usable text layer with Tesseract (text-layer backend)");
@@ -169,6 +185,42 @@ std::vector<std::string> SplitRemoteUrls(std::string_view urls) {
     while (end < urls.size() && urls[end] != ' ' && urls[end] != ',' && urls[end] != '\t') ++end;
     if (end > i) out.emplace_back(urls.substr(i, end - i));
     i = end;
+  }
+  return out;
+}
+
+Result<HttpListenAddress> ParseHttpListen(std::string_view text) {
+  auto bad = [&](const std::string& why) {
+    return InvalidArgument("http_listen '" + std::string(text) + "': " + why +
+                           " (HOST:PORT with an IP address, [::1]:PORT, or a port)");
+  };
+  HttpListenAddress out;
+  std::string_view port = text;
+  const size_t colon = text.rfind(':');
+  if (colon != std::string_view::npos) {
+    std::string_view host = text.substr(0, colon);
+    port = text.substr(colon + 1);
+    if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+    out.host = host == "localhost" ? "127.0.0.1" : std::string(host);
+  } else {
+    out.host = "127.0.0.1";
+  }
+  if (port.empty() || port.size() > 5) return bad("no port");
+  uint32_t n = 0;
+  for (char c : port) {
+    if (c < '0' || c > '9') return bad("the port is not a number");
+    n = n * 10 + static_cast<uint32_t>(c - '0');
+  }
+  if (n > 65535) return bad("the port is past 65535");
+  out.port = static_cast<uint16_t>(n);
+  in_addr v4{};
+  in6_addr v6{};
+  if (::inet_pton(AF_INET, out.host.c_str(), &v4) == 1) {
+    out.loopback = (ntohl(v4.s_addr) >> 24) == 127;
+  } else if (::inet_pton(AF_INET6, out.host.c_str(), &v6) == 1) {
+    out.loopback = IN6_IS_ADDR_LOOPBACK(&v6);
+  } else {
+    return bad("'" + out.host + "' is not an IP address");
   }
   return out;
 }

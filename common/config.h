@@ -56,6 +56,14 @@ struct Config {
   int64_t remote_concurrency = 8;   // requests in flight per server
   int64_t remote_timeout_ms = 300'000;  // most time one page's request may take
 
+  // The OpenAI-compatible HTTP listener (daemon/http_listener.h): other machines' and apps' clients
+  // use this minerud's model as they would a vLLM server.
+  std::string http_listen;            // HOST:PORT or PORT (then 127.0.0.1); empty: no listener
+  std::string http_token_file;        // bearer token clients must send; required off loopback
+  int64_t http_max_connections = 64;  // more are answered 503 and closed
+  uint64_t http_max_body_bytes = 64ull << 20;
+  int64_t http_timeout_ms = 10'000;  // most time to receive one request (all of it) or send an answer
+
   // Work.
   int64_t workers = 0;  // parsing threads; 0: one per core
   int64_t render_dpi = 200;
@@ -106,6 +114,15 @@ std::string DefaultStateDir();
 // $XDG_DATA_HOME/minerud/models (or ~/.local/share/minerud/models) for a user, /var/lib/minerud/models
 // for root.
 std::string DefaultModelsDir();
+// http_listen parsed: an IPv4 or IPv6 literal (IPv6 in brackets) or "localhost", and a port (0: any
+// free port). A bare port listens on 127.0.0.1.
+struct HttpListenAddress {
+  std::string host;  // the literal, without brackets
+  uint16_t port = 0;
+  bool loopback = false;  // 127.0.0.0/8 or ::1
+};
+Result<HttpListenAddress> ParseHttpListen(std::string_view text);
+
 // remote_url split into its URLs (spaces or commas between them).
 std::vector<std::string> SplitRemoteUrls(std::string_view urls);
 

@@ -21,6 +21,20 @@ constexpr uint64_t kMaxPendingBytesPerSession = 16ull << 20;
 constexpr int kAcceptsPerWakeup = 64;
 constexpr uint64_t kTickMs = 1000;
 
+bool SameHttpKeys(const Config& a, const Config& b) {
+  return a.http_listen == b.http_listen && a.http_token_file == b.http_token_file &&
+         a.http_max_connections == b.http_max_connections && a.http_max_body_bytes == b.http_max_body_bytes &&
+         a.http_timeout_ms == b.http_timeout_ms;
+}
+
+void KeepHttpKeys(const Config& from, Config* to) {
+  to->http_listen = from.http_listen;
+  to->http_token_file = from.http_token_file;
+  to->http_max_connections = from.http_max_connections;
+  to->http_max_body_bytes = from.http_max_body_bytes;
+  to->http_timeout_ms = from.http_timeout_ms;
+}
+
 uint64_t ResidentBytes() {
   std::ifstream statm("/proc/self/statm");
   uint64_t pages = 0, resident = 0;
@@ -85,6 +99,7 @@ Status Server::Init() {
     c["rss_bytes"] = static_cast<double>(ResidentBytes());
     c["worker_heartbeat_age_ms"] = static_cast<double>(scheduler_->HeartbeatAgeMs());
     c["threads_past_deadline"] = static_cast<double>(ProcessWatchdog().Overdue(MonoNowNanos()).size());
+    if (http_) c.merge(http_->Counters());
     auto free_bytes = spool_->FreeBytes();
     if (free_bytes.ok()) c["state_dir_free_bytes"] = static_cast<double>(*free_bytes);
     return c;
@@ -122,10 +137,22 @@ Status Server::Init() {
   }
   uv_timer_init(&loop_, &tick_);
   tick_.data = this;
+  return StartHttpListener();
+}
+
+Status Server::StartHttpListener() {
+  const Config& config = options_.config;
+  if (config.http_listen.empty()) return Status::Ok();
+  MINERU_ASSIGN_OR_RETURN(HttpListenerOptions o,
+                          HttpListenerOptions::FromConfig(config, options_.backend.get()));
+  MINERU_ASSIGN_OR_RETURN(http_, HttpListener::Start(std::move(o)));
+  MINERU_LOG(kInfo) << "OpenAI-compatible HTTP listener on " << http_->address()
+                    << (config.http_token_file.empty() ? "" : " (bearer token required)");
   return Status::Ok();
 }
 
 Server::~Server() {
+  http_.reset();          // its page threads use the backend
   spool_writer_.reset();  // its thread uses the scheduler and wakes the loop
   scheduler_.reset();     // joins the workers before the loop goes away
   if (loop_ready_) {
@@ -243,6 +270,7 @@ void Server::BeginShutdown() {
   MINERU_LOG(kInfo) << "stopping: no new jobs; draining running jobs for up to "
                     << options_.config.drain_timeout_ms << " ms";
   scheduler_->BeginDrain();
+  http_.reset();  // cancels its pages and closes its connections
   if (listening_) {
     uv_poll_stop(&listen_poll_);
     listening_ = false;
@@ -356,10 +384,11 @@ void Server::Reload() {
       config->backend != old.backend || config->remote_urls != old.remote_urls ||
       config->remote_api_key_file != old.remote_api_key_file ||
       config->remote_concurrency != old.remote_concurrency ||
-      config->remote_timeout_ms != old.remote_timeout_ms) {
+      config->remote_timeout_ms != old.remote_timeout_ms || !SameHttpKeys(*config, old)) {
     MINERU_LOG(kWarning)
-        << "socket, state_dir, model_dir, workers, backend and the remote_* keys change only at "
-           "restart";
+        << "socket, state_dir, model_dir, workers, backend, the http_* and the remote_* keys change only "
+           "at restart";
+    KeepHttpKeys(old, &*config);
     config->socket_path = old.socket_path;
     config->state_dir = old.state_dir;
     config->model_dir = old.model_dir;

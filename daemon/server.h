@@ -4,6 +4,8 @@
 // which wakes the loop the same way; its completions are handled before job events. SIGTERM/SIGINT drain and
 // exit, SIGHUP reloads the config, a 1 s timer pings the watchdog (only while every worker and the model
 // thread is within its deadline, see common/watchdog.h), updates STATUS= and expires old results.
+// With http_listen, an HttpListener serves OpenAI clients on its own threads (http_listener.h); it
+// stops taking pages when the drain begins.
 //
 // Loop thread only, except the wake-up, which any thread may trigger.
 #pragma once
@@ -17,6 +19,7 @@
 #include "common/config.h"
 #include "common/result.h"
 #include "daemon/daemon_options.h"
+#include "daemon/http_listener.h"
 #include "daemon/listener.h"
 #include "daemon/notifier.h"
 #include "daemon/pipeline_types.h"
@@ -50,6 +53,7 @@ class Server {
  private:
   explicit Server(Options options);
   Status Init();
+  Status StartHttpListener();
 
   static void OnListenReadable(uv_poll_t* handle, int status, int events);
   static void OnWake(uv_async_t* handle);
@@ -82,6 +86,7 @@ class Server {
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<SpoolWriter> spool_writer_;  // destroyed before scheduler_
   std::unique_ptr<RequestHandler> handler_;
+  std::unique_ptr<HttpListener> http_;  // http_listen; destroyed before the backend it uses
   std::map<uint64_t, std::unique_ptr<Session>> sessions_;
   uint64_t next_session_id_ = 1;
   uint64_t sessions_total_ = 0;

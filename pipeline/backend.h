@@ -90,6 +90,16 @@ struct TierStats {
   uint32_t units_resident = 0;
 };
 
+// One page image for the model alone (minerud's OpenAI-compatible listener): no document, no parser,
+// no output files; the answer is the model's text for the page, as in NAME_model_output.txt.
+struct PageImageRequest {
+  std::span<const uint8_t> png;       // the page image, PNG-encoded, at the size it was rendered
+  int64_t max_new_tokens = 0;         // 0: the backend's limit
+  int64_t no_repeat_ngram_size = -1;  // -1: the model's
+  uint32_t user = 0;                  // pages are shared out fairly between users
+  Deadline deadline;
+};
+
 // What a backend with a model adds to `mineructl stats`: its memory tiers and counters.
 struct BackendStats {
   std::vector<TierStats> tiers;
@@ -124,6 +134,15 @@ class Backend {
   // How many jobs the backend usefully parses at once: the daemon runs at least this many workers, so
   // pages of that many documents can share the model's steps.
   virtual int64_t JobSlots() const { return 1; }
+  // The model's text for one page image, through the same page scheduler (and budget) as documents'
+  // pages. Thread-safe; blocks until the page is done. kCancelled when `cancel` was set,
+  // kInvalidArgument for an image it cannot read, kUnimplemented without a local model.
+  virtual Result<std::string> GeneratePageText(const PageImageRequest& /*request*/,
+                                               const CancelFlag& /*cancel*/) {
+    return Unimplemented("this minerud runs no model");
+  }
+  // The most tokens GeneratePageText writes for a page (0: no model).
+  virtual int64_t PageTokenLimit() const { return 0; }
   // A short line for the unit's STATUS= (empty: nothing to add).
   virtual std::string StatusLine() const { return {}; }
 };

@@ -18,6 +18,7 @@
 #include "engine/host_allocator.h"
 #include "engine/image_merge.h"
 #include "engine/image_preprocess.h"
+#include "engine/image_preprocess_png.h"
 #include "engine/lease_conversion.h"
 #include "engine/mineru2_model.h"
 #include "engine/model_units.h"
@@ -169,6 +170,25 @@ std::string ModelBackend::Describe() const {
 
 namespace {
 
+// A page image preprocessed for the model (resized and cut into crops as MinerU does), as a request
+// for the scheduler; the caller fills in whose page it is.
+Result<PageRequest> PreparePage(const engine::Mineru2Model& model, const engine::ImageU8View& view) {
+  const auto& mm = *model.config().multimodal;
+  engine::ImagePreprocessOptions po;
+  po.anyres.tile_size = static_cast<int>(mm.vision.image_size);
+  po.anyres.max_tiles_per_side = static_cast<int>(mm.max_grid_side);
+  MINERU_ASSIGN_OR_RETURN(engine::PreprocessedImage pre, engine::PreprocessImage(view, po));
+  PageRequest req;
+  MINERU_ASSIGN_OR_RETURN(req.pixels, engine::CatchTorch("page pixels", [&]() -> Result<at::Tensor> {
+                            return at::from_blob(pre.pixel_values.data(),
+                                                 {pre.num_crops, 3, pre.crop_size, pre.crop_size}, at::kFloat)
+                                .clone();
+                          }));
+  req.image_width = pre.image_width;
+  req.image_height = pre.image_height;
+  return req;
+}
+
 // A page on its way through a job: rendered and handed to the scheduler, or failed to render.
 struct InFlight {
   RenderedPage page;
@@ -189,10 +209,6 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
   doc.warnings = pdf->TakeWarnings();
   MINERU_ASSIGN_OR_RETURN(const document::ResolvedPages range,
                           document::ResolvePageRange(input.pages, doc.num_pages));
-  const auto& mm = *st.model->config().multimodal;
-  engine::ImagePreprocessOptions po;
-  po.anyres.tile_size = static_cast<int>(mm.vision.image_size);
-  po.anyres.max_tiles_per_side = static_cast<int>(mm.max_grid_side);
   const double dpi = static_cast<double>(st.config.render_dpi);
   // Job ids from the daemon; calls without one (tests, benchmarks) count down from the top.
   const uint64_t ticket = input.job_id != 0 ? input.job_id : ~st.next_ticket.fetch_add(1);
@@ -216,16 +232,7 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
     const document::RgbImage& image = f.page.image;
     const engine::ImageU8View view{image.pixels.data(), image.width, image.height, 3,
                                    static_cast<size_t>(image.width) * 3};
-    MINERU_ASSIGN_OR_RETURN(engine::PreprocessedImage pre, engine::PreprocessImage(view, po));
-    PageRequest req;
-    MINERU_ASSIGN_OR_RETURN(req.pixels, engine::CatchTorch("page pixels", [&]() -> Result<at::Tensor> {
-                              return at::from_blob(pre.pixel_values.data(),
-                                                   {pre.num_crops, 3, pre.crop_size, pre.crop_size},
-                                                   at::kFloat)
-                                  .clone();
-                            }));
-    req.image_width = pre.image_width;
-    req.image_height = pre.image_height;
+    MINERU_ASSIGN_OR_RETURN(PageRequest req, PreparePage(*st.model, view));
     req.user = input.user;
     req.ticket = ticket;
     req.cancel = &cancel;
@@ -278,6 +285,24 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
   MINERU_ASSIGN_OR_RETURN(document::OutputFiles files, document::WriteOutputs(doc, input.name, pdf.get()));
   return ToBackendOutput(std::move(files), static_cast<int64_t>(doc.pages.size()));
 }
+
+// One page image from an OpenAI client: decoded, preprocessed as a rendered page is, and run by the
+// same scheduler under its own ticket, so it shares steps (and the budget) with documents' pages.
+Result<std::string> ModelBackend::GeneratePageText(const PageImageRequest& request,
+                                                   const CancelFlag& cancel) {
+  State& st = *state_;
+  MINERU_ASSIGN_OR_RETURN(const engine::ImageU8 image, engine::DecodePngRgb(request.png));
+  MINERU_ASSIGN_OR_RETURN(PageRequest req, PreparePage(*st.model, image.View()));
+  req.user = request.user;
+  req.ticket = ~st.next_ticket.fetch_add(1);
+  req.cancel = &cancel;
+  req.deadline = request.deadline;
+  req.max_new_tokens = request.max_new_tokens;
+  req.no_repeat_ngram_size = request.no_repeat_ngram_size;
+  return st.scheduler->Submit(std::move(req)).get();
+}
+
+int64_t ModelBackend::PageTokenLimit() const { return state_->scheduler->options().max_new_tokens; }
 
 BackendStats ModelBackend::Stats() const {
   BackendStats out;

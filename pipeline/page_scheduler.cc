@@ -372,7 +372,8 @@ Status PageScheduler::Loop::Park(Page& page, const at::Tensor& image) {
   page.req.pixels = at::Tensor();
   engine::SamplingOptions so;
   so.max_new_tokens = MaxNewTokens(page.req);
-  so.no_repeat_ngram_size = o_.no_repeat_ngram_size;
+  so.no_repeat_ngram_size =
+      page.req.no_repeat_ngram_size >= 0 ? page.req.no_repeat_ngram_size : o_.no_repeat_ngram_size;
   so.eos_token_ids = o_.eos_token_ids;
   page.sampler = std::make_unique<engine::GreedySampler>(std::move(so));
   return Status::Ok();

@@ -77,7 +77,8 @@ struct PageRequest {
   uint64_t ticket = 0;                        // the Parse() call it belongs to (CancelTicket)
   const std::atomic<bool>* cancel = nullptr;  // may be null; must outlive the page's answer
   Deadline deadline;
-  int64_t max_new_tokens = 0;  // 0: the scheduler's
+  int64_t max_new_tokens = 0;         // 0: the scheduler's
+  int64_t no_repeat_ngram_size = -1;  // -1: the scheduler's
 };
 
 struct PipelineStats {

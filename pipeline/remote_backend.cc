@@ -31,9 +31,10 @@ struct InFlight {
 
 }  // namespace
 
-Result<std::string> ReadApiKeyFile(const std::string& path) {
+Result<std::string> ReadApiKeyFile(const std::string& path, std::string_view key_name) {
+  const std::string what = std::string(key_name) + " " + path;
   std::ifstream in(path, std::ios::binary);
-  if (!in) return ErrnoStatus(errno != 0 ? errno : ENOENT, "cannot read remote_api_key_file " + path);
+  if (!in) return ErrnoStatus(errno != 0 ? errno : ENOENT, "cannot read " + what);
   std::ostringstream buf;
   buf << in.rdbuf();
   std::string key = buf.str();
@@ -42,13 +43,12 @@ Result<std::string> ReadApiKeyFile(const std::string& path) {
   size_t start = 0;
   while (start < key.size() && space(key[start])) ++start;
   key.erase(0, start);
-  if (key.empty()) return InvalidArgument("remote_api_key_file " + path + " is empty");
-  if (key.size() > 4096) return InvalidArgument("remote_api_key_file " + path + " is longer than 4096 bytes");
+  if (key.empty()) return InvalidArgument(what + " is empty");
+  if (key.size() > 4096) return InvalidArgument(what + " is longer than 4096 bytes");
   for (char c : key) {
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x21 || u == 0x7f) {
-      return InvalidArgument("remote_api_key_file " + path +
-                             " holds more than one token (or control characters)");
+      return InvalidArgument(what + " holds more than one token (or control characters)");
     }
   }
   return key;

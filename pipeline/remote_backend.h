@@ -44,7 +44,7 @@ class RemoteBackend final : public Backend {
 };
 
 // Reads a bearer token from `path`: one line, surrounding whitespace dropped; empty or with control
-// characters inside is an error (the error never quotes the contents).
-Result<std::string> ReadApiKeyFile(const std::string& path);
+// characters inside is an error (the error never quotes the contents; it names `key`, the config key).
+Result<std::string> ReadApiKeyFile(const std::string& path, std::string_view key = "remote_api_key_file");
 
 }  // namespace mineru::pipeline

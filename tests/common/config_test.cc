@@ -104,5 +104,29 @@ TEST(ConfigTest, ManPageDocumentsEveryKey) {
   }
 }
 
+TEST(ConfigTest, HttpListenIsAnAddressAndAPort) {
+  auto bare = ParseHttpListen("8000");
+  ASSERT_TRUE(bare.ok()) << bare.status().ToString();
+  EXPECT_EQ(bare->host, "127.0.0.1");
+  EXPECT_EQ(bare->port, 8000);
+  EXPECT_TRUE(bare->loopback);
+  auto v6 = ParseHttpListen("[::1]:0");
+  ASSERT_TRUE(v6.ok());
+  EXPECT_EQ(v6->host, "::1");
+  EXPECT_TRUE(v6->loopback);
+  EXPECT_TRUE(ParseHttpListen("localhost:30000")->loopback);
+  EXPECT_TRUE(ParseHttpListen("127.1.2.3:1")->loopback);
+  auto any = ParseHttpListen("0.0.0.0:8000");
+  ASSERT_TRUE(any.ok());
+  EXPECT_FALSE(any->loopback);
+  EXPECT_FALSE(ParseHttpListen("[::]:8000")->loopback);
+  for (const char* bad : {"", ":", "host:80", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:8o", "1.2.3:80"}) {
+    EXPECT_FALSE(ParseHttpListen(bad).ok()) << bad;
+  }
+  Config c;
+  EXPECT_FALSE(ConfigSchemaFor().LoadText("http_listen = example.org:80\n", "<t>", &c).ok());
+  EXPECT_TRUE(ConfigSchemaFor().LoadText("http_listen = 127.0.0.1:8000\n", "<t>", &c).ok());
+}
+
 }  // namespace
 }  // namespace mineru

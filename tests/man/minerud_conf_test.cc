@@ -52,6 +52,11 @@ void ExpectSameConfig(const Config& got, const Config& want, const std::string& 
   EXPECT_EQ(got.remote_api_key_file, want.remote_api_key_file);
   EXPECT_EQ(got.remote_concurrency, want.remote_concurrency);
   EXPECT_EQ(got.remote_timeout_ms, want.remote_timeout_ms);
+  EXPECT_EQ(got.http_listen, want.http_listen);
+  EXPECT_EQ(got.http_token_file, want.http_token_file);
+  EXPECT_EQ(got.http_max_connections, want.http_max_connections);
+  EXPECT_EQ(got.http_max_body_bytes, want.http_max_body_bytes);
+  EXPECT_EQ(got.http_timeout_ms, want.http_timeout_ms);
   EXPECT_EQ(got.workers, want.workers);
   EXPECT_EQ(got.render_dpi, want.render_dpi);
   EXPECT_EQ(got.ocr, want.ocr);
@@ -84,6 +89,8 @@ constexpr char kPoisonText[] =
     "compute_dtype = f32\ncompute_threads = 7\npreemption = recompute\nbatching = static\n"
     "backend = remote\nremote_url = http://x\nremote_api_key_file = /x/k\nremote_concurrency = 7\n"
     "remote_timeout = 7ms\n"
+    "http_listen = 7\nhttp_token_file = /x/t\nhttp_max_connections = 7\nhttp_max_body = 7\n"
+    "http_timeout = 7ms\n"
     "workers = 7\nrender_dpi = 77\nocr = false\nocr_languages = deu\n"
     "ocr_page_time_limit = 7ms\nmax_jobs_queued = 7\nmax_jobs_per_user = 7\n"
     "max_document_size = 7\nmax_bytes_per_user = 7\nmax_pages = 7\nmax_seconds = 7\n"
