@@ -158,6 +158,13 @@ Status InstallSeccomp() {
   MINERU_RETURN_IF_ERROR(Rule(c, allow, SCMP_SYS(kill), {SCMP_A0(SCMP_CMP_EQ, self)}));
   // Reading its limits (getrlimit), never raising them.
   MINERU_RETURN_IF_ERROR(Rule(c, allow, SCMP_SYS(prlimit64), {SCMP_A2(SCMP_CMP_EQ, 0)}));
+#if defined(MINERU_WORKER_SANITIZED)
+  // A sanitizer's runtime tells readable memory from unreadable by writing it to a pipe of its own
+  // (UBSan's vptr check does on every virtual call it checks): without one every check reports an
+  // invalid object. Sanitizer builds only; a pipe opens nothing outside the process.
+  MINERU_RETURN_IF_ERROR(Rule(c, allow, SCMP_SYS(pipe)));
+  MINERU_RETURN_IF_ERROR(Rule(c, allow, SCMP_SYS(pipe2)));
+#endif
   // Files and sockets: a plain "permission denied", so a library that tries one fails cleanly.
   for (int nr : {SCMP_SYS(open), SCMP_SYS(openat), SCMP_SYS(openat2), SCMP_SYS(creat), SCMP_SYS(socket),
                  SCMP_SYS(socketpair)}) {
