@@ -4,6 +4,9 @@
 //   2. One document: submit + wait + fetch through minerud, vs. the text-layer backend called
 //      directly in this process on the same bytes.
 //   3. Result delivery: bytes fetched through the result ring per second, vs. memcpy of those bytes.
+//   4. The text-layer backend in sandboxed document workers (minerud's path) vs. in this process:
+//      pages/s and time to first page over the same documents one after another, and where a
+//      worker's time goes (start to Ready, Open, first page, the rest).
 // Usage: daemon_bench [PDF] (default ../shared/corpus/docling/pdf/normal_4pages.pdf)
 #include <fcntl.h>
 #include <signal.h>
@@ -15,14 +18,18 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <vector>
 
 #include "common/clock.h"
 #include "mineru/client.h"
+#include "pipeline/sandboxed_text_backend.h"
 #include "pipeline/text_layer_backend.h"
 #include "shm/channel.h"
+#include "shm/document_buffer.h"
+#include "worker/worker_process.h"
 
 namespace {
 
@@ -45,6 +52,101 @@ pid_t StartDaemon(const std::string& dir) {
     _exit(127);
   }
   return pid;
+}
+
+struct DocTime {
+  double total_ms = 0;
+  double first_page_ms = 0;
+  int64_t pages = 0;
+};
+
+// One parse of `pdf` through `backend`, as user 1000; nullopt on an error (printed).
+std::optional<DocTime> ParseOnce(mineru::pipeline::Backend& backend, const std::vector<uint8_t>& pdf) {
+  auto sealed = mineru::shm::DocumentBuffer::CopyOf(pdf);
+  auto fd = sealed->Seal();
+  mineru::pipeline::BackendInput input;
+  input.document = pdf;
+  input.document_fd = fd->get();
+  input.name = "bench";
+  input.user = 1000;
+  mineru::pipeline::CancelFlag cancel{false};
+  Stopwatch w;
+  double first_ms = -1;
+  auto out = backend.Parse(
+      input,
+      [&](int64_t, int64_t, std::shared_ptr<const mineru::pipeline::PageOutput>) {
+        if (first_ms < 0) first_ms = w.ElapsedMillis();
+      },
+      cancel);
+  if (!out.ok()) {
+    std::fprintf(stderr, "daemon_bench: %s\n", out.status().ToString().c_str());
+    return std::nullopt;
+  }
+  return DocTime{w.ElapsedMillis(), first_ms, out->num_pages};
+}
+
+// `docs` documents through each backend, alternating (a busy machine slows both alike): pages/s and the
+// median time to first page of each.
+void CompareBackends(mineru::pipeline::Backend& workers, mineru::pipeline::Backend& in_process,
+                     const std::vector<uint8_t>& pdf, int docs) {
+  double ms[2] = {0, 0};
+  int64_t pages[2] = {0, 0};
+  std::vector<double> first[2];
+  for (int i = 0; i < docs; ++i) {
+    for (int side = 0; side < 2; ++side) {
+      std::optional<DocTime> t = ParseOnce(side == 0 ? workers : in_process, pdf);
+      if (!t) return;
+      ms[side] += t->total_ms;
+      pages[side] += t->pages;
+      first[side].push_back(t->first_page_ms);
+    }
+  }
+  const double pps[2] = {pages[0] / ms[0] * 1000, pages[1] / ms[1] * 1000};
+  const double ttfp[2] = {Median(first[0]), Median(first[1])};
+  std::printf(
+      "text layer, %d documents each, alternating: workers %.1f pages/s, in process %.1f pages/s, ratio "
+      "%.2fx; time to first page (median): workers %.1f ms, in process %.1f ms, ratio %.2fx (in/workers)\n",
+      docs, pps[0], pps[1], pps[0] / pps[1], ttfp[0], ttfp[1], ttfp[1] / ttfp[0]);
+}
+
+// Where a document's time goes in a fresh worker and in the same worker's next document.
+void ProfileWorker(const std::string& worker_path, const std::vector<uint8_t>& pdf) {
+  std::vector<double> ready, open[2], first[2], rest[2];
+  for (int i = 0; i < 5; ++i) {
+    mineru::worker::WorkerOptions o;
+    o.path = worker_path;
+    Stopwatch w;
+    auto p = mineru::worker::WorkerProcess::Start(o);
+    if (!p.ok() || !(*p)->WaitReady(Deadline::InMillis(20'000)).ok()) return;
+    ready.push_back(w.ElapsedMillis());
+    for (int again = 0; again < 2; ++again) {
+      auto buf = mineru::shm::DocumentBuffer::CopyOf(pdf);
+      auto fd = buf->Seal();
+      mineru::worker::OpenLimits limits;
+      limits.name = "bench";
+      Stopwatch o_w;
+      if (!(*p)->Open(fd->get(), pdf.size(), limits).ok()) return;
+      open[again].push_back(o_w.ElapsedMillis());
+      std::atomic<bool> cancel{false};
+      Stopwatch pw;
+      double first_ms = -1;
+      auto parsed = (*p)->ParseText(
+          0, UINT32_MAX,
+          [&](mineru::worker::WorkerPage) {
+            if (first_ms < 0) first_ms = pw.ElapsedMillis();
+          },
+          std::chrono::milliseconds(0), cancel);
+      if (!parsed.ok()) return;
+      first[again].push_back(first_ms);
+      rest[again].push_back(pw.ElapsedMillis() - first_ms);
+    }
+  }
+  std::printf(
+      "a worker's time (medians of 5): start to Ready %.1f ms; first document: Open %.1f ms, first page "
+      "%.1f ms, the other pages and the files %.1f ms; the next document in the same worker: Open "
+      "%.1f ms, first page %.1f ms, the rest %.1f ms\n",
+      Median(ready), Median(open[0]), Median(first[0]), Median(rest[0]), Median(open[1]), Median(first[1]),
+      Median(rest[1]));
 }
 
 }  // namespace
@@ -167,6 +269,22 @@ int main(int argc, char** argv) {
   client.reset();
   ::kill(daemon, SIGTERM);
   ::waitpid(daemon, nullptr, 0);
+  daemon = -1;
+
+  // 4. The worker path vs. in process, on an otherwise idle machine (the daemon is gone).
+  {
+    constexpr int kBackendDocs = 20;
+    mineru::Config config;
+    config.document_worker = MINERUD_WORKER_PATH;
+    config.workers = 1;
+    auto sandboxed = mineru::pipeline::SandboxedTextLayerBackend::Start(config);
+    if (!sandboxed.ok()) {
+      std::fprintf(stderr, "daemon_bench: %s\n", sandboxed.status().ToString().c_str());
+      return 1;
+    }
+    ProfileWorker(MINERUD_WORKER_PATH, pdf);
+    CompareBackends(**sandboxed, backend, pdf, kBackendDocs);
+  }
   std::error_code ec;
   std::filesystem::remove_all(dir, ec);
   return 0;

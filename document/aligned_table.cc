@@ -57,6 +57,8 @@ bool IsNumeric(const std::string& text) {
 }  // namespace
 
 std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
+  // Characters in logical order run leftwards on a right-to-left line: it stays whole.
+  if (line.rtl) return {{line.box.x0, line.box.x1, line.text}};
   std::vector<AlignedPiece> out;
   double size = line.font_size > 0 ? line.font_size : line.box.height();
   double gap = kColumnGapEm * std::max(size, 1.0);
@@ -180,6 +182,84 @@ std::vector<std::pair<double, double>> FindColumnGutters(const std::vector<std::
 
 namespace {
 
+// The grid of rows [begin, end) split by `gutters`. With `join_wrapped`, a row that leaves the first
+// column empty and fills at most half as many columns as the row above continues that row's cells (text
+// wrapped inside its cells).
+RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
+                     const std::vector<std::pair<double, double>>& gutters, bool join_wrapped) {
+  size_t num_cols = gutters.size() + 1;
+  auto column_of = [&](double x) {
+    size_t c = 0;
+    while (c < gutters.size() && x > (gutters[c].first + gutters[c].second) / 2) ++c;
+    return c;
+  };
+  struct GridRow {
+    std::vector<std::string> cells;
+    std::vector<size_t> span, owner;
+  };
+  std::vector<GridRow> grid;
+  RuledTable table;
+  table.num_cols = static_cast<int>(num_cols);
+  for (size_t r = begin; r < end; ++r) {
+    GridRow row{std::vector<std::string>(num_cols), std::vector<size_t>(num_cols, 0),
+                std::vector<size_t>(num_cols, SIZE_MAX)};
+    for (const Piece& p : rows[r].pieces) {
+      size_t c0 = column_of(p.x0), c1 = column_of(p.x1);
+      // The free columns under the piece (a neighbour may already hold the first of them).
+      while (c0 < c1 && row.owner[c0] != SIZE_MAX) ++c0;
+      while (c1 > c0 && row.owner[c1] != SIZE_MAX) --c1;
+      bool free = true;
+      for (size_t c = c0; c <= c1; ++c) free = free && row.owner[c] == SIZE_MAX;
+      if (!free) c0 = c1 = row.owner[c0];
+      if (free) {
+        for (size_t c = c0; c <= c1; ++c) row.owner[c] = c0;
+        row.span[c0] = c1 - c0 + 1;
+      }
+      if (!row.cells[c0].empty()) row.cells[c0].push_back(' ');
+      row.cells[c0] += p.text;
+      if (std::find(table.line_indices.begin(), table.line_indices.end(), p.line) == table.line_indices.end())
+        table.line_indices.push_back(p.line);
+    }
+    table.box = table.box.Union(rows[r].box);
+    auto filled = [](const GridRow& g) {
+      size_t n = 0;
+      for (const std::string& c : g.cells) n += !c.empty();
+      return n;
+    };
+    if (join_wrapped && !grid.empty() && row.cells[0].empty() && !grid.back().cells[0].empty() &&
+        filled(row) * 2 <= std::max<size_t>(filled(grid.back()), 2)) {
+      GridRow& above = grid.back();
+      for (size_t c = 0; c < num_cols; ++c) {
+        if (row.cells[c].empty()) continue;
+        size_t into = above.owner[c] != SIZE_MAX ? above.owner[c] : c;
+        if (above.owner[c] == SIZE_MAX) {
+          above.owner[c] = c;
+          above.span[c] = 1;
+        }
+        if (!above.cells[into].empty()) above.cells[into].push_back(' ');
+        above.cells[into] += row.cells[c];
+      }
+      continue;
+    }
+    grid.push_back(std::move(row));
+  }
+  table.num_rows = static_cast<int>(grid.size());
+  std::string html = "<table>";
+  for (const GridRow& row : grid) {
+    html += "<tr>";
+    for (size_t c = 0; c < num_cols; ++c) {
+      if (row.owner[c] != SIZE_MAX && row.owner[c] != c) continue;
+      html += row.span[c] > 1 ? "<td colspan=\"" + std::to_string(row.span[c]) + "\">" : std::string("<td>");
+      AppendEscaped(html, row.cells[c]);
+      html += "</td>";
+    }
+    html += "</tr>";
+  }
+  html += "</table>";
+  table.html = std::move(html);
+  return table;
+}
+
 // Emits a table for rows [begin, end) when their cells fall into >= 2 consistent columns; a cell across a
 // column gutter spans those columns (a header over two columns).
 void TryTable(const std::vector<Row>& rows, size_t begin, size_t end, std::vector<RuledTable>& out) {
@@ -225,51 +305,11 @@ void TryTable(const std::vector<Row>& rows, size_t begin, size_t end, std::vecto
     has_numeric_column = has_numeric_column || (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6);
   }
   if (!has_numeric_column) return;
-  RuledTable table;
-  table.num_rows = static_cast<int>(end - begin);
-  table.num_cols = static_cast<int>(num_cols);
-  std::string html = "<table>";
-  for (size_t r = begin; r < end; ++r) {
-    // slot -> first column of the cell covering it; cells[c] text and span.
-    std::vector<std::string> cells(num_cols);
-    std::vector<size_t> span(num_cols, 0), owner(num_cols, SIZE_MAX);
-    for (const Piece& p : rows[r].pieces) {
-      size_t c0 = column_of(p.x0), c1 = column_of(p.x1);
-      // The free columns under the piece (a neighbour may already hold the first of them).
-      while (c0 < c1 && owner[c0] != SIZE_MAX) ++c0;
-      while (c1 > c0 && owner[c1] != SIZE_MAX) --c1;
-      bool free = true;
-      for (size_t c = c0; c <= c1; ++c) free = free && owner[c] == SIZE_MAX;
-      if (!free) c0 = c1 = owner[c0];
-      if (free) {
-        for (size_t c = c0; c <= c1; ++c) owner[c] = c0;
-        span[c0] = c1 - c0 + 1;
-      }
-      if (!cells[c0].empty()) cells[c0].push_back(' ');
-      cells[c0] += p.text;
-      if (std::find(table.line_indices.begin(), table.line_indices.end(), p.line) == table.line_indices.end())
-        table.line_indices.push_back(p.line);
-    }
-    table.box = table.box.Union(rows[r].box);
-    html += "<tr>";
-    for (size_t c = 0; c < num_cols; ++c) {
-      if (owner[c] != SIZE_MAX && owner[c] != c) continue;
-      html += span[c] > 1 ? "<td colspan=\"" + std::to_string(span[c]) + "\">" : std::string("<td>");
-      AppendEscaped(html, cells[c]);
-      html += "</td>";
-    }
-    html += "</tr>";
-  }
-  html += "</table>";
-  table.html = std::move(html);
-  out.push_back(std::move(table));
+  out.push_back(EmitTable(rows, begin, end, gutters, false));
 }
 
-}  // namespace
-
-std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, const std::vector<bool>& used,
-                                          const Rect& page) {
-  // Rows: lines sharing a baseline band, sorted top to bottom.
+// Rows: lines (not `used`) sharing a baseline band, top to bottom, each cut into pieces left to right.
+std::vector<Row> BuildRows(const std::vector<TextLine>& lines, const std::vector<bool>& used) {
   std::vector<size_t> order;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (!used[i]) order.push_back(i);
@@ -288,6 +328,14 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
     std::sort(row.pieces.begin(), row.pieces.end(),
               [](const Piece& a, const Piece& b) { return a.x0 < b.x0; });
   }
+  return rows;
+}
+
+}  // namespace
+
+std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, const std::vector<bool>& used,
+                                          const Rect& page) {
+  std::vector<Row> rows = BuildRows(lines, used);
   auto short_row = [&](const Row& row) {
     for (const Piece& p : row.pieces) {
       if (p.text.size() > kMaxCellChars || p.x1 - p.x0 > 0.3 * page.width()) return false;
@@ -312,6 +360,91 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
     while (end > begin + 1 && rows[end - 1].pieces.size() < 2) --end;  // no trailing single-cell rows
     TryTable(rows, begin, end, out);
     begin = end;
+  }
+  return out;
+}
+
+std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rules,
+                                           const std::vector<TextLine>& lines, const std::vector<bool>& used,
+                                           const std::vector<Rect>& images, const Rect& page) {
+  constexpr double kTol = 4;  // points: rules of one table start and end together within this
+  std::vector<Rect> hs;
+  for (const RulingSegment& r : rules) {
+    if (r.horizontal && r.box.width() >= 0.15 * page.width()) hs.push_back(r.box);
+  }
+  std::sort(hs.begin(), hs.end(), [](const Rect& a, const Rect& b) { return a.cy() < b.cy(); });
+  std::vector<RuledTable> out;
+  std::vector<bool> taken(lines.size(), false);
+  std::vector<bool> rule_done(hs.size(), false);
+  for (size_t i = 0; i < hs.size() && i < 400; ++i) {
+    if (rule_done[i]) continue;
+    // Rules of the same extent below this one, a rule drawn twice (or thick, as two) counted once.
+    std::vector<Rect> stack = {hs[i]};
+    for (size_t j = i + 1; j < hs.size() && j < 400; ++j) {
+      if (std::fabs(hs[j].x0 - hs[i].x0) > kTol || std::fabs(hs[j].x1 - hs[i].x1) > kTol) continue;
+      rule_done[j] = true;
+      if (hs[j].cy() - stack.back().cy() > kTol) stack.push_back(hs[j]);
+    }
+    // Bands between consecutive rules; a table is a run of bands whose rows are all short cells.
+    std::vector<bool> band_used = used;
+    for (size_t li = 0; li < lines.size(); ++li) band_used[li] = band_used[li] || taken[li];
+    size_t first = 0;
+    while (first + 1 < stack.size()) {
+      size_t last = first;
+      std::vector<bool> in_table(lines.size(), true);
+      size_t multi = 0, num_rows = 0;
+      for (size_t k = first; k + 1 < stack.size(); ++k) {
+        Rect band{stack[k].x0 - kTol, stack[k].cy(), stack[k].x1 + kTol, stack[k + 1].cy()};
+        std::vector<bool> outside(lines.size(), true);
+        size_t count = 0;
+        for (size_t li = 0; li < lines.size(); ++li) {
+          if (band_used[li] || !band.ContainsCenterOf(lines[li].box, 0)) continue;
+          if (lines[li].box.x0 < band.x0 || lines[li].box.x1 > band.x1) continue;
+          outside[li] = false;
+          ++count;
+        }
+        if (count == 0) break;
+        std::vector<Row> band_rows = BuildRows(lines, outside);
+        bool band_short = true;
+        for (const Row& row : band_rows) {
+          for (const Piece& p : row.pieces) band_short = band_short && p.text.size() <= 2 * kMaxCellChars;
+          multi += row.pieces.size() >= 2;
+        }
+        if (!band_short) break;
+        num_rows += band_rows.size();
+        for (size_t li = 0; li < lines.size(); ++li) in_table[li] = in_table[li] && outside[li];
+        last = k + 1;
+      }
+      Rect region{stack[first].x0, stack[first].cy(), stack[first].x1, stack[last].cy()};
+      // Rules across and down (a grid) are FindRuledTables' to read; labels over a picture are its own.
+      bool clear = last > first;
+      for (const RulingSegment& r : rules) {
+        clear = clear && (r.horizontal || !region.ContainsCenterOf(r.box, 0));
+      }
+      for (const Rect& image : images) clear = clear && image.Intersect(region).area() < 0.2 * region.area();
+      if (clear && num_rows >= 2 && multi * 2 >= num_rows) {
+        std::vector<Row> table_rows = BuildRows(lines, in_table);
+        std::vector<std::vector<AlignedPiece>> spans;
+        size_t chars = 0, pieces = 0;
+        for (const Row& row : table_rows) {
+          spans.emplace_back();
+          for (const Piece& p : row.pieces) {
+            spans.back().push_back({p.x0, p.x1, {}});
+            chars += p.text.size();
+            ++pieces;
+          }
+        }
+        std::vector<std::pair<double, double>> gutters = FindColumnGutters(spans);
+        if (!gutters.empty() && chars <= kMaxCellChars * pieces) {
+          RuledTable table = EmitTable(table_rows, 0, table_rows.size(), gutters, true);
+          table.box =
+              table.box.Union({stack[first].x0, stack[first].cy(), stack[first].x1, stack[last].cy()});
+          for (size_t li : table.line_indices) taken[li] = true;
+          out.push_back(std::move(table));
+        }
+      }
+      first = std::max(last, first + 1);
+    }
   }
   return out;
 }

@@ -16,7 +16,8 @@
 
 namespace mineru::document {
 
-// A line's cells: pieces split at gaps of at least the line's size (the whole line when there is none).
+// A line's cells: pieces split at gaps of at least the line's size (the whole line when there is none,
+// and a right-to-left line whole).
 struct AlignedPiece {
   double x0 = 0, x1 = 0;
   std::string text;
@@ -30,5 +31,17 @@ std::vector<std::pair<double, double>> FindColumnGutters(const std::vector<std::
 // lengths that count as short.
 std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, const std::vector<bool>& used,
                                           const Rect& page);
+
+// Tables drawn with horizontal rules only (a top rule, a rule under the header, a bottom rule): rules of
+// the same extent stacked; the bands between consecutive ones whose lines are all short cells (at most
+// 80 characters, half the rows of two cells or more) form one table, its columns from the gutters of all
+// its rows (FindColumnGutters; no numeric column needed: the rules say it is a table), a cell across a
+// gutter spanning those columns, and a row that leaves the first column empty and fills at most half as
+// many columns as the row above continuing that row's cells (text wrapped inside its cells). Rules with
+// vertical rules between them are a grid (FindRuledTables), and text over one of the `images` is its
+// labels: neither is read here.
+std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rules,
+                                           const std::vector<TextLine>& lines, const std::vector<bool>& used,
+                                           const std::vector<Rect>& images, const Rect& page);
 
 }  // namespace mineru::document

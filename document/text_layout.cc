@@ -449,6 +449,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   for (const RuledTable& t : tables) {
     for (size_t li : t.line_indices) consumed[li] = true;
   }
+  for (RuledTable& t : FindRuleBandTables(rules, lines, consumed, page.images, pr)) {
+    for (size_t li : t.line_indices) consumed[li] = true;
+    tables.push_back(std::move(t));
+  }
   for (RuledTable& t : FindAlignedTables(lines, consumed, pr)) {
     for (size_t li : t.line_indices) consumed[li] = true;
     tables.push_back(std::move(t));

@@ -13,6 +13,10 @@ namespace {
 
 std::string ToString(std::span<const uint8_t> bytes) { return std::string(bytes.begin(), bytes.end()); }
 
+// A worker serves at most this many documents of one user, waiting at most kKeepIdle between two.
+constexpr uint32_t kDocumentsPerWorker = 32;
+constexpr std::chrono::milliseconds kKeepIdle{5000};
+
 size_t SpareWorkers(const Config& config) {
   int64_t n = config.workers > 0 ? config.workers : static_cast<int64_t>(std::thread::hardware_concurrency());
   return static_cast<size_t>(std::clamp<int64_t>(n, 1, 8));
@@ -26,6 +30,7 @@ worker::WorkerOptions WorkerOptionsFromConfig(const Config& config) {
   w.address_space_bytes =
       config.worker_memory_bytes > 0 ? config.worker_memory_bytes : config.mupdf_memory_bytes + (1ull << 30);
   w.cpu_seconds = static_cast<uint64_t>(std::max<int64_t>(1, config.max_seconds_per_document));
+  w.documents = kDocumentsPerWorker;
   w.ocr = config.ocr;
   w.ocr_languages = config.ocr_languages;
   w.ocr_page_time_limit_ms = config.ocr_page_time_limit_ms;
@@ -33,7 +38,8 @@ worker::WorkerOptions WorkerOptionsFromConfig(const Config& config) {
 }
 
 SandboxedTextLayerBackend::SandboxedTextLayerBackend(const Config& config)
-    : pool_(worker::WorkerPool::Options{WorkerOptionsFromConfig(config), SpareWorkers(config)}) {}
+    : pool_(worker::WorkerPool::Options{WorkerOptionsFromConfig(config), SpareWorkers(config),
+                                        std::chrono::milliseconds(60'000), kKeepIdle}) {}
 
 Result<std::unique_ptr<SandboxedTextLayerBackend>> SandboxedTextLayerBackend::Start(const Config& config) {
   std::unique_ptr<SandboxedTextLayerBackend> backend(new SandboxedTextLayerBackend(config));
@@ -66,7 +72,7 @@ Result<BackendOutput> SandboxedTextLayerBackend::Parse(const BackendInput& input
     MINERU_ASSIGN_OR_RETURN(copy, buffer.Seal());
     fd = copy.get();
   }
-  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<worker::WorkerProcess> w, pool_.Take());
+  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<worker::WorkerProcess> w, pool_.TakeFor(input.user));
   worker::OpenLimits limits;
   limits.name = input.name;
   limits.max_pages = input.max_pages;
@@ -93,6 +99,7 @@ Result<BackendOutput> SandboxedTextLayerBackend::Parse(const BackendInput& input
   out.num_pages = parsed.num_pages;
   out.files.reserve(parsed.files.entries().size());
   for (const worker::BundleEntry& e : parsed.files.entries()) out.files.push_back({e.name, ToString(e.data)});
+  pool_.Give(input.user, std::move(w));  // finished cleanly: warm for this user's next document
   return out;
 }
 

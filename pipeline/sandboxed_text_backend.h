@@ -4,7 +4,9 @@
 // worker and fails that document, never minerud. The OCR keys (ocr, ocr_languages, ocr_page_time_limit)
 // and the limits are the workers' command line: a reload ends the spares, and the jobs that start
 // after it get workers with the new ones. The document goes to the worker as a sealed memfd;
-// pages and output files come back in sealed memfds.
+// pages and output files come back in sealed memfds. A worker that finished a document cleanly parses
+// the same user's next documents (up to 32, while it waits no more than 5 s between two; each with its
+// own RLIMIT_CPU share), never another user's (worker_pool.h).
 //
 // A worker that dies without an answer is IsWorkerLost() (kUnavailable); the scheduler runs the job
 // again in a fresh worker up to max_attempts. Thread-safe: each Parse() call uses its own worker.

@@ -187,7 +187,8 @@ Result<SandboxReport> EnterSandbox(const SandboxOptions& options) {
     ::getrusage(RUSAGE_SELF, &used);
     const rlim_t soft =
         static_cast<rlim_t>(used.ru_utime.tv_sec + used.ru_stime.tv_sec + 1) + options.cpu_seconds;
-    MINERU_RETURN_IF_ERROR(SetLimit(RLIMIT_CPU, soft, soft + 1, "RLIMIT_CPU"));
+    const rlim_t hard = soft + 1 + (std::max<uint64_t>(options.cpu_documents, 1) - 1) * options.cpu_seconds;
+    MINERU_RETURN_IF_ERROR(SetLimit(RLIMIT_CPU, soft, hard, "RLIMIT_CPU"));
     parts += "; RLIMIT_CPU " + std::to_string(options.cpu_seconds) + " s";
   }
 #if defined(MINERU_WORKER_SANITIZED)

@@ -4,7 +4,9 @@
 //      down); where the kernel or the service manager refuses them (no unprivileged user namespaces,
 //      RestrictNamespaces=), without them, and the report says which were not made;
 //   2. every fd but stdin/stdout/stderr and the ones kept is closed;
-//   3. RLIMIT_AS (address space) and RLIMIT_CPU (seconds of CPU; SIGXCPU, then SIGKILL a second later),
+//   3. RLIMIT_AS (address space) and RLIMIT_CPU (seconds of CPU; SIGXCPU, then SIGKILL a second later;
+//      the hard limit leaves room for `cpu_documents` documents: minerud raises the soft limit by
+//      cpu_seconds for each next document of a reused worker, never past the hard one),
 //      RLIMIT_NOFILE and RLIMIT_CORE 0 (not RLIMIT_FSIZE: it would cap the result memfds too); not dumpable
 //      (no ptrace, no core);
 //   4. PR_SET_NO_NEW_PRIVS and a seccomp filter (libseccomp) that allows what parsing needs (memory,
@@ -27,6 +29,7 @@ namespace mineru::worker {
 struct SandboxOptions {
   uint64_t address_space_bytes = 0;  // RLIMIT_AS; 0: none
   uint64_t cpu_seconds = 0;          // RLIMIT_CPU, counted from the call; 0: none
+  uint64_t cpu_documents = 1;        // the hard RLIMIT_CPU allows this many times cpu_seconds
   std::vector<int> keep_fds;         // fds (besides 0-2) that stay open
   bool namespaces = true;
 };

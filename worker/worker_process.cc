@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -11,6 +12,7 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
+#include <ctime>
 
 #include "common/syscall.h"
 #include "worker/worker_service.h"
@@ -69,6 +71,7 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerOptions&
   }
   if (options.cpu_seconds > 0)
     args.insert(args.end(), {"--cpu-seconds", std::to_string(options.cpu_seconds)});
+  if (options.documents > 1) args.insert(args.end(), {"--documents", std::to_string(options.documents)});
   if (!options.ocr) args.push_back("--no-ocr");
   if (!options.ocr_languages.empty()) args.insert(args.end(), {"--ocr-languages", options.ocr_languages});
   if (options.ocr_page_time_limit_ms > 0) {
@@ -193,8 +196,26 @@ Result<std::string> WorkerProcess::WaitReady(Deadline deadline) {
   return GetText(r->message);
 }
 
+Status WorkerProcess::GrantCpu(uint64_t cpu_seconds) {
+  if (reaped_) return WorkerLost("is gone");
+  clockid_t clock;
+  timespec used{};
+  if (const int rc = ::clock_getcpuclockid(pid_, &clock); rc != 0)
+    return ErrnoStatus(rc, "clock_getcpuclockid");
+  if (::clock_gettime(clock, &used) != 0) return ErrnoStatus(errno, "clock_gettime(document worker)");
+  rlimit now{};
+  if (::prlimit(pid_, RLIMIT_CPU, nullptr, &now) != 0) return ErrnoStatus(errno, "prlimit(document worker)");
+  if (now.rlim_cur == RLIM_INFINITY) return Status::Ok();
+  const rlim_t soft = static_cast<rlim_t>(used.tv_sec) + 1 + cpu_seconds;
+  if (soft >= now.rlim_max) return ResourceExhausted("the document worker has used its CPU time");
+  const rlimit next{soft, now.rlim_max};
+  if (::prlimit(pid_, RLIMIT_CPU, &next, nullptr) != 0) return ErrnoStatus(errno, "prlimit(document worker)");
+  return Status::Ok();
+}
+
 Result<int> WorkerProcess::Open(int document_fd, uint64_t document_bytes, const OpenLimits& limits) {
   job_deadline_ = limits.deadline;
+  ++documents_;
   Message m;
   m.type = MessageType::kOpen;
   m.fd_bytes = document_bytes;

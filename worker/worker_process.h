@@ -13,6 +13,7 @@
 //   w->Open(memfd, size, limits, deadline);             // page count
 //   w->ParseText(pages, on_page, deadline, watch)       // text layer: pages as they finish, then the files
 //   w->Render(page, dpi, deadline)                      // a page as RGB pixels in a sealed memfd
+//   w->GrantCpu(seconds); w->Open(...)                  // a next document of the same user (worker_pool.h)
 // One thread uses a WorkerProcess at a time.
 #pragma once
 
@@ -36,7 +37,8 @@ namespace mineru::worker {
 struct WorkerOptions {
   std::string path;                    // the minerud-worker binary
   uint64_t address_space_bytes = 0;    // RLIMIT_AS of the worker; 0: none
-  uint64_t cpu_seconds = 0;            // RLIMIT_CPU of the worker; 0: none
+  uint64_t cpu_seconds = 0;            // RLIMIT_CPU of the worker per document; 0: none
+  uint32_t documents = 1;              // documents it may serve (its hard RLIMIT_CPU allows that many)
   bool ocr = true;                     // false: pages without a text layer are marked as needing OCR
   std::string ocr_languages;           // empty: the worker's default
   int64_t ocr_page_time_limit_ms = 0;  // 0: the worker's default
@@ -94,6 +96,12 @@ class WorkerProcess {
                            std::chrono::milliseconds page_allowance, const std::atomic<bool>& cancel);
   // Renders one page of the open document at `dpi`.
   Result<RenderedPage> Render(uint32_t page_index, double dpi, Deadline deadline);
+  // Before a next document: `cpu_seconds` more of CPU from now (the worker's soft RLIMIT_CPU, set from
+  // here with prlimit), within the hard limit the worker set at its start; kResourceExhausted when that
+  // leaves less (the worker has served its share and is ended instead).
+  Status GrantCpu(uint64_t cpu_seconds);
+  // Documents handed to this worker so far (Open calls).
+  uint32_t documents() const { return documents_; }
 
  private:
   WorkerProcess(pid_t pid, UniqueFd pidfd, UniqueFd socket)
@@ -109,6 +117,7 @@ class WorkerProcess {
   UniqueFd pidfd_;
   UniqueFd socket_;
   bool reaped_ = false;
+  uint32_t documents_ = 0;
   Deadline job_deadline_;
 };
 

@@ -1,11 +1,13 @@
 // The document worker's side: what minerud-worker's main runs. Opens the files it may need (the OCR
 // models, read-only, loaded only when a page needs OCR), enters the sandbox (sandbox.h), says Ready with the
-// sandbox's report, then serves one document: Open (the sealed memfd), ParseText and/or Render requests,
-// until minerud closes the socket. Results go back as sealed memfds (worker_protocol.h). One process per
-// document: nothing of one user's document is left in a process that sees the next one.
+// sandbox's report, then serves documents: Open (the sealed memfd), ParseText and/or Render requests;
+// a new Open ends the document before it; until minerud closes the socket. Results go back as sealed
+// memfds (worker_protocol.h). minerud gives a worker the documents of one user only (worker_pool.h):
+// nothing of one user's document is left in a process that sees another user's.
 //
 // Command line (minerud builds it): --socket-fd N --parent PID [--address-space-bytes N]
-//   [--cpu-seconds N] [--no-ocr] [--ocr-languages L] [--ocr-page-time-limit-ms N] [--no-namespaces]
+//   [--cpu-seconds N] [--documents N] [--no-ocr] [--ocr-languages L] [--ocr-page-time-limit-ms N]
+//   [--no-namespaces]
 #pragma once
 
 #include <cstdint>

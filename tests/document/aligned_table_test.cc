@@ -83,6 +83,35 @@ TEST(AlignedTableTest, AFewLongValuesDoNotSplitTheirColumn) {
   EXPECT_EQ(gutters[0].second, 200);
 }
 
+RulingSegment Rule(double y, double x0, double x1) { return {{x0, y - 0.4, x1, y + 0.4}, true}; }
+
+TEST(AlignedTableTest, HorizontalRulesOnlyMakeATableOfWordsWithWrappedCells) {
+  // A top rule, a rule under the header, a bottom rule; no numbers. "Vendors ... in writing" wraps.
+  std::vector<RulingSegment> rules = {Rule(95, 90, 400), Rule(112, 90, 400), Rule(160, 90, 400)};
+  std::vector<TextLine> lines = {Line("Party", 100, 100),      Line("Duty", 220, 100),
+                                 Line("Buyer", 100, 116),      Line("Pays on time", 220, 116),
+                                 Line("Vendor", 100, 130),     Line("Ships the goods", 220, 130),
+                                 Line("in writing", 220, 142), Line("Prose below the table.", 100, 200)};
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Party</td><td>Duty</td></tr><tr><td>Buyer</td><td>Pays on time</td></tr>"
+            "<tr><td>Vendor</td><td>Ships the goods in writing</td></tr></table>");
+  EXPECT_EQ(tables[0].line_indices.size(), 7u);
+  // The same rules over a picture (its labels), or with a vertical rule between them (a grid), or
+  // around prose: no table here.
+  EXPECT_TRUE(
+      FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {{90, 90, 400, 165}}, kPage)
+          .empty());
+  std::vector<RulingSegment> grid = rules;
+  grid.push_back({{210, 95, 211, 160}, false});
+  EXPECT_TRUE(FindRuleBandTables(grid, lines, std::vector<bool>(lines.size(), false), {}, kPage).empty());
+  std::vector<TextLine> prose = {
+      Line("A paragraph between two rules that runs on and on, far past any cell.", 100, 100),
+      Line("Its second line is just as long as the first one was, or longer.", 100, 116)};
+  EXPECT_TRUE(FindRuleBandTables(rules, prose, std::vector<bool>(prose.size(), false), {}, kPage).empty());
+}
+
 TEST(AlignedTableTest, UsedLinesAreSkipped) {
   std::vector<TextLine> lines = {Line("1", 100, 100), Line("2", 200, 100), Line("3", 100, 114),
                                  Line("4", 200, 114), Line("5", 100, 128), Line("6", 200, 128)};

@@ -98,6 +98,48 @@ TEST(TextBackendTest, DocumentsParseInParallelOnWorkerThreads) {
   for (const std::string& r : results) EXPECT_EQ(r, expected);
 }
 
+TEST(TextBackendTest, TablesOfHorizontalRulesAndOfShadedCells) {
+  // Page 1: a table drawn with a top rule, a rule under the header and a bottom rule, words only.
+  std::string rules = "0.5 w 72 600 m 400 600 l S 72 582 m 400 582 l S 72 528 m 400 528 l S\n";
+  std::string cells;
+  const char* rows[][3] = {{"Region", "Lead", "Status"},
+                           {"North", "Anna", "Open"},
+                           {"South", "Ben", "Closed"},
+                           {"West", "Cleo", "Open"}};
+  double ys[] = {588, 568, 552, 536};
+  for (int r = 0; r < 4; ++r) {
+    cells += TextAt(80, ys[r], 10, rows[r][0]) + TextAt(200, ys[r], 10, rows[r][1]) +
+             TextAt(300, ys[r], 10, rows[r][2]);
+  }
+  // Page 2: shaded cells only, the header cell over both columns (mid-page: a number alone in the top
+  // band would be a page number).
+  std::string fills =
+      "0.8 g 72 400 200 20 re f 0.9 g 72 380 100 20 re f 172 380 100 20 re f "
+      "72 360 100 20 re f 172 360 100 20 re f 0 g\n";
+  std::string shaded = TextAt(80, 406, 10, "Totals") + TextAt(80, 386, 10, "Ducks") +
+                       TextAt(180, 386, 10, "12") + TextAt(80, 366, 10, "Geese") + TextAt(180, 366, 10, "7");
+  std::vector<uint8_t> pdf =
+      MakePdf({{TextAt(72, 700, 12, "Staff by region.") + rules + cells}, {fills + shaded}});
+  ASSERT_FALSE(pdf.empty());
+  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  auto table_of = [&](size_t page) {
+    for (const Block& b : parsed->pages[page].blocks) {
+      if (b.type == BlockType::kTable) return b.content;
+    }
+    return std::string();
+  };
+  EXPECT_EQ(
+      table_of(0),
+      "<table><tr><td>Region</td><td>Lead</td><td>Status</td></tr><tr><td>North</td><td>Anna</td>"
+      "<td>Open</td></tr><tr><td>South</td><td>Ben</td><td>Closed</td></tr><tr><td>West</td><td>Cleo</td>"
+      "<td>Open</td></tr></table>");
+  EXPECT_EQ(
+      table_of(1),
+      "<table><tr><td colspan=\"2\">Totals</td></tr><tr><td>Ducks</td><td>12</td></tr><tr><td>Geese</td>"
+      "<td>7</td></tr></table>");
+}
+
 TEST(TextBackendTest, PageWithoutTextNeedsOcrWhenOcrIsOff) {
   std::vector<uint8_t> pdf =
       MakePdf({{TextAt(72, 700, 12, "Only the first page has text.")}, {"0 0 1 rg 100 100 300 300 re f\n"}});

@@ -153,10 +153,16 @@ TEST_F(WorkerContainmentTest, FaultsFailTheirOwnJobAndNothingElse) {
   const pid_t pid = daemon_->pid();
   const std::string expected = ExpectedMarkdown();
   ASSERT_FALSE(expected.empty());
-  // One job first: what an idle daemon holds after a job (spare workers started) is the baseline.
+  // One job first: what an idle daemon holds after a job is the baseline: its spare workers started
+  // (--workers 2), the worker that parsed the job ended once it has waited its keep-idle time (5 s) for
+  // the same user's next document.
   std::string first = Submit(sample_);
   ASSERT_EQ(daemon_->Ctl({"wait", first}).exit_code, 0);
+  Deadline idle = Deadline::InMillis(20'000);
+  while (CountChildren(pid) != 2 && !idle.Expired())
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
   const Counts baseline = SettledCounts(CountsOf(pid));
+  ASSERT_EQ(baseline.children, 2) << baseline;
 
   const MonoTime start = MonoNow();
   std::map<std::string, std::string> faults;  // fault -> job id
