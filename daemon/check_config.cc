@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "daemon/access_policy.h"
+#include "daemon/http_listener.h"
 #include "daemon/listener.h"
 
 namespace mineru::daemon {
@@ -80,6 +81,13 @@ bool RunCheckConfig(const Config& config, const CheckConfigOptions& options, std
          config.admin_group.empty() ? "none" : "ok");
   Result<std::string> model = CheckModel(config, options);
   report("model", model.status(), model.ok() ? *model : "");
+  if (!config.http_listen.empty()) {
+    Status http = HttpListenerOptions::FromConfig(config, nullptr).status();
+    if (http.ok() && model.ok() && model->starts_with("none")) {
+      http = FailedPrecondition("http_listen serves this minerud's model, and it runs none (set model_dir)");
+    }
+    report("http_listen", http);
+  }
   std::fprintf(out, ok ? "configuration OK\n" : "configuration has errors\n");
   return ok;
 }

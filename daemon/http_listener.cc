@@ -7,6 +7,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <cerrno>
 #include <chrono>
 #include <condition_variable>
 #include <cstring>
@@ -73,7 +74,7 @@ Result<HttpListenerOptions> HttpListenerOptions::FromConfig(const Config& config
                            " is not a loopback address: set http_token_file (clients over the network "
                            "have no local user to check)");
   }
-  if (backend == nullptr || backend->PageTokenLimit() <= 0) {
+  if (backend != nullptr && backend->PageTokenLimit() <= 0) {
     return FailedPrecondition("http_listen serves this minerud's model, and it runs none (set model_dir)");
   }
   o.max_connections = config.http_max_connections;
@@ -223,6 +224,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return Error(404, "The model `" + parsed->model.substr(0, 200) + "` does not exist.");
     }
     auto cancel = std::make_shared<std::atomic<bool>>(false);
+    WatchForHangUp(cancel);
     auto page = std::make_shared<pipeline::IncomingPageRequest>(std::move(*parsed));
     impl_->RunPage(
         [self = shared_from_this(), page, cancel] {
@@ -239,7 +241,25 @@ class Connection : public std::enable_shared_from_this<Connection> {
         cancel);
   }
 
+  // While its page runs, a client that hangs up cancels it (its KV and its place in the batch go at
+  // once). Bytes of a next request end the watch without cancelling.
+  void WatchForHangUp(std::shared_ptr<std::atomic<bool>> cancel) {
+    watching_ = true;
+    stream_.socket().async_wait(
+        tcp::socket::wait_read, [self = shared_from_this(), cancel](beast::error_code ec) {
+          self->watching_ = false;
+          if (ec) return;
+          char byte;
+          const ssize_t n = ::recv(self->stream_.socket().native_handle(), &byte, 1, MSG_PEEK | MSG_DONTWAIT);
+          if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) cancel->store(true);
+        });
+  }
+
   void Answer(const pipeline::IncomingPageRequest& page, Result<std::string> text) {
+    if (watching_) {
+      beast::error_code ignored;
+      stream_.socket().cancel(ignored);  // the hang-up watch ends (operation_aborted)
+    }
     if (!text.ok()) {
       impl_->pages_failed.fetch_add(1);
       return Error(HttpStatusFor(text.status()), text.status().message(), /*client=*/false);
@@ -304,6 +324,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
+  bool watching_ = false;  // a hang-up watch is pending
   HttpListener::Impl* impl_;
 };
 

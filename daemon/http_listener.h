@@ -22,8 +22,9 @@
 // page scheduler's fair share (kHttpUser).
 //
 // Threads: the I/O thread runs every socket; a chat request waits for its page on a thread of its own
-// (at most one per connection). Counters() may be called from any thread. The destructor cancels the
-// pages still running, closes every connection and joins every thread.
+// (at most one per connection); a client that hangs up meanwhile cancels its page. Counters() may be called
+// from any thread. The destructor cancels the pages still running, closes every connection and joins every
+// thread.
 #pragma once
 
 #include <cstdint>
@@ -51,7 +52,7 @@ struct HttpListenerOptions {
   pipeline::Backend* backend = nullptr;  // not owned; outlives the listener
 
   // From the config keys http_* (reads the token file; refuses an address off loopback without
-  // one) and the backend.
+  // one) and the backend (refused without a model). A null backend checks the config only.
   static Result<HttpListenerOptions> FromConfig(const Config& config, pipeline::Backend* backend);
 };
 

@@ -6,7 +6,8 @@
 // A job's worker renders its pages at render_dpi and preprocesses them in parallel with other jobs,
 // keeps up to max_pages_per_user of them in the scheduler (so pages of one document, and of every
 // client, share its steps), and turns each page's model text into blocks (document/model_output_parser.h) and
-// MinerU's output files, NAME_model_output.txt included.
+// MinerU's output files, NAME_model_output.txt included. GeneratePageText takes one page image from
+// an OpenAI client (the HTTP listener) through the same preprocessing and scheduler.
 // Run-time control: Reconfigure() applies a new vram_budget (SIGHUP) at once — shrinking frees
 // unleased weights within a pass; Tick() has the model thread demote the weights to pinned memory once
 // keep_alive has passed without a page (the next page brings them back).

@@ -3,7 +3,8 @@
 // NAME_model_output.txt, byte for byte, as the serving minerud parsing the PDF itself; GET /health and
 // /v1/models answer; a page request comes back whole or streamed with the same text; and hostile
 // clients (malformed requests, oversized bodies, headers trickled in, idle connections past the limit,
-// missing or wrong tokens) get their 4xx or are cut off in bounded time while other clients are served.
+// missing or wrong tokens) get their 4xx or are cut off in bounded time while other clients are served;
+// a client that hangs up cancels its page.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -356,6 +357,30 @@ TEST_F(HttpListenerTest, BadRequestsGetTheir4xxAndOthersAreServed) {
   EXPECT_EQ(s["http_pages_total"].get<double>(), 2) << s.dump();
   EXPECT_GE(s["http_client_errors_total"].get<double>(), 12) << s.dump();
   EXPECT_GE(s["http_connections_refused_total"].get<double>(), 1) << s.dump();
+}
+
+TEST_F(HttpListenerTest, AClientThatHangsUpCancelsItsPage) {
+  // Pages long enough to hang up in the middle of.
+  ASSERT_TRUE(StartServer({"--set", "max_new_tokens=3000"}));
+  json body = json::parse(PageBody(PagePng(300, 200), false));
+  body["max_tokens"] = 3000;
+  {
+    RawClient c(port_);
+    const std::string text = body.dump();
+    c.Send("POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: " + std::to_string(text.size()) +
+           "\r\n\r\n" + text);
+    std::this_thread::sleep_for(milliseconds(300));
+  }
+  json s;
+  const MonoTime until = MonoNow() + std::chrono::seconds(30);
+  do {
+    std::this_thread::sleep_for(milliseconds(100));
+    s = Stats(*server_);
+  } while (s["http_pages_running"].get<double>() > 0 && MonoNow() < until);
+  EXPECT_EQ(s["http_pages_failed_total"].get<double>(), 1) << s.dump();
+  EXPECT_EQ(s["http_pages_total"].get<double>(), 0) << s.dump();
+  EXPECT_LT(s["pipeline_tokens_generated_total"].get<double>(), 3000) << s.dump();
+  EXPECT_EQ(StatusOf(Get(port_, "/health")), 200);
 }
 
 TEST_F(HttpListenerTest, AnAddressOffLoopbackNeedsATokenFile) {
