@@ -5,24 +5,31 @@
 // and --max-tokens; each page stops at its drawn length (EOS is not honoured, so every mode writes the
 // same number of tokens). C clients (1, 4, 8 by default) each submit their pages one after another,
 // as a client waiting for its document does. Three modes over one model:
-//   (a) one page at a time (max_batch 1): how MinerU's transformers backend works;
+//   (a) one page at a time (max_batch 1): how MinerU's transformers backend works (run once per budget:
+//       the client count does not change it);
 //   (b) static batching: a batch starts when the last ended, each page reserves its worst-case KV;
 //   (c) the pipeline: continuous batching, KV on demand, one prefill chunk per step.
+// Each mode is opened as the daemon opens its model (pipeline/model_runtime.h: the memory plan, the
+// residency manager under its budgets, the scheduler's options), with a KV pool of every client's page
+// at its worst, at each VRAM budget of --budgets: fractions of the full plan for the largest client
+// count (every weight + that KV pool + the largest step's workspace); below 1 some layers stream.
 // Prints pages/s and tokens/s of each, the ratios c/a and c/b, the most KV pages held beyond what live
-// pages need, the process's peak RSS, and whether every page's text is the same in all three modes.
+// pages need, preemptions, the device tier's peak against its budget, the process's peak RSS, and
+// whether every page's text is the same in all modes, client counts and budgets.
 //
 // usage: pipeline_bench --model DIR [--pages N] [--clients 1,4,8] [--min-tokens 64] [--max-tokens 1024]
-//                       [--image WxH] [--kv-fraction F] [--threads N] [--seed S]
-//   --kv-fraction: the KV pool as a fraction of what every client's page needs at its worst (1: 100 %)
+//                       [--image WxH] [--budgets 1,0.5] [--modes abc] [--threads N] [--seed S]
+//   DIR: a MinerU 2.0 folder; bench/generated_model writes one of the full size with random weights
 #include <ATen/ATen.h>
-#include <ATen/Parallel.h>
 #include <sys/resource.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
+#include <functional>
 #include <future>
 #include <map>
+#include <optional>
 #include <random>
 #include <sstream>
 #include <string>
@@ -31,11 +38,8 @@
 
 #include "common/clock.h"
 #include "engine/mineru2_model.h"
-#include "engine/prompt_template.h"
-#include "engine/tokenizer.h"
-#include "engine/tokenizer_prompt.h"
+#include "pipeline/model_runtime.h"
 #include "pipeline/page_scheduler.h"
-#include "residency/host_device.h"
 #include "residency/residency_manager.h"
 
 namespace {
@@ -47,10 +51,11 @@ struct Options {
   std::string model;
   int pages = 16;
   std::vector<int> clients = {1, 4, 8};
+  std::vector<double> budgets = {1.0, 0.5};
+  std::string modes = "abc";
   int64_t min_tokens = 64;
   int64_t max_tokens = 1024;
   int64_t width = 400, height = 400;
-  double kv_fraction = 1.0;
   int threads = 0;
   uint64_t seed = 42;
 };
@@ -61,10 +66,12 @@ const char* Name(Mode m) {
          : m == Mode::kStatic   ? "(b) static batch"
                                 : "(c) pipeline";
 }
+char Letter(Mode m) { return m == Mode::kOneAtATime ? 'a' : m == Mode::kStatic ? 'b' : 'c'; }
 
 struct Workload {
   std::vector<at::Tensor> pixels;  // per page
   std::vector<int64_t> lengths;    // tokens each page writes
+  int64_t page_tokens = 0;         // one page's KV at its worst: prompt + image + the longest answer
 };
 
 struct RunResult {
@@ -73,13 +80,16 @@ struct RunResult {
   int64_t over_need = 0;
   uint64_t largest_step = 0;
   uint64_t preemptions = 0;
+  uint64_t device_peak = 0;
+  uint64_t device_budget = 0;
   std::vector<std::string> texts;
 };
 
-bool ParseList(const char* s, std::vector<int>* out) {
+template <typename T>
+bool ParseList(const char* s, std::vector<T>* out) {
   out->clear();
   std::stringstream in(s);
-  for (std::string part; std::getline(in, part, ',');) out->push_back(std::stoi(part));
+  for (std::string part; std::getline(in, part, ',');) out->push_back(static_cast<T>(std::stod(part)));
   return !out->empty();
 }
 
@@ -95,22 +105,27 @@ bool Parse(int argc, char** argv, Options* o) {
       o->pages = std::atoi(v);
     else if (a == "--clients") {
       if (!ParseList(v, &o->clients)) return false;
-    } else if (a == "--min-tokens")
+    } else if (a == "--budgets") {
+      if (!ParseList(v, &o->budgets)) return false;
+    } else if (a == "--modes")
+      o->modes = v;
+    else if (a == "--min-tokens")
       o->min_tokens = std::atoll(v);
     else if (a == "--max-tokens")
       o->max_tokens = std::atoll(v);
     else if (a == "--image") {
       if (std::sscanf(v, "%ldx%ld", &o->width, &o->height) != 2) return false;
-    } else if (a == "--kv-fraction")
-      o->kv_fraction = std::atof(v);
-    else if (a == "--threads")
+    } else if (a == "--threads")
       o->threads = std::atoi(v);
     else if (a == "--seed")
       o->seed = std::strtoull(v, nullptr, 10);
     else
       return false;
   }
-  return !o->model.empty() && o->pages > 0 && o->min_tokens > 0 && o->max_tokens >= o->min_tokens;
+  const bool budgets_ok =
+      std::all_of(o->budgets.begin(), o->budgets.end(), [](double b) { return b > 0 && b <= 1; });
+  return !o->model.empty() && o->pages > 0 && o->min_tokens > 0 && o->max_tokens >= o->min_tokens &&
+         budgets_ok && !o->modes.empty();
 }
 
 uint64_t PeakRssBytes() {
@@ -119,37 +134,27 @@ uint64_t PeakRssBytes() {
   return static_cast<uint64_t>(u.ru_maxrss) * 1024;
 }
 
-// One mode with `clients` clients over a fresh model (the same weights and pages each time).
-Result<RunResult> RunMode(const Options& o, Mode mode, int clients, const Workload& w,
-                          const engine::Tokenizer& tokenizer, const std::vector<int64_t>& prompt) {
-  residency::HostDevice device;
-  residency::ResidencyOptions ro;
-  ro.gpu_budget_bytes = 16ull << 30;
-  ro.pinned_budget_bytes = 1ull << 30;
-  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<residency::ResidencyManager> manager,
-                          residency::ResidencyManager::Create(&device, ro));
-  engine::ModelOptions mo;
-  mo.residency = manager.get();
-  // Probe the page's prompt size, then size the pool: every client's page at its worst, times the fraction.
-  MINERU_ASSIGN_OR_RETURN(auto probe, engine::Mineru2Model::Load(o.model, engine::ModelOptions{}));
-  MINERU_ASSIGN_OR_RETURN(int64_t image_tokens, probe->ImageTokensFor(o.width, o.height));
-  const int64_t page_tokens = static_cast<int64_t>(prompt.size()) - 1 + image_tokens + o.max_tokens;
-  mo.kv_capacity_tokens =
-      std::max<int64_t>(page_tokens, static_cast<int64_t>(o.kv_fraction * clients * page_tokens));
-  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<engine::Mineru2Model> model,
-                          engine::Mineru2Model::Load(o.model, mo));
-  PageSchedulerOptions so;
-  so.model = model.get();
-  so.tokenizer = &tokenizer;
-  so.prompt_tokens = prompt;
-  so.max_new_tokens = o.max_tokens;
-  so.no_repeat_ngram_size = model->config().generation.no_repeat_ngram_size;
-  so.max_running = mode == Mode::kOneAtATime ? 1 : std::max(clients, 1);
-  so.max_pages_per_user = so.max_running;
-  so.step_tokens = so.prefill_chunk_tokens + so.max_running;
-  so.static_batching = mode == Mode::kStatic;
-  so.compute_threads = at::get_num_threads();
-  PageScheduler scheduler(std::move(so));
+// The daemon's config for one mode: a KV pool of every running page at its worst; vram_budget 0: the
+// plan's own (everything resident).
+Config ModeConfig(const Options& o, Mode mode, int clients, const Workload& w, uint64_t vram_budget) {
+  Config c;
+  c.model_dir = o.model;
+  c.max_batch = mode == Mode::kOneAtATime ? 1 : clients;
+  c.max_new_tokens = o.max_tokens;
+  c.kv_cache_tokens = c.max_batch * w.page_tokens;
+  c.batching = mode == Mode::kStatic ? "static" : "continuous";
+  c.compute_threads = o.threads;
+  c.vram_budget_bytes = vram_budget;
+  return c;
+}
+
+// One mode with `clients` clients, each submitting its pages one after another, over a freshly opened
+// model (the same weights and pages each time).
+Result<RunResult> RunMode(const Options& o, const Config& config, int clients, const Workload& w) {
+  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<ModelRuntime> rt, OpenModelRuntime(config));
+  PageSchedulerOptions so = rt->scheduler_options;
+  so.eos_token_ids.clear();  // every page writes its drawn length
+  auto scheduler = std::make_unique<PageScheduler>(std::move(so));
 
   RunResult r;
   r.texts.resize(w.pixels.size());
@@ -166,7 +171,7 @@ Result<RunResult> RunMode(const Options& o, Mode mode, int clients, const Worklo
         req.user = static_cast<uint32_t>(c);
         req.ticket = p + 1;
         req.max_new_tokens = w.lengths[p];
-        Result<std::string> text = scheduler.Submit(std::move(req)).get();
+        Result<std::string> text = scheduler->Submit(std::move(req)).get();
         if (!text.ok()) {
           failures[static_cast<size_t>(c)] = text.status();
           return;
@@ -178,79 +183,121 @@ Result<RunResult> RunMode(const Options& o, Mode mode, int clients, const Worklo
   for (auto& t : threads) t.join();
   r.seconds = clock.ElapsedSeconds();
   for (const Status& s : failures) MINERU_RETURN_IF_ERROR(s);
-  const PipelineStats st = scheduler.stats();
+  const PipelineStats st = scheduler->stats();
+  scheduler.reset();
   r.tokens = st.tokens_generated;
   r.over_need = st.peak_kv_pages_over_need;
   r.largest_step = st.largest_step_pages;
   r.preemptions = st.preemptions;
+  const residency::TierStats gpu = rt->manager->GetStats().tiers[residency::TierIndex(residency::Tier::kGpu)];
+  r.device_peak = gpu.peak_bytes;
+  r.device_budget = gpu.budget_bytes;
   return r;
 }
 
-int Run(const Options& o) {
-  at::set_num_threads(o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency()));
-  auto tokenizer = engine::Tokenizer::FromFile(o.model + "/tokenizer.json");
-  auto config = engine::ModelConfig::Load(o.model);
-  if (!tokenizer.ok() || !config.ok()) {
-    std::fprintf(stderr, "pipeline_bench: %s\n",
-                 (!tokenizer.ok() ? tokenizer.status() : config.status()).ToString().c_str());
-    return 1;
-  }
-  auto image_token = engine::ResolveImageTokenId(**tokenizer, config->multimodal->image_token_index);
-  auto ids = image_token.ok() ? engine::EncodeImagePrompt(**tokenizer, engine::MineruPrompt(), *image_token)
-                              : Result<std::vector<int32_t>>(image_token.status());
-  if (!ids.ok()) {
-    std::fprintf(stderr, "pipeline_bench: %s\n", ids.status().ToString().c_str());
-    return 1;
-  }
-  const std::vector<int64_t> prompt(ids->begin(), ids->end());
-  auto probe = engine::Mineru2Model::Load(o.model, engine::ModelOptions{});
-  auto crops = probe.ok() ? (*probe)->CropsFor(o.width, o.height) : Result<int64_t>(probe.status());
-  if (!crops.ok()) {
-    std::fprintf(stderr, "pipeline_bench: %s\n", crops.status().ToString().c_str());
-    return 1;
-  }
-  // The workload: random page pixels and drawn lengths, from the seed.
+// The workload: random page pixels and drawn lengths from the seed, sized by the model's preprocessing.
+Result<Workload> MakeWorkload(const Options& o) {
+  Config probe_config;
+  probe_config.model_dir = o.model;
+  probe_config.max_batch = 1;
+  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<ModelRuntime> probe, OpenModelRuntime(probe_config));
+  MINERU_ASSIGN_OR_RETURN(const int64_t crops, probe->model->CropsFor(o.width, o.height));
+  MINERU_ASSIGN_OR_RETURN(const int64_t image_tokens, probe->model->ImageTokensFor(o.width, o.height));
   Workload w;
+  w.page_tokens =
+      static_cast<int64_t>(probe->scheduler_options.prompt_tokens.size()) - 1 + image_tokens + o.max_tokens;
   std::mt19937_64 rng(o.seed);
   std::uniform_int_distribution<int64_t> length(o.min_tokens, o.max_tokens);
   at::manual_seed(static_cast<uint64_t>(o.seed));
-  const int64_t size = config->multimodal->vision.image_size;
+  const int64_t size = probe->model->config().multimodal->vision.image_size;
   for (int p = 0; p < o.pages; ++p) {
-    w.pixels.push_back(at::rand({*crops, 3, size, size}) * 2 - 1);
+    w.pixels.push_back(at::rand({crops, 3, size, size}) * 2 - 1);
     w.lengths.push_back(length(rng));
   }
   std::printf(
-      "pipeline_bench: %s, %d pages of %ldx%ld (%ld crops), %ld-%ld tokens each (seed %lu), %d threads, "
-      "KV pool %.0f %% of the clients' worst case\n",
-      o.model.c_str(), o.pages, o.width, o.height, *crops, o.min_tokens, o.max_tokens, o.seed,
-      at::get_num_threads(), o.kv_fraction * 100);
-  std::printf("%-8s %-18s %9s %10s %9s %10s %11s\n", "clients", "mode", "pages/s", "tokens/s", "vs (a)",
-              "largest", "KV over need");
-  bool identical = true;
+      "pipeline_bench: %s, %d pages of %ldx%ld (%ld crops, %ld image tokens), %ld-%ld tokens each "
+      "(seed %lu), %s, %d threads\n",
+      o.model.c_str(), o.pages, o.width, o.height, crops, image_tokens, o.min_tokens, o.max_tokens, o.seed,
+      probe->plan.compute_dtype == at::kBFloat16 ? "bf16" : "f32", probe->scheduler_options.compute_threads);
+  return w;
+}
+
+// 100 %: every weight, the KV pool of the largest client count's pipeline and its largest workspace.
+Result<uint64_t> FullBudget(const Options& o, const Workload& w) {
+  const int clients = *std::max_element(o.clients.begin(), o.clients.end());
+  Config c = ModeConfig(o, Mode::kPipeline, clients, w, 0);
+  MINERU_ASSIGN_OR_RETURN(std::unique_ptr<ModelRuntime> rt, OpenModelRuntime(c));
+  return rt->plan.gpu_budget_bytes;
+}
+
+// Pages' texts in one number, to compare runs of different invocations.
+size_t Digest(const std::vector<std::string>& texts) {
+  size_t h = 0;
+  for (const std::string& t : texts) h = h * 1000003u ^ std::hash<std::string>()(t);
+  return h;
+}
+
+double MiB(uint64_t b) { return static_cast<double>(b) / 1048576.0; }
+
+int Fail(const Status& s) {
+  std::fprintf(stderr, "pipeline_bench: %s\n", s.ToString().c_str());
+  return 1;
+}
+
+int Run(const Options& o) {
+  Result<Workload> w = MakeWorkload(o);
+  if (!w.ok()) return Fail(w.status());
+  Result<uint64_t> full = FullBudget(o, *w);
+  if (!full.ok()) return Fail(full.status());
+  std::printf(
+      "100 %% budget: %.0f MiB (every weight, the KV pool for %d pages of %ld tokens, a step's "
+      "workspace)\n",
+      MiB(*full), *std::max_element(o.clients.begin(), o.clients.end()), w->page_tokens);
+  std::printf("%-7s %-8s %-18s %9s %10s %9s %8s %10s %8s %16s\n", "budget", "clients", "mode", "pages/s",
+              "tokens/s", "vs (a)", "largest", "KV>need", "preempt", "device peak MiB");
+  bool identical = true, within_budget = true;
   std::vector<std::string> reference;
-  for (int clients : o.clients) {
-    std::map<Mode, RunResult> results;
-    for (Mode mode : {Mode::kOneAtATime, Mode::kStatic, Mode::kPipeline}) {
-      Result<RunResult> r = RunMode(o, mode, clients, w, **tokenizer, prompt);
-      if (!r.ok()) {
-        std::fprintf(stderr, "pipeline_bench: %s: %s\n", Name(mode), r.status().ToString().c_str());
-        return 1;
+  for (double fraction : o.budgets) {
+    const uint64_t budget = static_cast<uint64_t>(fraction * static_cast<double>(*full));
+    std::optional<RunResult> one_at_a_time;  // (a) runs one page at a time whatever the client count
+    for (int clients : o.clients) {
+      std::map<Mode, RunResult> results;
+      for (Mode mode : {Mode::kOneAtATime, Mode::kStatic, Mode::kPipeline}) {
+        if (o.modes.find(Letter(mode)) == std::string::npos) continue;
+        Result<RunResult> r = mode == Mode::kOneAtATime && one_at_a_time
+                                  ? Result<RunResult>(*one_at_a_time)
+                                  : RunMode(o, ModeConfig(o, mode, clients, *w, budget), clients, *w);
+        if (!r.ok()) return Fail(r.status().WithContext(Name(mode)));
+        if (mode == Mode::kOneAtATime) one_at_a_time = *r;
+        if (reference.empty()) reference = r->texts;
+        identical = identical && r->texts == reference;
+        within_budget = within_budget && r->device_peak <= r->device_budget;
+        const RunResult& x = results[mode] = std::move(*r);
+        const double pages_s = o.pages / x.seconds;
+        const auto a = results.find(Mode::kOneAtATime);
+        std::printf("%5.0f%%  %-8d %-18s %9.3f %10.1f ", fraction * 100, clients, Name(mode), pages_s,
+                    x.tokens / x.seconds);
+        if (a != results.end()) {
+          std::printf("%8.2fx ", a->second.seconds / x.seconds);
+        } else {
+          std::printf("%9s ", "-");
+        }
+        std::printf("%8lu %10ld %8lu %7.0f / %.0f\n", x.largest_step, x.over_need, x.preemptions,
+                    MiB(x.device_peak), MiB(x.device_budget));
+        std::fflush(stdout);
       }
-      if (reference.empty()) reference = r->texts;
-      identical = identical && r->texts == reference;
-      results[mode] = std::move(*r);
-      const RunResult& x = results[mode];
-      const double pages_s = o.pages / x.seconds;
-      const double base = o.pages / results[Mode::kOneAtATime].seconds;
-      std::printf("%-8d %-18s %9.3f %10.1f %8.2fx %10lu %11ld\n", clients, Name(mode), pages_s,
-                  x.tokens / x.seconds, pages_s / base, x.largest_step, x.over_need);
+      const auto b = results.find(Mode::kStatic), c = results.find(Mode::kPipeline);
+      if (b != results.end() && c != results.end()) {
+        std::printf("%5.0f%%  %-8d (c)/(b) %.2fx\n", fraction * 100, clients,
+                    b->second.seconds / c->second.seconds);
+      }
     }
-    std::printf("%-8d (c)/(b) %.2fx\n", clients,
-                results[Mode::kStatic].seconds / results[Mode::kPipeline].seconds);
   }
-  std::printf("outputs identical across modes and client counts: %s\n", identical ? "yes" : "NO");
-  std::printf("peak RSS: %.1f MiB\n", PeakRssBytes() / 1048576.0);
-  return identical ? 0 : 2;
+  std::printf("outputs identical across modes, client counts and budgets: %s (digest %016zx)\n",
+              identical ? "yes" : "NO", Digest(reference));
+  std::printf("device tier within its budget in every run: %s\n", within_budget ? "yes" : "NO");
+  std::printf("peak RSS: %.1f MiB\n", MiB(PeakRssBytes()));
+  return identical && within_budget ? 0 : 2;
 }
 
 }  // namespace
@@ -260,7 +307,7 @@ int main(int argc, char** argv) {
   if (!Parse(argc, argv, &o)) {
     std::fputs(
         "usage: pipeline_bench --model DIR [--pages N] [--clients 1,4,8] [--min-tokens N] [--max-tokens N]\n"
-        "                      [--image WxH] [--kv-fraction F] [--threads N] [--seed S]\n",
+        "                      [--image WxH] [--budgets 1,0.5] [--modes abc] [--threads N] [--seed S]\n",
         stderr);
     return 64;
   }

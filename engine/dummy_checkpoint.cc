@@ -7,8 +7,7 @@
 
 namespace mineru::engine {
 
-Result<std::shared_ptr<const Checkpoint>> MakeDummyCheckpoint(const ModelConfig& config, StorageDtype dtype,
-                                                              uint64_t seed) {
+Result<MappedRegion> GenerateDummySafetensors(const ModelConfig& config, StorageDtype dtype, uint64_t seed) {
   const std::vector<UnitInfo> units = UnitsFromConfig(config, dtype, config.text.tie_word_embeddings);
   // The header: every tensor packed in unit order.
   std::vector<TensorEntry> entries;
@@ -42,6 +41,12 @@ Result<std::shared_ptr<const Checkpoint>> MakeDummyCheckpoint(const ModelConfig&
     }
     return Status::Ok();
   }));
+  return region;
+}
+
+Result<std::shared_ptr<const Checkpoint>> MakeDummyCheckpoint(const ModelConfig& config, StorageDtype dtype,
+                                                              uint64_t seed) {
+  MINERU_ASSIGN_OR_RETURN(MappedRegion region, GenerateDummySafetensors(config, dtype, seed));
   MINERU_ASSIGN_OR_RETURN(SafetensorsFile file,
                           SafetensorsFile::FromRegion("dummy.safetensors", std::move(region)));
   std::vector<SafetensorsFile> files;

@@ -6,11 +6,15 @@
 
 #include <memory>
 
+#include "common/mapped_region.h"
 #include "common/result.h"
 #include "engine/checkpoint.h"
 #include "engine/model_config.h"
 
 namespace mineru::engine {
+
+// The safetensors file itself (header and data), in anonymous memory.
+Result<MappedRegion> GenerateDummySafetensors(const ModelConfig& config, StorageDtype dtype, uint64_t seed);
 
 Result<std::shared_ptr<const Checkpoint>> MakeDummyCheckpoint(const ModelConfig& config, StorageDtype dtype,
                                                               uint64_t seed);

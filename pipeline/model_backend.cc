@@ -1,11 +1,9 @@
 #include "pipeline/model_backend.h"
 
 #include <ATen/Parallel.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <deque>
-#include <filesystem>
 #include <future>
 #include <sstream>
 
@@ -13,140 +11,42 @@
 #include "document/model_output_parser.h"
 #include "document/output_writer.h"
 #include "document/pdf_document.h"
-#include "engine/checkpoint.h"
-#include "engine/decoder_workspace.h"
 #include "engine/host_allocator.h"
-#include "engine/image_merge.h"
 #include "engine/image_preprocess.h"
 #include "engine/image_preprocess_png.h"
-#include "engine/lease_conversion.h"
 #include "engine/mineru2_model.h"
-#include "engine/model_units.h"
-#include "engine/paged_kv_cache.h"
-#include "engine/prompt_template.h"
-#include "engine/residency_weight_source.h"
 #include "engine/tokenizer.h"
-#include "engine/tokenizer_prompt.h"
 #include "engine/torch_status.h"
-#include "engine/vision_workspace.h"
 #include "pipeline/memory_plan.h"
+#include "pipeline/model_runtime.h"
 #include "pipeline/page_render.h"
 #include "pipeline/page_scheduler.h"
-#include "residency/cuda_device.h"
-#include "residency/host_device.h"
 #include "residency/residency_manager.h"
 
 namespace mineru::pipeline {
-namespace {
-
-Result<std::unique_ptr<residency::Device>> OpenDevice() {
-#if defined(MINERU_HAVE_CUDA)
-  if (residency::CudaDeviceAvailable()) return residency::CreateCudaDevice(0);
-#endif
-  return std::unique_ptr<residency::Device>(std::make_unique<residency::HostDevice>());
-}
-
-}  // namespace
 
 struct ModelBackend::State {
-  Config config;
-  ModelMemoryPlan plan;
-  std::unique_ptr<residency::Device> device;
-  std::unique_ptr<residency::ResidencyManager> manager;
-  std::unique_ptr<engine::Tokenizer> tokenizer;
-  std::unique_ptr<engine::Mineru2Model> model;
-  std::unique_ptr<PageScheduler> scheduler;
-  std::atomic<uint64_t> next_ticket{0};  // Parse() calls without a job id
+  std::unique_ptr<ModelRuntime> rt;
+  std::unique_ptr<PageScheduler> scheduler;  // runs on rt's model: destroyed first
+  std::atomic<uint64_t> next_ticket{0};      // Parse() calls without a job id
 };
 
 ModelBackend::ModelBackend(std::unique_ptr<State> state) : state_(std::move(state)) {}
 
 ModelBackend::~ModelBackend() {
-  // The scheduler's thread uses the model; the model's weights live in the manager on the device.
-  if (state_) {
-    state_->scheduler.reset();
-    state_->model.reset();
-    state_->manager.reset();
-  }
+  if (state_) state_->scheduler.reset();
 }
-
-namespace {
-
-// The MinerU prompt's ids with its one image token, checked against the model's vocabulary.
-Result<std::vector<int64_t>> LoadPrompt(const std::filesystem::path& tokenizer_path,
-                                        const engine::Tokenizer& tokenizer, const engine::ModelConfig& mc) {
-  MINERU_ASSIGN_OR_RETURN(int32_t image_token,
-                          engine::ResolveImageTokenId(tokenizer, mc.multimodal->image_token_index));
-  MINERU_ASSIGN_OR_RETURN(std::vector<int32_t> prompt,
-                          engine::EncodeImagePrompt(tokenizer, engine::MineruPrompt(), image_token));
-  for (int32_t id : prompt) {
-    if (id < 0 || id >= mc.text.vocab_size) {
-      return InvalidArgument(tokenizer_path.string() + " encodes the MinerU prompt to token " +
-                             std::to_string(id) + ", outside the model's vocabulary of " +
-                             std::to_string(mc.text.vocab_size));
-    }
-  }
-  return std::vector<int64_t>(prompt.begin(), prompt.end());
-}
-
-int OnlineCpus() { return std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))); }
-
-}  // namespace
 
 Result<std::unique_ptr<ModelBackend>> ModelBackend::Load(const Config& config) {
   auto st = std::make_unique<State>();
-  st->config = config;
-  const std::filesystem::path dir = config.model_dir;
-  MINERU_ASSIGN_OR_RETURN(engine::ModelConfig mc, engine::ModelConfig::Load(dir));
-  if (!mc.multimodal) {
-    return InvalidArgument(dir.string() +
-                           " holds a text-only model; minerud needs MinerU 2.0 (a vision tower)");
-  }
-  const std::filesystem::path tokenizer_path = dir / "tokenizer.json";
-  MINERU_ASSIGN_OR_RETURN(st->tokenizer, engine::Tokenizer::FromFile(tokenizer_path));
-  MINERU_ASSIGN_OR_RETURN(std::vector<int64_t> prompt, LoadPrompt(tokenizer_path, *st->tokenizer, mc));
-
-  // Every size from the memory plan: weights, the KV pool, a step's and a vision burst's workspace.
-  MINERU_ASSIGN_OR_RETURN(engine::Checkpoint ckpt, engine::Checkpoint::Open(dir));
-  MINERU_ASSIGN_OR_RETURN(std::vector<engine::UnitInfo> units, engine::ListModelUnits(ckpt, mc));
-  MINERU_ASSIGN_OR_RETURN(const at::ScalarType dtype, ResolveComputeDtype(config.compute_dtype, ckpt));
-  MINERU_ASSIGN_OR_RETURN(st->device, OpenDevice());
-  const bool on_cpu = !st->device->is_cuda();
-  MINERU_ASSIGN_OR_RETURN(
-      st->plan, PlanModelMemory(mc, units, dtype, on_cpu, config, static_cast<int64_t>(prompt.size())));
-  const ModelMemoryPlan& plan = st->plan;
-  MINERU_RETURN_IF_ERROR(CheckBudget(plan.gpu_budget_bytes, plan));
-
-  const residency::ResidencyOptions ro = ResidencyOptionsFor(plan, config);
-  MINERU_ASSIGN_OR_RETURN(st->manager, residency::ResidencyManager::Create(st->device.get(), ro));
-
-  engine::ModelOptions mo;
-  mo.compute_dtype = dtype;
-  mo.kv_page_tokens = config.kv_page_tokens;
-  mo.kv_capacity_tokens = plan.kv_tokens;
-  mo.residency = st->manager.get();
-  MINERU_ASSIGN_OR_RETURN(st->model, engine::Mineru2Model::Load(dir, mo));
-
-  PageSchedulerOptions so;
-  so.model = st->model.get();
-  so.tokenizer = st->tokenizer.get();
-  so.prompt_tokens = std::move(prompt);
-  so.max_new_tokens = plan.max_new_tokens;
-  so.no_repeat_ngram_size = mc.generation.no_repeat_ngram_size;
-  so.eos_token_ids = mc.generation.eos_token_ids;
-  so.max_running = config.max_batch;
-  so.step_tokens = plan.step_tokens;
-  so.prefill_chunk_tokens = config.prefill_chunk_tokens;
-  so.vision_batch_crops = plan.vision_batch_crops;
-  so.max_pages_per_user = config.max_pages_per_user > 0 ? config.max_pages_per_user : config.max_batch;
-  so.swap = config.preemption == "swap";
-  so.static_batching = config.batching == "static";
-  so.compute_threads = config.compute_threads > 0 ? static_cast<int>(config.compute_threads) : OnlineCpus();
+  MINERU_ASSIGN_OR_RETURN(st->rt, OpenModelRuntime(config));
+  const bool on_cpu = st->rt->on_cpu();
+  PageSchedulerOptions so = st->rt->scheduler_options;
   so.watchdog = &ProcessWatchdog();
   // On the CPU, freed activation blocks stay in the heap for the next page (host_allocator.h) and go
   // back to the system when the model goes idle.
   if (on_cpu) engine::KeepFreedHostMemoryForReuse();
-  so.idle_work = [manager = st->manager.get(), on_cpu] {
+  so.idle_work = [manager = st->rt->manager.get(), on_cpu] {
     if (!manager->Tick()) return;
     MINERU_LOG(kInfo) << "the model was idle for keep_alive: its weights left the device tier";
     if (on_cpu) engine::TrimHostMemory();
@@ -158,13 +58,13 @@ Result<std::unique_ptr<ModelBackend>> ModelBackend::Load(const Config& config) {
 std::string ModelBackend::Describe() const {
   const State& st = *state_;
   std::ostringstream s;
-  s << "MinerU 2.0 from " << st.config.model_dir << " on " << st.device->Describe() << " in "
-    << (st.plan.compute_dtype == at::kBFloat16 ? "bf16" : "f32") << " with "
+  s << "MinerU 2.0 from " << st.rt->config.model_dir << " on " << st.rt->device->Describe() << " in "
+    << (st.rt->plan.compute_dtype == at::kBFloat16 ? "bf16" : "f32") << " with "
     << st.scheduler->options().compute_threads << " threads: weights "
-    << residency::FormatBytes(st.plan.weight_bytes) << ", VRAM budget "
-    << residency::FormatBytes(st.manager->budget(residency::Tier::kGpu)) << ", KV for " << st.plan.kv_tokens
-    << " tokens (taken as pages are written), up to " << st.config.max_batch << " pages per step ("
-    << st.config.batching << " batching)";
+    << residency::FormatBytes(st.rt->plan.weight_bytes) << ", VRAM budget "
+    << residency::FormatBytes(st.rt->manager->budget(residency::Tier::kGpu)) << ", KV for "
+    << st.rt->plan.kv_tokens << " tokens (taken as pages are written), up to " << st.rt->config.max_batch
+    << " pages per step (" << st.rt->config.batching << " batching)";
   return s.str();
 }
 
@@ -209,7 +109,7 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
   doc.warnings = pdf->TakeWarnings();
   MINERU_ASSIGN_OR_RETURN(const document::ResolvedPages range,
                           document::ResolvePageRange(input.pages, doc.num_pages));
-  const double dpi = static_cast<double>(st.config.render_dpi);
+  const double dpi = static_cast<double>(st.rt->config.render_dpi);
   // Job ids from the daemon; calls without one (tests, benchmarks) count down from the top.
   const uint64_t ticket = input.job_id != 0 ? input.job_id : ~st.next_ticket.fetch_add(1);
   const size_t window = static_cast<size_t>(st.scheduler->options().max_pages_per_user);
@@ -232,7 +132,7 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
     const document::RgbImage& image = f.page.image;
     const engine::ImageU8View view{image.pixels.data(), image.width, image.height, 3,
                                    static_cast<size_t>(image.width) * 3};
-    MINERU_ASSIGN_OR_RETURN(PageRequest req, PreparePage(*st.model, view));
+    MINERU_ASSIGN_OR_RETURN(PageRequest req, PreparePage(*st.rt->model, view));
     req.user = input.user;
     req.ticket = ticket;
     req.cancel = &cancel;
@@ -292,7 +192,7 @@ Result<std::string> ModelBackend::GeneratePageText(const PageImageRequest& reque
                                                    const CancelFlag& cancel) {
   State& st = *state_;
   MINERU_ASSIGN_OR_RETURN(const engine::ImageU8 image, engine::DecodePngRgb(request.png));
-  MINERU_ASSIGN_OR_RETURN(PageRequest req, PreparePage(*st.model, image.View()));
+  MINERU_ASSIGN_OR_RETURN(PageRequest req, PreparePage(*st.rt->model, image.View()));
   req.user = request.user;
   req.ticket = ~st.next_ticket.fetch_add(1);
   req.cancel = &cancel;
@@ -306,7 +206,7 @@ int64_t ModelBackend::PageTokenLimit() const { return state_->scheduler->options
 
 BackendStats ModelBackend::Stats() const {
   BackendStats out;
-  const residency::Stats st = state_->manager->GetStats();
+  const residency::Stats st = state_->rt->manager->GetStats();
   for (residency::Tier tier : residency::kAllTiers) {
     const residency::TierStats& t = st.tiers[residency::TierIndex(tier)];
     TierStats row;
@@ -326,7 +226,7 @@ BackendStats ModelBackend::Stats() const {
       {"model_prefetch_stalls_total", d(st.prefetch_stalls)},
       {"model_evictions_total", d(st.evictions)},
       {"model_idle_demotions_total", d(st.idle_demotions)},
-      {"kv_capacity_tokens", d(state_->plan.kv_tokens)},
+      {"kv_capacity_tokens", d(state_->rt->plan.kv_tokens)},
       {"kv_pages_total", d(p.kv_pages_total)},
       {"kv_pages_used", d(p.kv_pages_used)},
       {"kv_pages_free", d(p.kv_pages_total - p.kv_pages_used)},
@@ -352,30 +252,30 @@ BackendStats ModelBackend::Stats() const {
 
 Status ModelBackend::Reconfigure(const Config& config) {
   State& st = *state_;
-  if (config.vram_budget_bytes == st.config.vram_budget_bytes) return Status::Ok();
+  if (config.vram_budget_bytes == st.rt->config.vram_budget_bytes) return Status::Ok();
   if (config.vram_budget_bytes == 0) {
     MINERU_LOG(kWarning) << "vram_budget = 0 (all free memory) takes effect at restart";
     return Status::Ok();
   }
   MINERU_RETURN_IF_ERROR(SetVramBudget(config.vram_budget_bytes).status().WithContext("vram_budget"));
-  st.config.vram_budget_bytes = config.vram_budget_bytes;
+  st.rt->config.vram_budget_bytes = config.vram_budget_bytes;
   return Status::Ok();
 }
 
 Result<uint64_t> ModelBackend::SetVramBudget(uint64_t bytes) {
   State& st = *state_;
   // The KV pool keeps the size it got at start; the budget must hold it, a step and a layer.
-  MINERU_RETURN_IF_ERROR(CheckBudget(bytes, st.plan));
-  MINERU_RETURN_IF_ERROR(st.manager->SetBudget(residency::Tier::kGpu, bytes));
+  MINERU_RETURN_IF_ERROR(CheckBudget(bytes, st.rt->plan));
+  MINERU_RETURN_IF_ERROR(st.rt->manager->SetBudget(residency::Tier::kGpu, bytes));
   MINERU_LOG(kInfo) << "VRAM budget now " << residency::FormatBytes(bytes);
-  return st.manager->budget(residency::Tier::kGpu);
+  return st.rt->manager->budget(residency::Tier::kGpu);
 }
 
 void ModelBackend::Tick() { state_->scheduler->RequestIdleWork(); }
 
 void ModelBackend::Cancel(uint64_t job_id) { state_->scheduler->CancelTicket(job_id); }
 
-int64_t ModelBackend::JobSlots() const { return state_->config.max_batch; }
+int64_t ModelBackend::JobSlots() const { return state_->rt->config.max_batch; }
 
 std::string ModelBackend::StatusLine() const {
   const PipelineStats p = state_->scheduler->stats();

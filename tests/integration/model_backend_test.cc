@@ -231,6 +231,52 @@ TEST_F(ModelBackendTest, SmallVramBudgetAndAPageRangeGiveTheSameText) {
       << stats.dump();
 }
 
+TEST_F(ModelBackendTest, FourClientsOfFiveDocumentsEachKeepTheDeviceTierWithinItsBudget) {
+  // Half the weights beyond the smallest budget: layers stream while four clients' pages share steps.
+  const uint64_t weights = fs::file_size(golden_ / "model.safetensors");
+  const uint64_t minimum = MinimumBudget();
+  ASSERT_GT(minimum, 0u);
+  const uint64_t budget = minimum + weights / 2;
+  ASSERT_TRUE(daemon_->Start(Args({"--vram-budget", std::to_string(budget), "--set", "max_batch=4"})));
+  constexpr int kClients = 4, kDocuments = 5;
+  auto page_of = [](int client, int document) { return (client + document) % 4; };
+  std::vector<std::vector<std::string>> texts(kClients);
+  std::vector<std::string> errors(kClients);
+  std::vector<std::thread> clients;
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      for (int d = 0; d < kDocuments; ++d) {
+        const fs::path out = fs::path(tmp_.path()) / ("out-" + std::to_string(c) + "-" + std::to_string(d));
+        RunResult r = daemon_->Ctl({"-q", "submit", pdf_, "-o", out.string(), "--name", "doc", "--pages",
+                                    std::to_string(page_of(c, d) + 1)});
+        if (r.exit_code != 0) {
+          errors[static_cast<size_t>(c)] = r.err;
+          return;
+        }
+        texts[static_cast<size_t>(c)].push_back(ReadAll(out / "doc_model_output.txt"));
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  for (int c = 0; c < kClients; ++c) {
+    ASSERT_EQ(errors[static_cast<size_t>(c)], "") << "client " << c << daemon_->Log();
+    for (int d = 0; d < kDocuments; ++d) {
+      EXPECT_EQ(texts[static_cast<size_t>(c)][static_cast<size_t>(d)], Expected(page_of(c, d)))
+          << "client " << c << ", document " << d;
+    }
+  }
+  json stats = Stats();
+  EXPECT_EQ(stats["counters"]["pipeline_pages_total"].get<double>(), kClients * kDocuments) << stats.dump();
+  bool saw_gpu = false;
+  for (const json& t : stats["tiers"]) {
+    if (t["tier"] != "gpu") continue;
+    saw_gpu = true;
+    EXPECT_EQ(t["budget_bytes"].get<double>(), static_cast<double>(budget));
+    EXPECT_LE(t["peak_bytes"].get<double>(), static_cast<double>(budget)) << stats.dump();
+  }
+  EXPECT_TRUE(saw_gpu) << stats.dump();
+}
+
 TEST_F(ModelBackendTest, IdleWeightsLeaveTheGpuTierAfterKeepAliveAndComeBackForTheNextPage) {
   ASSERT_TRUE(daemon_->Start(Args({"--set", "keep_alive=300ms"})));
   const fs::path out = fs::path(tmp_.path()) / "out";
