@@ -10,7 +10,7 @@
 // Prints the wall time of each, the ratios, and whether the daemon's NAME_model_output.txt holds the
 // text mineru-infer wrote.
 //
-// usage: model_daemon_bench --model DIR [--pdf FILE] [--dpi 24] [--tokens 32] [--dtype bf16|f32]
+// usage: model_daemon_bench --model DIR [--pdf FILE] [--dpi 36] [--tokens 32] [--dtype bf16|f32]
 //                           [--threads N]
 #include <fcntl.h>
 #include <signal.h>
@@ -44,7 +44,7 @@ using namespace mineru;
 struct Options {
   std::string model;
   std::string pdf = MINERU_SOURCE_DIR "/examples/sample.pdf";
-  int dpi = 24;
+  int dpi = 36;  // minerud's lowest render_dpi
   int tokens = 32;
   std::string dtype = "bf16";
   int threads = 0;
@@ -126,8 +126,9 @@ Status WritePageImage(const Options& o, const fs::path& png) {
   return out ? Status::Ok() : InvalidArgument("cannot write " + png.string());
 }
 
-bool WaitForDaemon(const std::string& socket, const fs::path& log) {
+bool WaitForDaemon(pid_t daemon, const std::string& socket, const fs::path& log) {
   for (int i = 0; i < 600; ++i) {
+    if (::waitpid(daemon, nullptr, WNOHANG) == daemon) return false;
     if (Run({MINERUCTL_PATH, "daemon-status"}, log.string() + ".status", socket).exit_code == 0) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(100));
   }
@@ -190,7 +191,7 @@ int Bench(const Options& o) {
     posix_spawn(&daemon, args[0], &fa, nullptr, args.data(), environ);
     posix_spawn_file_actions_destroy(&fa);
   }
-  if (daemon < 0 || !WaitForDaemon(socket, dir / "ctl")) {
+  if (daemon < 0 || !WaitForDaemon(daemon, socket, dir / "ctl")) {
     std::fprintf(stderr, "model_daemon_bench: minerud did not start (%s)\n", (dir / "minerud.log").c_str());
     if (daemon > 0) ::kill(daemon, SIGTERM);
     return 1;
@@ -229,7 +230,7 @@ int main(int argc, char** argv) {
   Options o;
   if (!Parse(argc, argv, &o)) {
     std::fputs(
-        "usage: model_daemon_bench --model DIR [--pdf FILE] [--dpi 24] [--tokens 32] [--dtype bf16|f32]\n"
+        "usage: model_daemon_bench --model DIR [--pdf FILE] [--dpi 36] [--tokens 32] [--dtype bf16|f32]\n"
         "                          [--threads N]\n",
         stderr);
     return 64;
