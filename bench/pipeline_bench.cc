@@ -8,7 +8,9 @@
 //   (a) one page at a time (max_batch 1): how MinerU's transformers backend works (run once per budget:
 //       the client count does not change it);
 //   (b) static batching: a batch starts when the last ended, each page reserves its worst-case KV;
-//   (c) the pipeline: continuous batching, KV on demand, one prefill chunk per step.
+//   (c) the pipeline: continuous batching, KV on demand, one prefill chunk per step;
+//   and with p in --modes, the ceiling: the pages one at a time writing one token each (the vision
+//   encode and prefill that batching does not share where they are bound by compute, as on a CPU).
 // Each mode is opened as the daemon opens its model (pipeline/model_runtime.h: the memory plan, the
 // residency manager under its budgets, the scheduler's options), with a KV pool of every client's page
 // at its worst, at each VRAM budget of --budgets: fractions of the full plan for the largest client
@@ -18,7 +20,7 @@
 // whether every page's text is the same in all modes, client counts and budgets.
 //
 // usage: pipeline_bench --model DIR [--pages N] [--clients 1,4,8] [--min-tokens 64] [--max-tokens 1024]
-//                       [--image WxH] [--budgets 1,0.5] [--modes abc] [--threads N] [--seed S]
+//                       [--image WxH] [--budgets 1,0.5] [--modes abcp] [--threads N] [--seed S]
 //   DIR: a MinerU 2.0 folder; bench/generated_model writes one of the full size with random weights
 #include <ATen/ATen.h>
 #include <sys/resource.h>
@@ -52,7 +54,7 @@ struct Options {
   int pages = 16;
   std::vector<int> clients = {1, 4, 8};
   std::vector<double> budgets = {1.0, 0.5};
-  std::string modes = "abc";
+  std::string modes = "abc";  // and p: the ceiling
   int64_t min_tokens = 64;
   int64_t max_tokens = 1024;
   int64_t width = 400, height = 400;
@@ -244,6 +246,22 @@ int Fail(const Status& s) {
   return 1;
 }
 
+// The part of (a) that batching cannot share on a machine where the vision encode and the prefill are
+// bound by compute, as on a CPU: the same pages one at a time, each writing one token. (a)'s time over
+// it is the most any batching of decode steps can give here.
+Status PrintCeiling(const Options& o, const Workload& w, uint64_t budget, double fraction,
+                    const RunResult& one_at_a_time) {
+  Workload first_token = w;
+  std::fill(first_token.lengths.begin(), first_token.lengths.end(), 1);
+  MINERU_ASSIGN_OR_RETURN(
+      RunResult p, RunMode(o, ModeConfig(o, Mode::kOneAtATime, 1, first_token, budget), 1, first_token));
+  std::printf(
+      "%5.0f%%  vision + prefill alone (one token per page): %.1f s of (a)'s %.1f s; batching decode "
+      "cannot pass %.2fx (a) here\n",
+      fraction * 100, p.seconds, one_at_a_time.seconds, one_at_a_time.seconds / p.seconds);
+  return Status::Ok();
+}
+
 int Run(const Options& o) {
   Result<Workload> w = MakeWorkload(o);
   if (!w.ok()) return Fail(w.status());
@@ -292,6 +310,9 @@ int Run(const Options& o) {
                     b->second.seconds / c->second.seconds);
       }
     }
+    if (o.modes.find('p') != std::string::npos && one_at_a_time) {
+      if (Status s = PrintCeiling(o, *w, budget, fraction, *one_at_a_time); !s.ok()) return Fail(s);
+    }
   }
   std::printf("outputs identical across modes, client counts and budgets: %s (digest %016zx)\n",
               identical ? "yes" : "NO", Digest(reference));
@@ -307,7 +328,7 @@ int main(int argc, char** argv) {
   if (!Parse(argc, argv, &o)) {
     std::fputs(
         "usage: pipeline_bench --model DIR [--pages N] [--clients 1,4,8] [--min-tokens N] [--max-tokens N]\n"
-        "                      [--image WxH] [--budgets 1,0.5] [--modes abc] [--threads N] [--seed S]\n",
+        "                      [--image WxH] [--budgets 1,0.5] [--modes abcp] [--threads N] [--seed S]\n",
         stderr);
     return 64;
   }
