@@ -3,7 +3,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <fstream>
+#include <cerrno>
+#include <span>
 #include <system_error>
 
 #include "common/unique_fd.h"
