@@ -55,8 +55,10 @@ struct Timed {
   double seconds = 0;
 };
 
-// Runs argv to completion with stdout and stderr in files; env adds MINERU_SOCKET when set.
-Timed Run(const std::vector<std::string>& argv, const std::string& out_path, const std::string& socket = "") {
+// Starts argv with stdout and stderr in `out_path`; MINERU_SOCKET added to the environment when set.
+// Returns the pid, or -1.
+pid_t Start(const std::vector<std::string>& argv, const std::string& out_path,
+            const std::string& socket = "") {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -70,17 +72,24 @@ Timed Run(const std::vector<std::string>& argv, const std::string& out_path, con
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, 1, out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
   posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), env.data()) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&fa);
+  return pid;
+}
+
+// Runs argv to completion (as Start) and times it.
+Timed Run(const std::vector<std::string>& argv, const std::string& out_path, const std::string& socket = "") {
   Timed t;
   Stopwatch clock;
-  pid_t pid = -1;
-  if (posix_spawn(&pid, args[0], &fa, nullptr, args.data(), env.data()) == 0) {
+  const pid_t pid = Start(argv, out_path, socket);
+  if (pid > 0) {
     int status = 0;
     while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
     t.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
   }
   t.seconds = clock.ElapsedSeconds();
-  posix_spawn_file_actions_destroy(&fa);
   return t;
 }
 
@@ -164,33 +173,11 @@ int Bench(const Options& o) {
 
   // The daemon.
   const std::string socket = (dir / "s.sock").string();
-  pid_t daemon = -1;
-  {
-    std::vector<std::string> argv = {MINERUD_PATH,
-                                     "--socket",
-                                     socket,
-                                     "--state-dir",
-                                     (dir / "state").string(),
-                                     "--model",
-                                     o.model,
-                                     "--set",
-                                     "render_dpi=" + std::to_string(o.dpi),
-                                     "--set",
-                                     "max_new_tokens=" + std::to_string(o.tokens),
-                                     "--set",
-                                     "compute_dtype=" + o.dtype,
-                                     "--set",
-                                     "compute_threads=" + threads};
-    std::vector<char*> args;
-    for (std::string& a : argv) args.push_back(a.data());
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    const std::string log = (dir / "minerud.log").string();
-    posix_spawn_file_actions_addopen(&fa, 2, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn(&daemon, args[0], &fa, nullptr, args.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-  }
+  const pid_t daemon = Start(
+      {MINERUD_PATH, "--socket", socket, "--state-dir", (dir / "state").string(), "--model", o.model, "--set",
+       "render_dpi=" + std::to_string(o.dpi), "--set", "max_new_tokens=" + std::to_string(o.tokens), "--set",
+       "compute_dtype=" + o.dtype, "--set", "compute_threads=" + threads},
+      (dir / "minerud.log").string());
   if (daemon < 0 || !WaitForDaemon(daemon, socket, dir / "ctl")) {
     std::fprintf(stderr, "model_daemon_bench: minerud did not start (%s)\n", (dir / "minerud.log").c_str());
     if (daemon > 0) ::kill(daemon, SIGTERM);

@@ -1,7 +1,5 @@
 #include "pipeline/model_backend.h"
 
-#include <ATen/Parallel.h>
-
 #include <algorithm>
 #include <deque>
 #include <future>
