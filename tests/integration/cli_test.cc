@@ -33,6 +33,16 @@ std::vector<json> JsonLines(const std::string& out) {
   return lines;
 }
 
+// The job ids `submit --detach` printed, one per line, in the order the files were given.
+std::vector<std::string> DetachedIds(const std::string& out) {
+  std::vector<std::string> ids;
+  std::istringstream in(out);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) ids.push_back(line);
+  }
+  return ids;
+}
+
 // A few words of the PDF's text layer as poppler (not our code) reads it.
 std::vector<std::string> PopplerWords(const std::string& pdf) {
   RunResult r = RunProgram({"/usr/bin/pdftotext", "-l", "1", pdf, "-"});
@@ -175,23 +185,25 @@ TEST_F(CliTest, DetachListStatusWaitFetchAndSecondFetch) {
 }
 
 TEST_F(CliTest, CancelQueuedJobsAndCancelAll) {
-  // One worker: the later jobs wait in the queue.
+  // One worker and sixteen documents queued at once: the last is still queued when it is cancelled,
+  // however fast one document parses.
   daemon_->Stop();
   ASSERT_TRUE(daemon_->Start({"--workers", "1"}));
-  std::vector<std::string> ids;
-  for (int i = 0; i < 4; ++i) {
-    RunResult r = daemon_->Ctl({"submit", "--detach", multi_});
-    ASSERT_EQ(r.exit_code, 0) << r.err;
-    ids.push_back(r.out.substr(0, r.out.find('\n')));
-  }
-  RunResult cancel = daemon_->Ctl({"cancel", ids[3]});
+  std::vector<std::string> argv = {"submit", "--detach"};
+  for (int i = 0; i < 16; ++i) argv.push_back(multi_);
+  RunResult r = daemon_->Ctl(argv);
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::vector<std::string> ids = DetachedIds(r.out);
+  ASSERT_EQ(ids.size(), 16u) << r.out;
+  const std::string& last_id = ids.back();
+  RunResult cancel = daemon_->Ctl({"cancel", last_id});
   ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
-  RunResult st = daemon_->Ctl({"--json", "status", ids[3]});
+  RunResult st = daemon_->Ctl({"--json", "status", last_id});
   EXPECT_EQ(JsonLines(st.out).at(0)["state"], "cancelled");
   RunResult all = daemon_->Ctl({"--json", "cancel", "--all"});
   ASSERT_EQ(all.exit_code, 0) << all.err;
   // Waiting on a cancelled job ends with exit 1.
-  RunResult wait = daemon_->Ctl({"wait", ids[3]});
+  RunResult wait = daemon_->Ctl({"wait", last_id});
   EXPECT_EQ(wait.exit_code, 1);
   // Nothing is left queued or running.
   RunResult list = daemon_->Ctl({"--json", "list"});
@@ -200,7 +212,7 @@ TEST_F(CliTest, CancelQueuedJobsAndCancelAll) {
     EXPECT_NE(j["state"], "running");
   }
   // Cancelling a finished job is an error, not a crash.
-  EXPECT_NE(daemon_->Ctl({"cancel", ids[3]}).exit_code, 0);
+  EXPECT_NE(daemon_->Ctl({"cancel", last_id}).exit_code, 0);
 }
 
 // Cancelling mid-document once deadlocked a worker inside MuPDF (a failed allocation under the
@@ -311,12 +323,9 @@ TEST_F(CliTest, AttachedSubmitNamesItsJobAndTimeoutAndWriteErrorsHaveTheirExitCo
   for (int i = 0; i < 12; ++i) argv.push_back(multi_);
   RunResult d = daemon_->Ctl(argv);
   ASSERT_EQ(d.exit_code, 0) << d.err;
-  std::istringstream ids(d.out);
-  std::string job;
-  for (std::string line; std::getline(ids, line);) {
-    if (!line.empty()) job = line;
-  }
-  ASSERT_FALSE(job.empty()) << d.out;
+  const std::vector<std::string> ids = DetachedIds(d.out);
+  ASSERT_EQ(ids.size(), 12u) << d.out;
+  const std::string job = ids.back();
   EXPECT_EQ(daemon_->Ctl({"wait", job, "--timeout=1ms"}).exit_code, 124);
   EXPECT_EQ(daemon_->Ctl({"wait", job}).exit_code, 0);
   // An output folder that cannot be made (a file is in the way): 74.
