@@ -182,6 +182,10 @@ Result<SandboxReport> EnterSandbox(const SandboxOptions& options) {
   std::string parts;
   if (options.namespaces) {
     parts = EnterNamespaces(&report.namespaces_complete);
+    // The pid namespace is made with the process (worker_spawn.h): unshare cannot move its caller.
+    const bool own_pids = ::getpid() == 1;
+    parts += own_pids ? "; pid namespace of its own" : "; the daemon's pid namespace";
+    report.namespaces_complete = report.namespaces_complete && own_pids;
   } else {
     parts = "namespaces not requested";
   }

@@ -2,7 +2,9 @@
 // minerud-worker's main, while the process is still single-threaded:
 //   1. fresh user, network, IPC, UTS and mount namespaces (no network interface but a loopback that is
 //      down); where the kernel or the service manager refuses them (no unprivileged user namespaces,
-//      RestrictNamespaces=), without them, and the report says which were not made;
+//      RestrictNamespaces=), without them, and the report says which were not made. The pid namespace
+//      cannot be entered from inside: minerud makes the worker in one (worker_spawn.h), and the report
+//      says whether it is pid 1 of its own;
 //   2. every fd but stdin/stdout/stderr and the ones kept is closed;
 //   3. RLIMIT_AS (address space) and RLIMIT_CPU (seconds of CPU; SIGXCPU, then SIGKILL a second later;
 //      the hard limit leaves room for `cpu_documents` documents: minerud raises the soft limit by

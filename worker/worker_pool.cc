@@ -70,7 +70,11 @@ void WorkerPool::Give(uint32_t user, std::unique_ptr<WorkerProcess> w) {
   std::deque<Idle> ended;
   {
     std::lock_guard lock(mu_);
-    if (stopping_ || options_.keep_idle.count() <= 0 || w->documents() >= options_.worker.documents) return;
+    // A worker started before a reload keeps the limits it was started with: it is not reused.
+    if (stopping_ || options_.keep_idle.count() <= 0 || w->documents() >= options_.worker.documents ||
+        w->options() != options_.worker) {
+      return;
+    }
     idle_.push_back(Idle{user, MonoNow(), std::move(w)});
     while (idle_.size() > std::max<size_t>(options_.spares, 1)) {
       ended.push_back(std::move(idle_.front()));

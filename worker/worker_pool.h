@@ -46,7 +46,8 @@ class WorkerPool {
   // The worker `user` left idle last (with its CPU allowance renewed), else Take().
   Result<std::unique_ptr<WorkerProcess>> TakeFor(uint32_t user);
   // `w` finished a document of `user` cleanly: kept for that user's next one, or ended (reuse off, its
-  // documents served, the idle workers at their cap: the oldest goes).
+  // documents served, started with limits a reload has changed since, the idle workers at their cap:
+  // the oldest goes).
   void Give(uint32_t user, std::unique_ptr<WorkerProcess> w);
   // New limits (a reload): spares and idle workers started with the old ones are ended.
   void SetWorkerOptions(const WorkerOptions& worker);

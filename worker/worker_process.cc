@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -16,8 +15,7 @@
 
 #include "common/syscall.h"
 #include "worker/worker_service.h"
-
-extern char** environ;
+#include "worker/worker_spawn.h"
 
 #ifndef P_PIDFD
 #define P_PIDFD 3
@@ -34,6 +32,10 @@ constexpr std::chrono::milliseconds kKillGrace{2000};
 constexpr int kCancelPollMs = 100;
 
 Status WorkerLost(const std::string& how) { return Unavailable(std::string(kLostPrefix) + how); }
+
+Status CpuTimeUsedUp() {
+  return DeadlineExceeded("the document worker used up its CPU time limit (max_seconds)");
+}
 
 std::string SignalName(int sig) {
   const char* abbrev = sigabbrev_np(sig);
@@ -78,36 +80,10 @@ Result<std::unique_ptr<WorkerProcess>> WorkerProcess::Start(const WorkerOptions&
     args.insert(args.end(), {"--ocr-page-time-limit-ms", std::to_string(options.ocr_page_time_limit_ms)});
   }
   if (!options.namespaces) args.push_back("--no-namespaces");
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&actions, sockets.second.get(), 3);  // clears close-on-exec on 3
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // The daemon's signal mask and handlers are not the worker's.
-  sigset_t none, all;
-  sigemptyset(&none);
-  sigfillset(&all);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &all);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  const int rc = ::posix_spawn(&pid, options.path.c_str(), &actions, &attr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) return ErrnoStatus(rc, "starting the document worker '" + options.path + "'");
-  UniqueFd pidfd(static_cast<int>(::syscall(SYS_pidfd_open, pid, 0)));
-  if (!pidfd) {
-    const int err = errno;
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
-    return ErrnoStatus(err, "pidfd_open(document worker)");
-  }
-  return std::unique_ptr<WorkerProcess>(new WorkerProcess(pid, std::move(pidfd), std::move(sockets.first)));
+  MINERU_ASSIGN_OR_RETURN(SpawnedWorker child,
+                          SpawnWorker(options.path, args, sockets.second.get(), options.namespaces));
+  return std::unique_ptr<WorkerProcess>(
+      new WorkerProcess(child.pid, std::move(child.pidfd), std::move(sockets.first), options));
 }
 
 WorkerProcess::~WorkerProcess() {
@@ -140,6 +116,8 @@ Status WorkerProcess::Lost() {
       case kWorkerExitOutOfMemory:
         return ResourceExhausted(
             "the document worker ran out of its memory limit (worker_memory) while parsing this document");
+      case kWorkerExitCpuTime:
+        return CpuTimeUsedUp();
       case kWorkerExitSandbox:
         return FailedPrecondition("the document worker could not enter its sandbox");
       default:
@@ -147,9 +125,7 @@ Status WorkerProcess::Lost() {
     }
   }
   const int sig = info.si_status;
-  if (sig == SIGXCPU) {
-    return DeadlineExceeded("the document worker used up its CPU time limit (max_seconds)");
-  }
+  if (sig == SIGXCPU) return CpuTimeUsedUp();
   return WorkerLost("was killed by " + SignalName(sig) +
                     (sig == SIGKILL ? " (its CPU limit, or the kernel's out-of-memory killer)"
                                     : " while parsing this document (a crash in the PDF parser)"));
@@ -186,7 +162,7 @@ Result<Received> WorkerProcess::Next(Deadline deadline, const std::atomic<bool>*
 Result<std::string> WorkerProcess::WaitReady(Deadline deadline) {
   Result<Received> r = Next(deadline);
   if (!r.ok()) {
-    if (r.status().code() == StatusCode::kDeadlineExceeded) {
+    if (r.status().code() == StatusCode::kDeadlineExceeded && deadline.Expired()) {
       return DeadlineExceeded("the document worker did not start in time");
     }
     return r.status();
@@ -233,7 +209,8 @@ Result<int> WorkerProcess::Open(int document_fd, uint64_t document_bytes, const 
   if (limits.open_allowance.count() > 0) until = Earlier(until, Deadline::In(limits.open_allowance));
   Result<Received> r = Next(until);
   if (!r.ok()) {
-    if (r.status().code() != StatusCode::kDeadlineExceeded) return r.status();
+    // Not the wait's end: the worker's (its CPU limit is a kDeadlineExceeded too).
+    if (r.status().code() != StatusCode::kDeadlineExceeded || !until.Expired()) return r.status();
     if (limits.deadline.Expired()) {
       return DeadlineExceeded("the document worker did not open the document within max_seconds");
     }
@@ -261,9 +238,10 @@ Result<WorkerProcess::Parsed> WorkerProcess::ParseText(uint32_t first, uint32_t 
       job_deadline_.never() ? Deadline::Never() : Deadline::In(job_deadline_.at() - MonoNow() + kKillGrace);
   for (;;) {
     const Deadline page_until = page_allowance.count() > 0 ? Deadline::In(page_allowance) : Deadline::Never();
-    Result<Received> r = Next(Earlier(job_until, page_until), &cancel);
+    const Deadline until = Earlier(job_until, page_until);
+    Result<Received> r = Next(until, &cancel);
     if (!r.ok()) {
-      if (r.status().code() != StatusCode::kDeadlineExceeded) return r.status();
+      if (r.status().code() != StatusCode::kDeadlineExceeded || !until.Expired()) return r.status();
       if (job_until.Expired()) {
         return DeadlineExceeded("the document worker did not finish within max_seconds");
       }
@@ -291,7 +269,7 @@ Result<RenderedPage> WorkerProcess::Render(uint32_t page_index, double dpi, Dead
   if (!SendMessage(socket_.get(), m).ok()) return Lost();
   Result<Received> r = Next(deadline);
   if (!r.ok()) {
-    if (r.status().code() == StatusCode::kDeadlineExceeded) {
+    if (r.status().code() == StatusCode::kDeadlineExceeded && deadline.Expired()) {
       return DeadlineExceeded("the document worker did not render the page in time");
     }
     return r.status();

@@ -8,7 +8,7 @@
 // that ran out of its memory limit is kResourceExhausted, its CPU limit or a deadline kDeadlineExceeded.
 //
 // The API for a backend, one document per worker:
-//   auto w = WorkerProcess::Start(options);            // fork+exec; the worker sandboxes itself
+//   auto w = WorkerProcess::Start(options);            // clone+exec (worker_spawn.h); it sandboxes itself
 //   w->WaitReady(deadline);                             // the sandbox report
 //   w->Open(memfd, size, limits, deadline);             // page count
 //   w->ParseText(pages, on_page, deadline, watch)       // text layer: pages as they finish, then the files
@@ -42,7 +42,9 @@ struct WorkerOptions {
   bool ocr = true;                     // false: pages without a text layer are marked as needing OCR
   std::string ocr_languages;           // empty: the worker's default
   int64_t ocr_page_time_limit_ms = 0;  // 0: the worker's default
-  bool namespaces = true;
+  bool namespaces = true;              // namespaces of its own (pid, user, net, ...) where the kernel allows
+
+  bool operator==(const WorkerOptions&) const = default;
 };
 
 // Limits of one document (kOpen).
@@ -79,7 +81,8 @@ class WorkerProcess {
   WorkerProcess(const WorkerProcess&) = delete;
   WorkerProcess& operator=(const WorkerProcess&) = delete;
 
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return pid_; }  // in the daemon's pid namespace (the worker sees itself as 1)
+  const WorkerOptions& options() const { return options_; }  // what it was started with
 
   // Waits for Ready; returns the sandbox report.
   Result<std::string> WaitReady(Deadline deadline);
@@ -104,8 +107,8 @@ class WorkerProcess {
   uint32_t documents() const { return documents_; }
 
  private:
-  WorkerProcess(pid_t pid, UniqueFd pidfd, UniqueFd socket)
-      : pid_(pid), pidfd_(std::move(pidfd)), socket_(std::move(socket)) {}
+  WorkerProcess(pid_t pid, UniqueFd pidfd, UniqueFd socket, WorkerOptions options)
+      : pid_(pid), pidfd_(std::move(pidfd)), socket_(std::move(socket)), options_(std::move(options)) {}
   // The next message, or why none came: the worker's end (reaped and described), the deadline (the
   // worker is killed), `cancel`.
   Result<Received> Next(Deadline deadline, const std::atomic<bool>* cancel = nullptr);
@@ -116,6 +119,7 @@ class WorkerProcess {
   pid_t pid_ = -1;
   UniqueFd pidfd_;
   UniqueFd socket_;
+  WorkerOptions options_;
   bool reaped_ = false;
   uint32_t documents_ = 0;
   Deadline job_deadline_;

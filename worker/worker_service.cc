@@ -82,6 +82,10 @@ void OnOutOfMemory() {
   ::_exit(kWorkerExitOutOfMemory);
 }
 
+// The soft CPU limit ran out. A handler, not SIGXCPU's default action: a worker that is pid 1 of its own
+// pid namespace (worker_spawn.h) is not ended by a signal it has no handler for, but for SIGKILL.
+void OnCpuTimeUsedUp(int) { ::_exit(kWorkerExitCpuTime); }
+
 Status SendError(const Status& s) {
   Message m;
   m.type = MessageType::kError;
@@ -183,9 +187,13 @@ int RunWorker(int argc, char** argv, const WorkerHooks& hooks) {
     std::fputs("minerud-worker: started by minerud only (--socket-fd N --parent PID ...)\n", stderr);
     return kWorkerExitUsage;
   }
-  // Gone with the daemon, even when it is killed with -9.
+  // Gone with the daemon, even when it is killed with -9. In a pid namespace of its own the daemon is
+  // outside it (getppid() is 0); a daemon gone before this line leaves the socket's end closed.
   ::prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-  if (::getppid() != args->parent) return kWorkerExitProtocol;
+  if (const pid_t parent = ::getppid(); parent != 0 && parent != args->parent) return kWorkerExitProtocol;
+  struct sigaction on_cpu {};
+  on_cpu.sa_handler = &OnCpuTimeUsedUp;
+  ::sigaction(SIGXCPU, &on_cpu, nullptr);
   g_socket = args->socket_fd;
 
   // Before the sandbox: the OCR models are files, opened now and loaded only if a page needs OCR. A

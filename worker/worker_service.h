@@ -30,6 +30,7 @@ inline constexpr int kWorkerExitOk = 0;
 inline constexpr int kWorkerExitUsage = 64;
 inline constexpr int kWorkerExitSandbox = 71;      // the sandbox could not be entered
 inline constexpr int kWorkerExitOutOfMemory = 72;  // an allocation failed under RLIMIT_AS
+inline constexpr int kWorkerExitCpuTime = 73;      // SIGXCPU: its soft RLIMIT_CPU ran out
 inline constexpr int kWorkerExitProtocol = 76;     // the daemon sent something unexpected
 
 int RunWorker(int argc, char** argv, const WorkerHooks& hooks);

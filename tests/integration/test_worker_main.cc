@@ -6,7 +6,7 @@
 //   hang   sleep and never answer
 //   alloc  allocate and touch memory without bound (RLIMIT_AS ends it)
 //   probe  try to open a file, create one, open sockets, start a process and execve; the document fails
-//          with what each attempt gave ("open=EACCES ...")
+//          with what each attempt gave ("open=EACCES ...") and the pid the worker sees itself as
 // Any other document is parsed as minerud-worker parses it.
 #include <fcntl.h>
 #include <sys/socket.h>
@@ -42,6 +42,7 @@ mineru::Status Probe() {
   out += " execve=" + Outcome(::execve("/bin/true", argv, nullptr));
   out += " fork=" + Outcome(::syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0));
   out += " kill_parent=" + Outcome(::kill(::getppid(), 0));
+  out += " pid=" + std::to_string(::getpid());
   return mineru::PermissionDenied(out);
 }
 

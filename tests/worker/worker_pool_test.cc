@@ -122,6 +122,34 @@ TEST_F(WorkerPoolTest, IdleWorkersAreEndedAfterKeepIdle) {
   EXPECT_NE((*next)->pid(), pid);
 }
 
+// A reload's new limits hold for every document after it: a worker busy during the reload is ended when
+// it comes back, not kept for its user's next document with the old limits.
+TEST_F(WorkerPoolTest, AWorkerStartedBeforeAReloadIsNotReusedAfterIt) {
+  WorkerPool pool(PoolOptions(4, std::chrono::milliseconds(60'000)));
+  auto w = pool.TakeFor(1);
+  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  const pid_t pid = (*w)->pid();
+  ASSERT_FALSE(Parse(**w).empty());
+  WorkerOptions reloaded = PoolOptions(4, std::chrono::milliseconds(60'000)).worker;
+  reloaded.cpu_seconds = 45;
+  pool.SetWorkerOptions(reloaded);
+  pool.Give(1, std::move(*w));
+  EXPECT_EQ(pool.idle(), 0u) << "a worker with the old limits was kept";
+  EXPECT_NE(::kill(pid, 0), 0) << "the worker with the old limits is still running";
+  auto next = pool.TakeFor(1);
+  ASSERT_TRUE(next.ok()) << next.status().ToString();
+  EXPECT_NE((*next)->pid(), pid);
+  EXPECT_EQ((*next)->options(), reloaded);
+  // Without a change of limits, reuse goes on.
+  ASSERT_FALSE(Parse(**next).empty());
+  const pid_t kept = (*next)->pid();
+  pool.Give(1, std::move(*next));
+  EXPECT_EQ(pool.idle(), 1u);
+  auto again = pool.TakeFor(1);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->pid(), kept);
+}
+
 TEST_F(WorkerPoolTest, WithoutReuseAWorkerIsNeverGivenBack) {
   WorkerPool pool(PoolOptions(1, std::chrono::milliseconds(60'000)));
   auto w = pool.TakeFor(1);
