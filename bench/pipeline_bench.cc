@@ -173,12 +173,12 @@ Result<RunResult> RunMode(const Options& o, const Config& config, int clients, c
         req.user = static_cast<uint32_t>(c);
         req.ticket = p + 1;
         req.max_new_tokens = w.lengths[p];
-        Result<std::string> text = scheduler->Submit(std::move(req)).get();
+        Result<PageText> text = scheduler->Submit(std::move(req)).get();
         if (!text.ok()) {
           failures[static_cast<size_t>(c)] = text.status();
           return;
         }
-        r.texts[p] = std::move(*text);
+        r.texts[p] = std::move(text->text);
       }
     });
   }

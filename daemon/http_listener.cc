@@ -115,6 +115,7 @@ class HttpListener::Impl {
   std::atomic<uint64_t> pages_failed{0};
   std::atomic<int64_t> pages_running{0};
   std::atomic<uint64_t> next_id{1};
+  std::atomic<bool> draining{false};
 
   // Every open connection, to close at Stop(). Declared before ioc: connections still held by
   // handlers are destroyed with it and take themselves out of here.
@@ -183,6 +184,10 @@ class Connection : public std::enable_shared_from_this<Connection> {
   }
 
   void Handle(Request req) {
+    if (impl_->draining.load()) {
+      keep_alive_ = false;
+      return Error(503, "minerud is stopping", /*client=*/false);
+    }
     keep_alive_ = req.keep_alive();
     const std::string_view target(req.target().data(), req.target().size());
     const std::string_view path = target.substr(0, target.find('?'));
@@ -234,7 +239,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
           r.no_repeat_ngram_size = page->no_repeat_ngram_size;
           r.user = kHttpUser;
           r.deadline = Deadline::InMillis(self->impl_->o.page_time_limit_ms);
-          Result<std::string> text = self->impl_->o.backend->GeneratePageText(r, *cancel);
+          Result<pipeline::PageText> text = self->impl_->o.backend->GeneratePageText(r, *cancel);
           net::post(self->impl_->ioc,
                     [self, page, text = std::move(text)]() mutable { self->Answer(*page, std::move(text)); });
         },
@@ -255,11 +260,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
         });
   }
 
-  void Answer(const pipeline::IncomingPageRequest& page, Result<std::string> text) {
+  void Answer(const pipeline::IncomingPageRequest& page, Result<pipeline::PageText> text) {
     if (watching_) {
       beast::error_code ignored;
       stream_.socket().cancel(ignored);  // the hang-up watch ends (operation_aborted)
     }
+    if (impl_->draining.load()) keep_alive_ = false;  // answered, then closed
     if (!text.ok()) {
       impl_->pages_failed.fetch_add(1);
       return Error(HttpStatusFor(text.status()), text.status().message(), /*client=*/false);
@@ -267,13 +273,15 @@ class Connection : public std::enable_shared_from_this<Connection> {
     impl_->pages_total.fetch_add(1);
     const std::string id = "chatcmpl-minerud-" + std::to_string(impl_->next_id.fetch_add(1));
     const int64_t created = WallNowMillis() / 1000;
-    // Finished pages only: the whole text is one event, then the finish event.
+    // Finished pages only: the whole text is one event, then the finish event. "length": the page ran
+    // into max_tokens (its text is cut short), as vLLM and SGLang say it.
+    const std::string_view finish = text->at_token_limit ? "length" : "stop";
     std::string out;
     try {
       out = page.stream
-                ? pipeline::FormatStreamChunk(id, page.model, created, *text) +
-                      pipeline::FormatStreamChunk(id, page.model, created, "", "stop") + "data: [DONE]\n\n"
-                : pipeline::FormatCompletion(id, page.model, created, *text, "stop");
+                ? pipeline::FormatStreamChunk(id, page.model, created, text->text) +
+                      pipeline::FormatStreamChunk(id, page.model, created, "", finish) + "data: [DONE]\n\n"
+                : pipeline::FormatCompletion(id, page.model, created, text->text, finish);
     } catch (const std::exception& e) {
       return Error(500, std::string("cannot write the answer: ") + e.what(), /*client=*/false);
     }
@@ -438,6 +446,17 @@ Result<std::unique_ptr<HttpListener>> HttpListener::Start(HttpListenerOptions op
 HttpListener::~HttpListener() {
   if (impl_) impl_->Stop();
 }
+
+void HttpListener::BeginDrain() {
+  Impl* impl = impl_.get();
+  impl->draining.store(true);
+  net::post(impl->ioc, [impl] {
+    beast::error_code ignored;
+    impl->acceptor.close(ignored);
+  });
+}
+
+bool HttpListener::Idle() const { return impl_->pages_running.load() == 0; }
 
 const std::string& HttpListener::address() const { return impl_->address; }
 

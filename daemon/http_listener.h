@@ -21,6 +21,9 @@
 // per-user identity of the Unix socket does not exist over TCP. All HTTP clients are one user of the
 // page scheduler's fair share (kHttpUser).
 //
+// Stopping: BeginDrain() lets running pages finish while refusing new work, as minerud drains its jobs;
+// the destructor ends everything at once.
+//
 // Threads: the I/O thread runs every socket; a chat request waits for its page on a thread of its own
 // (at most one per connection); a client that hangs up meanwhile cancels its page. Counters() may be called
 // from any thread. The destructor cancels the pages still running, closes every connection and joins every
@@ -68,6 +71,12 @@ class HttpListener {
   const std::string& address() const;
   // http_* counters for `mineructl stats`.
   std::map<std::string, double> Counters() const;
+  // minerud is stopping (SIGTERM): no new connection is accepted, a request on an open one is answered
+  // 503 and its connection closed; pages already running go on and are answered, then their connections
+  // close. The destructor still cancels what is left (the drain timeout).
+  void BeginDrain();
+  // No page is running.
+  bool Idle() const;
 
   class Impl;
 

@@ -255,9 +255,10 @@ void Server::OnSignal(uv_signal_t* handle, int signum) {
     return;
   }
   if (self->shutting_down_) {
-    // A second SIGTERM/SIGINT: stop running jobs now (they run again at the next start).
-    MINERU_LOG(kWarning) << "second stop signal: interrupting running jobs";
+    // A second SIGTERM/SIGINT: stop running jobs now (they run again at the next start) and HTTP pages.
+    MINERU_LOG(kWarning) << "second stop signal: interrupting running jobs and HTTP pages";
     self->scheduler_->Interrupt();
+    self->http_.reset();
     self->interrupted_ = true;
     return;
   }
@@ -270,7 +271,7 @@ void Server::BeginShutdown() {
   MINERU_LOG(kInfo) << "stopping: no new jobs; draining running jobs for up to "
                     << options_.config.drain_timeout_ms << " ms";
   scheduler_->BeginDrain();
-  http_.reset();  // cancels its pages and closes its connections
+  if (http_) http_->BeginDrain();  // its running pages finish as jobs do
   if (listening_) {
     uv_poll_stop(&listen_poll_);
     listening_ = false;
@@ -285,14 +286,17 @@ void Server::CheckDrained() {
   // the spool for the next start); ones not started were refused with kUnavailable.
   FinishSpooled();
   if (!spool_writer_->Idle()) return;  // its completion wakes us again
-  if (!scheduler_->Idle()) {
+  if (!scheduler_->Idle() || (http_ && !http_->Idle())) {
     if (drain_deadline_.Expired() && !interrupted_) {
-      MINERU_LOG(kWarning) << "drain timeout: interrupting running jobs (they run again at the next start)";
+      MINERU_LOG(kWarning) << "drain timeout: interrupting running jobs (they run again at the next start)"
+                           << " and HTTP pages";
       scheduler_->Interrupt();
+      http_.reset();  // cancels its pages and closes its connections
       interrupted_ = true;
     }
     return;
   }
+  http_.reset();
   // Idle: deliver what is left and stop.
   for (;;) {
     std::vector<JobEvent> events = scheduler_->TakeEvents();

@@ -20,6 +20,7 @@
 #include "common/result.h"
 #include "common/watchdog.h"
 #include "document/page_range.h"
+#include "pipeline/page_text.h"
 
 namespace mineru {
 struct Config;
@@ -137,8 +138,8 @@ class Backend {
   // The model's text for one page image, through the same page scheduler (and budget) as documents'
   // pages. Thread-safe; blocks until the page is done. kCancelled when `cancel` was set,
   // kInvalidArgument for an image it cannot read, kUnimplemented without a local model.
-  virtual Result<std::string> GeneratePageText(const PageImageRequest& /*request*/,
-                                               const CancelFlag& /*cancel*/) {
+  virtual Result<PageText> GeneratePageText(const PageImageRequest& /*request*/,
+                                            const CancelFlag& /*cancel*/) {
     return Unimplemented("this minerud runs no model");
   }
   // The most tokens GeneratePageText writes for a page (0: no model).

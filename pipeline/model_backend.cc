@@ -90,7 +90,7 @@ Result<PageRequest> PreparePage(const engine::Mineru2Model& model, const engine:
 // A page on its way through a job: rendered and handed to the scheduler, or failed to render.
 struct InFlight {
   RenderedPage page;
-  std::future<Result<std::string>> text;
+  std::future<Result<PageText>> text;
 };
 
 }  // namespace
@@ -164,7 +164,7 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
       doc.pages.push_back(std::move(page));
     } else {
       if (input.watch) input.watch->Idle();  // the model thread has its own deadline
-      Result<std::string> text = f.text.get();
+      Result<PageText> text = f.text.get();
       if (input.watch) input.watch->Expect(input.page_allowance);
       if (!text.ok()) {
         const int failed = f.page.page_index;
@@ -175,7 +175,8 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
         return text.status().WithContext("page " + std::to_string(failed + 1));
       }
       doc.pages.push_back(document::BuildVlmPage(f.page.page_index, f.page.size.width_pt,
-                                                 f.page.size.height_pt, std::move(*text), f.page.image, doc));
+                                                 f.page.size.height_pt, std::move(text->text), f.page.image,
+                                                 doc));
     }
     flight.pop_front();
     progress(++pages_done, range.count(), MakePageOutput(doc.pages.back(), "vlm"));
@@ -186,8 +187,7 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
 
 // One page image from an OpenAI client: decoded, preprocessed as a rendered page is, and run by the
 // same scheduler under its own ticket, so it shares steps (and the budget) with documents' pages.
-Result<std::string> ModelBackend::GeneratePageText(const PageImageRequest& request,
-                                                   const CancelFlag& cancel) {
+Result<PageText> ModelBackend::GeneratePageText(const PageImageRequest& request, const CancelFlag& cancel) {
   State& st = *state_;
   MINERU_ASSIGN_OR_RETURN(const engine::ImageU8 image, engine::DecodePngRgb(request.png));
   MINERU_ASSIGN_OR_RETURN(PageRequest req, PreparePage(*st.rt->model, image.View()));

@@ -30,7 +30,7 @@ class ModelBackend final : public Backend {
   std::string_view name() const override { return "vlm"; }
   Result<BackendOutput> Parse(const BackendInput& input, const PageProgressFn& progress,
                               const CancelFlag& cancel) override;
-  Result<std::string> GeneratePageText(const PageImageRequest& request, const CancelFlag& cancel) override;
+  Result<PageText> GeneratePageText(const PageImageRequest& request, const CancelFlag& cancel) override;
   int64_t PageTokenLimit() const override;
   BackendStats Stats() const override;
   Status Reconfigure(const Config& config) override;

@@ -15,7 +15,7 @@ namespace mineru::pipeline {
 
 struct PageScheduler::Page {
   PageRequest req;
-  std::promise<Result<std::string>> result;
+  std::promise<Result<PageText>> result;
   uint64_t arrival = 0;
   // Parked: the spliced prompt, in host memory until the page runs, and the rows still to prefill:
   // the prompt, or after a preemption that dropped the KV, the prompt and every written token but the
@@ -82,7 +82,7 @@ class PageScheduler::Loop {
     return it == in_model_.end() ? 0 : it->second;
   }
 
-  void Answer(PagePtr page, Result<std::string> result);
+  void Answer(PagePtr page, Result<PageText> result);
   void Leave(Page& page);  // out of parked/running: its user's count and its KV
   void DropEnded(const std::set<uint64_t>& tickets);
   void PreemptForFairness();
@@ -129,10 +129,10 @@ PageScheduler::~PageScheduler() {
   for (auto& p : incoming_) p->result.set_value(Status(StatusCode::kCancelled, "minerud is stopping"));
 }
 
-std::future<Result<std::string>> PageScheduler::Submit(PageRequest request) {
+std::future<Result<PageText>> PageScheduler::Submit(PageRequest request) {
   auto page = std::make_unique<Page>();
   page->req = std::move(request);
-  std::future<Result<std::string>> answer = page->result.get_future();
+  std::future<Result<PageText>> answer = page->result.get_future();
   {
     std::lock_guard lock(mu_);
     if (stopping_) {
@@ -231,7 +231,7 @@ void PageScheduler::Loop::Run() {
   running_.clear();
 }
 
-void PageScheduler::Loop::Answer(PagePtr page, Result<std::string> result) {
+void PageScheduler::Loop::Answer(PagePtr page, Result<PageText> result) {
   cache_.Free(page->kv);
   page->result.set_value(std::move(result));
 }
@@ -602,7 +602,9 @@ void PageScheduler::Loop::Finish(PagePtr page) {
     MINERU_LOG(kWarning) << "the model wrote " << dropped
                          << " token ids the tokenizer does not know; left out";
   }
-  Answer(std::move(page), std::move(text));
+  if (!text.ok()) return Answer(std::move(page), text.status());
+  const bool at_limit = !page->sampler->stopped_at_eos();
+  Answer(std::move(page), PageText{std::move(*text), at_limit});
 }
 
 void PageScheduler::Loop::EndStaticBatch() {

@@ -42,6 +42,7 @@
 #include "common/watchdog.h"
 #include "engine/mineru2_model.h"
 #include "engine/tokenizer.h"
+#include "pipeline/page_text.h"
 #include "pipeline/rate_window.h"
 
 namespace mineru::pipeline {
@@ -116,7 +117,7 @@ class PageScheduler {
   PageScheduler& operator=(const PageScheduler&) = delete;
 
   // The page's model text, once it is done.
-  std::future<Result<std::string>> Submit(PageRequest page);
+  std::future<Result<PageText>> Submit(PageRequest page);
   // Ends every page of `ticket` now (answered kCancelled, KV freed). Never blocks.
   void CancelTicket(uint64_t ticket);
   // Asks for one run of options.idle_work once no page is in the model. Never blocks.

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -259,6 +260,13 @@ TEST_F(HttpListenerTest, HealthModelsAndOnePageWholeOrStreamed) {
   ASSERT_TRUE(short_text.ok());
   EXPECT_LT(short_text->size(), text->size());
   EXPECT_TRUE(text->starts_with(*short_text)) << *short_text << " / " << *text;
+  // ... and says it was cut there; the whole answer ended as the streamed one did.
+  const json short_json = json::parse(BodyOf(shorter));
+  EXPECT_EQ(short_json["choices"][0]["finish_reason"], "length") << short_json.dump();
+  const json whole_json = json::parse(BodyOf(whole));
+  const std::string whole_finish = whole_json["choices"][0]["finish_reason"].get<std::string>();
+  EXPECT_TRUE(whole_finish == "stop" || whole_finish == "length") << whole_finish;
+  EXPECT_EQ(parser.finish_reason(), whole_finish);
   const json s = Stats(*server_);
   EXPECT_EQ(s["http_pages_total"].get<double>(), 3) << s.dump();
 }
@@ -381,6 +389,45 @@ TEST_F(HttpListenerTest, AClientThatHangsUpCancelsItsPage) {
   EXPECT_EQ(s["http_pages_total"].get<double>(), 0) << s.dump();
   EXPECT_LT(s["pipeline_tokens_generated_total"].get<double>(), 3000) << s.dump();
   EXPECT_EQ(StatusOf(Get(port_, "/health")), 200);
+}
+
+// SIGTERM drains HTTP pages as it drains jobs: the page running is answered whole, a request that comes
+// meanwhile is refused (503, or no connection at all once the listener is closed), and minerud exits 0.
+TEST_F(HttpListenerTest, StoppingAnswersTheRunningPageAndRefusesNewOnes) {
+  ASSERT_TRUE(StartServer({"--set", "max_new_tokens=3000"}));
+  json body = json::parse(PageBody(PagePng(300, 200), false));
+  body["max_tokens"] = 3000;
+  RawClient idle(port_);  // an open keep-alive connection with no request yet
+  ASSERT_TRUE(idle.connected());
+  std::future<std::string> page =
+      std::async(std::launch::async, [&, text = body.dump()] { return Post(port_, text, "", 120'000); });
+  const MonoTime until = MonoNow() + std::chrono::seconds(30);
+  while (Stats(*server_)["http_pages_running"].get<double>() < 1 && MonoNow() < until) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  ASSERT_EQ(::kill(server_->pid(), SIGTERM), 0);
+  std::this_thread::sleep_for(milliseconds(300));
+  ASSERT_EQ(page.wait_for(std::chrono::seconds(0)), std::future_status::timeout)
+      << "the page ended before the test stopped it";
+
+  // A request on the connection that was open: 503 and closed.
+  const std::string req = "GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n";
+  ASSERT_TRUE(idle.Send(req));
+  const std::string refused = idle.ReadResponse();
+  EXPECT_EQ(StatusOf(refused), 503) << refused;
+  // A new connection: none is accepted any more.
+  RawClient late(port_);
+  if (late.connected()) {
+    late.Send(req);
+    EXPECT_NE(StatusOf(late.ReadResponse(2'000)), 200);
+  }
+
+  const std::string answer = page.get();
+  ASSERT_EQ(StatusOf(answer), 200) << answer;
+  const json done = json::parse(BodyOf(answer), nullptr, false);
+  ASSERT_FALSE(done.is_discarded()) << answer;
+  EXPECT_FALSE(done["choices"][0]["message"]["content"].get<std::string>().empty());
+  EXPECT_EQ(server_->Stop(SIGTERM, 60'000), 0) << server_->Log();
 }
 
 TEST_F(HttpListenerTest, AnAddressOffLoopbackNeedsATokenFile) {

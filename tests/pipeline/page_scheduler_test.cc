@@ -79,7 +79,12 @@ class PageSchedulerTest : public ::testing::Test {
     prompt_ = new std::vector<int64_t>(prompt->begin(), prompt->end());
     images_ = new std::vector<PageImage>(RenderPages(pdf_path));
     expected_ = new std::vector<std::string>();
-    for (const PageImage& page : *images_) expected_->push_back(EngineAlone(page));
+    expected_at_limit_ = new std::vector<bool>();
+    for (const PageImage& page : *images_) {
+      PageText alone = EngineAlone(page);
+      expected_->push_back(std::move(alone.text));
+      expected_at_limit_->push_back(alone.at_token_limit);
+    }
   }
 
   void SetUp() override {
@@ -114,7 +119,7 @@ class PageSchedulerTest : public ::testing::Test {
   }
 
   // The reference: the engine on one page, all weights resident, one sequence.
-  static std::string EngineAlone(const PageImage& page) {
+  static PageText EngineAlone(const PageImage& page, int64_t max_new_tokens = kMaxNewTokens) {
     engine::ModelOptions mo;
     mo.kv_capacity_tokens = 16384;
     auto model = engine::Mineru2Model::Load(model_dir_, mo);
@@ -123,14 +128,14 @@ class PageSchedulerTest : public ::testing::Test {
     EXPECT_TRUE(image.ok()) << image.status().ToString();
     engine::GenerationRequest req;
     req.prompt_embeds = *(*model)->EmbedPrompt(*prompt_, &*image);
-    req.sampling.max_new_tokens = kMaxNewTokens;
+    req.sampling.max_new_tokens = max_new_tokens;
     req.sampling.no_repeat_ngram_size = config_->generation.no_repeat_ngram_size;
     req.sampling.eos_token_ids = config_->generation.eos_token_ids;
     auto results =
         engine::Generate((*model)->decoder(), std::span<const engine::GenerationRequest>(&req, 1), {});
     EXPECT_TRUE(results.ok()) << results.status().ToString();
     int64_t dropped = 0;
-    return *DecodeModelText(*tokenizer_, (*results)[0].generated, &dropped);
+    return {*DecodeModelText(*tokenizer_, (*results)[0].generated, &dropped), !(*results)[0].stopped_at_eos};
   }
 
   // The spliced prompt of the largest test page: what one page's prefill writes into the KV cache.
@@ -198,14 +203,14 @@ class PageSchedulerTest : public ::testing::Test {
 
   // Every test page submitted at once (page i by user i), answered in order.
   static std::vector<std::string> AllTogether(PageScheduler& s) {
-    std::vector<std::future<Result<std::string>>> answers;
+    std::vector<std::future<Result<PageText>>> answers;
     for (int i = 0; i < PageCount(); ++i)
       answers.push_back(s.Submit(Request(i, static_cast<uint32_t>(i), i + 1)));
     std::vector<std::string> texts;
     for (auto& a : answers) {
-      Result<std::string> t = a.get();
+      Result<PageText> t = a.get();
       EXPECT_TRUE(t.ok()) << t.status().ToString();
-      texts.push_back(t.ok() ? *t : "");
+      texts.push_back(t.ok() ? t->text : "");
     }
     return texts;
   }
@@ -224,6 +229,7 @@ class PageSchedulerTest : public ::testing::Test {
 
   static int PageCount() { return static_cast<int>(images_->size()); }
   static const std::vector<std::string>& Expected() { return *expected_; }
+  static bool ExpectedAtLimit(int page) { return (*expected_at_limit_)[static_cast<size_t>(page)]; }
 
   static inline testing::TempDir* tmp_ = nullptr;
   static inline fs::path model_dir_;
@@ -232,17 +238,33 @@ class PageSchedulerTest : public ::testing::Test {
   static inline std::vector<int64_t>* prompt_ = nullptr;
   static inline std::vector<PageImage>* images_ = nullptr;
   static inline std::vector<std::string>* expected_ = nullptr;
+  static inline std::vector<bool>* expected_at_limit_ = nullptr;
 };
 
 TEST_F(PageSchedulerTest, EachPageAloneWritesWhatTheEngineWritesForIt) {
   auto rig = Build({});
   for (int i = 0; i < PageCount(); ++i) {
-    Result<std::string> text = rig->scheduler->Submit(Request(i, 0, 1)).get();
+    Result<PageText> text = rig->scheduler->Submit(Request(i, 0, 1)).get();
     ASSERT_TRUE(text.ok()) << text.status().ToString();
-    EXPECT_EQ(*text, Expected()[static_cast<size_t>(i)]) << "page " << i + 1;
+    EXPECT_EQ(text->text, Expected()[static_cast<size_t>(i)]) << "page " << i + 1;
+    EXPECT_EQ(text->at_token_limit, ExpectedAtLimit(i)) << "page " << i + 1;
   }
   EXPECT_NE(Expected()[0], Expected()[1]) << "different pages, same text: the image did not reach the model";
   EXPECT_EQ(SettledKvPagesUsed(*rig->scheduler), 0);
+}
+
+// A page's own token limit below what the model would write: the engine's text at that limit, and the
+// answer says it was cut there.
+TEST_F(PageSchedulerTest, APageCutAtItsTokenLimitSaysSo) {
+  auto rig = Build({});
+  PageRequest r = Request(0, 0, 1);
+  r.max_new_tokens = 3;
+  Result<PageText> text = rig->scheduler->Submit(std::move(r)).get();
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  const PageText alone = EngineAlone((*images_)[0], 3);
+  EXPECT_EQ(text->text, alone.text);
+  EXPECT_TRUE(text->at_token_limit);
+  EXPECT_EQ(text->at_token_limit, alone.at_token_limit);
 }
 
 TEST_F(PageSchedulerTest, PagesOfSeveralUsersShareStepsAndWriteTheSameText) {
@@ -288,20 +310,20 @@ TEST_F(PageSchedulerTest, AOnePageJobOfAnotherUserIsServedWhileALongJobHoldsEver
   PageScheduler& s = *rig->scheduler;
   // Pages that write until cancelled (unless the model ends them) hold both slots.
   constexpr int kLong = 6;
-  std::vector<std::future<Result<std::string>>> long_job;
+  std::vector<std::future<Result<PageText>>> long_job;
   for (int i = 0; i < kLong; ++i) {
     PageRequest r = Request(i % PageCount(), 1, 100);
     r.max_new_tokens = 100000;
     long_job.push_back(s.Submit(std::move(r)));
   }
   for (int i = 0; i < 3000 && s.stats().decoding < 2; ++i) std::this_thread::sleep_for(1ms);
-  std::future<Result<std::string>> short_job = s.Submit(Request(1, 2, 200));
+  std::future<Result<PageText>> short_job = s.Submit(Request(1, 2, 200));
   ASSERT_EQ(short_job.wait_for(120s), std::future_status::ready) << "the one-page job never ran";
   int long_done = 0;
   for (auto& f : long_job) long_done += f.wait_for(0s) == std::future_status::ready;
-  Result<std::string> text = short_job.get();
+  Result<PageText> text = short_job.get();
   ASSERT_TRUE(text.ok()) << text.status().ToString();
-  EXPECT_EQ(*text, Expected()[1]) << "a page that shared steps with a preempted one";
+  EXPECT_EQ(text->text, Expected()[1]) << "a page that shared steps with a preempted one";
   EXPECT_EQ(long_done, 0) << "the long job's pages ended first: the test did not test fairness";
   EXPECT_GE(s.stats().preemptions, 1u);
   s.CancelTicket(100);
@@ -314,16 +336,16 @@ TEST_F(PageSchedulerTest, CancellingADecodingPageFreesItsKvAtOnce) {
   PageScheduler& s = *rig->scheduler;
   PageRequest endless = Request(0, 1, 7);
   endless.max_new_tokens = 100000;  // still writing when cancelled (unless the model ends it)
-  std::future<Result<std::string>> page = s.Submit(std::move(endless));
-  std::future<Result<std::string>> other = s.Submit(Request(1, 2, 8));
+  std::future<Result<PageText>> page = s.Submit(std::move(endless));
+  std::future<Result<PageText>> other = s.Submit(Request(1, 2, 8));
   for (int i = 0; i < 3000 && s.stats().decoding < 1; ++i) std::this_thread::sleep_for(1ms);
   ASSERT_GE(s.stats().decoding, 1) << "no page reached its decode";
   s.CancelTicket(7);
-  Result<std::string> cancelled = page.get();
+  Result<PageText> cancelled = page.get();
   EXPECT_EQ(cancelled.status().code(), StatusCode::kCancelled) << cancelled.status().ToString();
-  Result<std::string> kept = other.get();
+  Result<PageText> kept = other.get();
   ASSERT_TRUE(kept.ok()) << kept.status().ToString();
-  EXPECT_EQ(*kept, Expected()[1]) << "a neighbour's cancel changed a page's text";
+  EXPECT_EQ(kept->text, Expected()[1]) << "a neighbour's cancel changed a page's text";
   EXPECT_EQ(SettledKvPagesUsed(s), 0);
 }
 
