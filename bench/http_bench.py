@@ -6,11 +6,13 @@
 2. Requests/s of GET /health on a kept-alive HTTP connection, against the Unix-socket ping of
    libmineru-client (through the Python binding), both from this one Python process.
 
-   bench/http_bench.py BUILD_DIR MODEL_DIR PDF [--rounds N] [--max-new-tokens N]
+   bench/http_bench.py BUILD_DIR MODEL_DIR PDF [--rounds N] [--max-new-tokens N] [--concurrency N]
 
 MODEL_DIR is a MinerU 2.0 folder (make_tiny_vlm_model writes the golden tiny one). Both daemons run
 on this machine, so on a CPU they share its cores: the ratio is what the remote path costs on top of
-the model, not a network measurement.
+the model, not a network measurement. A's remote_concurrency is --concurrency (default 16, B's
+max_batch), so A keeps as many pages in B's model at once as B parsing the PDF itself does. The CPU
+seconds each daemon used in the best round of each path are printed too.
 """
 import argparse
 import http.client
@@ -38,6 +40,13 @@ def start_daemon(build, work, name, args):
     sys.exit(name + " did not start:\n" + log.read())
 
 
+def cpu_seconds(pid):
+    """User + system CPU seconds of a process and its reaped children (/proc/PID/stat)."""
+    with open("/proc/%d/stat" % pid) as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return sum(int(x) for x in fields[11:15]) / os.sysconf("SC_CLK_TCK")
+
+
 def parse_seconds(build, sock, pdf, out):
     shutil.rmtree(out, ignore_errors=True)
     t = time.monotonic()
@@ -61,6 +70,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--max-new-tokens", type=int, default=40)
     ap.add_argument("--requests", type=int, default=2000)
+    ap.add_argument("--concurrency", type=int, default=16)
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="http-bench-")
     tokens = "max_new_tokens=%d" % a.max_new_tokens
@@ -69,20 +79,29 @@ def main():
     b_log.seek(0)
     port = int(re.search(r"HTTP listener on 127\.0\.0\.1:(\d+)", b_log.read()).group(1))
     a_proc, a_sock, _ = start_daemon(a.build, work, "a", ["--set", "backend=remote", "--set",
-                                                          "remote_url=http://127.0.0.1:%d" % port, "--set", tokens])
+                                                          "remote_url=http://127.0.0.1:%d" % port, "--set", tokens,
+                                                          "--set", "remote_concurrency=%d" % a.concurrency])
     try:
         # 1. Pages/s, rounds interleaved so both see the same machine.
-        local, remote = [], []
+        local, remote = [], []  # (seconds, CPU seconds of A, of B)
+
+        def timed(sock, out):
+            before = (cpu_seconds(a_proc.pid), cpu_seconds(b.pid))
+            t = parse_seconds(a.build, sock, a.pdf, os.path.join(work, out))
+            return t, cpu_seconds(a_proc.pid) - before[0], cpu_seconds(b.pid) - before[1]
+
         parse_seconds(a.build, b_sock, a.pdf, os.path.join(work, "warm"))
         for _ in range(a.rounds):
-            local.append(parse_seconds(a.build, b_sock, a.pdf, os.path.join(work, "local")))
-            remote.append(parse_seconds(a.build, a_sock, a.pdf, os.path.join(work, "remote")))
+            local.append(timed(b_sock, "local"))
+            remote.append(timed(a_sock, "remote"))
         pages, want = page_count(os.path.join(work, "local"))
         _, got = page_count(os.path.join(work, "remote"))
         best_l, best_r = min(local), min(remote)
         print("pages/s (%d pages, best of %d): B alone %.2f, A -> B %.2f, ratio %.2fx; model output %s" %
-              (pages, a.rounds, pages / best_l, pages / best_r, best_l / best_r,
+              (pages, a.rounds, pages / best_l[0], pages / best_r[0], best_l[0] / best_r[0],
                "identical" if got == want else "DIFFERENT"))
+        print("CPU seconds (those rounds): B alone %.1f; A -> B: A %.1f, B %.1f" %
+              (best_l[2], best_r[1], best_r[2]))
 
         # 2. Trivial requests.
         conn = http.client.HTTPConnection("127.0.0.1", port)

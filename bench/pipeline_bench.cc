@@ -15,9 +15,10 @@
 // residency manager under its budgets, the scheduler's options), with a KV pool of every client's page
 // at its worst, at each VRAM budget of --budgets: fractions of the full plan for the largest client
 // count (every weight + that KV pool + the largest step's workspace); below 1 some layers stream.
-// Prints pages/s and tokens/s of each, the ratios c/a and c/b, the most KV pages held beyond what live
-// pages need, preemptions, the device tier's peak against its budget, the process's peak RSS, and
-// whether every page's text is the same in all modes, client counts and budgets.
+// Prints pages/s and tokens/s of each, the ratios c/a and c/b, the pages a step carried on average
+// (tokens per model pass), the most KV pages held beyond what live pages need, preemptions, the device
+// tier's peak against its budget, the process's peak RSS, and whether every page's text is the same in
+// all modes, client counts and budgets.
 //
 // usage: pipeline_bench --model DIR [--pages N] [--clients 1,4,8] [--min-tokens 64] [--max-tokens 1024]
 //                       [--image WxH] [--budgets 1,0.5] [--modes abcp] [--threads N] [--seed S]
@@ -81,6 +82,7 @@ struct RunResult {
   uint64_t tokens = 0;
   int64_t over_need = 0;
   uint64_t largest_step = 0;
+  uint64_t steps = 0;  // model passes (decode steps, with or without a prefill chunk)
   uint64_t preemptions = 0;
   uint64_t device_peak = 0;
   uint64_t device_budget = 0;
@@ -190,6 +192,7 @@ Result<RunResult> RunMode(const Options& o, const Config& config, int clients, c
   r.tokens = st.tokens_generated;
   r.over_need = st.peak_kv_pages_over_need;
   r.largest_step = st.largest_step_pages;
+  r.steps = st.steps;
   r.preemptions = st.preemptions;
   const residency::TierStats gpu = rt->manager->GetStats().tiers[residency::TierIndex(residency::Tier::kGpu)];
   r.device_peak = gpu.peak_bytes;
@@ -271,8 +274,9 @@ int Run(const Options& o) {
       "100 %% budget: %.0f MiB (every weight, the KV pool for %d pages of %ld tokens, a step's "
       "workspace)\n",
       MiB(*full), *std::max_element(o.clients.begin(), o.clients.end()), w->page_tokens);
-  std::printf("%-7s %-8s %-18s %9s %10s %9s %8s %10s %8s %16s\n", "budget", "clients", "mode", "pages/s",
-              "tokens/s", "vs (a)", "largest", "KV>need", "preempt", "device peak MiB");
+  // "per step": tokens sampled per model pass, the pages a decode step carried on average.
+  std::printf("%-7s %-8s %-18s %9s %10s %9s %8s %9s %10s %8s %16s\n", "budget", "clients", "mode", "pages/s",
+              "tokens/s", "vs (a)", "largest", "per step", "KV>need", "preempt", "device peak MiB");
   bool identical = true, within_budget = true;
   std::vector<std::string> reference;
   for (double fraction : o.budgets) {
@@ -300,8 +304,9 @@ int Run(const Options& o) {
         } else {
           std::printf("%9s ", "-");
         }
-        std::printf("%8lu %10ld %8lu %7.0f / %.0f\n", x.largest_step, x.over_need, x.preemptions,
-                    MiB(x.device_peak), MiB(x.device_budget));
+        std::printf("%8lu %9.2f %10ld %8lu %7.0f / %.0f\n", x.largest_step,
+                    x.steps > 0 ? static_cast<double>(x.tokens) / static_cast<double>(x.steps) : 0.0,
+                    x.over_need, x.preemptions, MiB(x.device_peak), MiB(x.device_budget));
         std::fflush(stdout);
       }
       const auto b = results.find(Mode::kStatic), c = results.find(Mode::kPipeline);

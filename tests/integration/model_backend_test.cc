@@ -375,7 +375,7 @@ TEST_F(ModelBackendTest, SighupAppliesANewVramBudgetAndRefusesAnImpossibleOne) {
   EXPECT_EQ(gpu_budget(), static_cast<double>(large));
   std::ofstream(conf) << "vram_budget = " << small << "\n";
   ASSERT_EQ(kill(daemon_->pid(), SIGHUP), 0);
-  ASSERT_TRUE(daemon_->WaitNotify("RELOADING=1"));
+  ASSERT_TRUE(daemon_->WaitNotify("RELOADING=1")) << daemon_->Log();
   for (int i = 0; i < 100 && gpu_budget() != static_cast<double>(small); ++i) {
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

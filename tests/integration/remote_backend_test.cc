@@ -346,8 +346,8 @@ TEST_F(RemoteBackendTest, ReloadKeepsTheServersUntilRestart) {
   ASSERT_TRUE(StartDaemon({}, "", {"--config", conf}));
   std::ofstream(conf) << "backend = remote\nremote_url = " << b.url() << "\nmax_new_tokens = 40\n";
   ASSERT_EQ(::kill(daemon_->pid(), SIGHUP), 0);
-  ASSERT_TRUE(daemon_->WaitNotify("RELOADING=1"));
-  ASSERT_TRUE(daemon_->WaitNotify("READY=1"));
+  ASSERT_TRUE(daemon_->WaitNotify("RELOADING=1")) << daemon_->Log();
+  ASSERT_TRUE(daemon_->WaitNotify("READY=1")) << daemon_->Log();
   const std::string pdf = WritePdf(tmp_.path(), "reload", 1);
   RunResult r = daemon_->Ctl({"submit", pdf, "-o", tmp_.path() + "/reload"}, {}, 30'000);
   ASSERT_EQ(r.exit_code, 0) << r.err;

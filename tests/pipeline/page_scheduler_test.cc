@@ -87,6 +87,12 @@ class PageSchedulerTest : public ::testing::Test {
     }
   }
 
+  // The model folder goes with the suite (the rest is the process's until it ends).
+  static void TearDownTestSuite() {
+    delete tmp_;
+    tmp_ = nullptr;
+  }
+
   void SetUp() override {
     MINERU_SHARED_DIR_OR_SKIP(shared);
     if (images_ == nullptr) GTEST_SKIP() << "the sample PDF is missing from ../shared/corpus";
