@@ -14,7 +14,7 @@ from daemon import SAMPLE_PAGES, SAMPLE_PDF, Daemon
 class ClientTest(unittest.TestCase):
     def setUp(self):
         self.daemon = Daemon()
-        self.addCleanup(self.daemon.stop)
+        self.addCleanup(lambda: self.daemon.stop())  # whichever daemon the test left in self.daemon
 
     def connect(self, **kwargs) -> Client:
         client = Client(self.daemon.socket_path, **kwargs)
@@ -76,21 +76,23 @@ class ClientTest(unittest.TestCase):
 
     def test_status_list_cancel_and_cancel_all(self):
         self.daemon.stop()
-        self.daemon = Daemon("--workers", "1")  # later jobs wait in the queue
+        # One worker and sixteen jobs: the last ones still wait in the queue when they are cancelled,
+        # however fast one document parses.
+        self.daemon = Daemon("--workers", "1")
         c = self.connect()
         pdf = SAMPLE_PDF.read_bytes()
-        jobs = [c.submit(pdf, name=f"doc{i}", detach=True) for i in range(4)]
-        c.cancel(jobs[3])
-        self.assertEqual(c.status(jobs[3]).state, "cancelled")
+        jobs = [c.submit(pdf, name=f"doc{i}", detach=True) for i in range(16)]
+        c.cancel(jobs[-1])
+        self.assertEqual(c.status(jobs[-1]).state, "cancelled")
         cancelled = c.cancel_all()
         self.assertGreaterEqual(len(cancelled), 2)
-        self.assertNotIn(jobs[3], cancelled)
+        self.assertNotIn(jobs[-1], cancelled)
         self.assertTrue(set(cancelled) <= set(jobs))
         for job in jobs:
             self.assertIn(c.wait(job, timeout=60).state, ("done", "cancelled"))
         listed = c.list()
         self.assertEqual(sorted(j.job_id for j in listed), sorted(jobs))
-        self.assertEqual({j.name for j in listed}, {"doc0", "doc1", "doc2", "doc3"})
+        self.assertEqual({j.name for j in listed}, {f"doc{i}" for i in range(16)})
         with self.assertRaises(MineruError) as caught:
             c.cancel(987654)
         self.assertEqual(caught.exception.code, "NOT_FOUND")
