@@ -33,16 +33,6 @@ std::vector<json> JsonLines(const std::string& out) {
   return lines;
 }
 
-// The job ids `submit --detach` printed, one per line, in the order the files were given.
-std::vector<std::string> DetachedIds(const std::string& out) {
-  std::vector<std::string> ids;
-  std::istringstream in(out);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) ids.push_back(line);
-  }
-  return ids;
-}
-
 // A few words of the PDF's text layer as poppler (not our code) reads it.
 std::vector<std::string> PopplerWords(const std::string& pdf) {
   RunResult r = RunProgram({"/usr/bin/pdftotext", "-l", "1", pdf, "-"});
@@ -66,6 +56,21 @@ class CliTest : public ::testing::Test {
     if (sample_.empty()) GTEST_SKIP() << "sample PDF missing from ../shared/corpus";
     daemon_.emplace(tmp_.path());
     ASSERT_TRUE(daemon_->Start());
+  }
+
+  // `copies` jobs of the multi-page PDF queued with one `submit --detach`; their ids in order (empty
+  // when the submit failed).
+  std::vector<std::string> SubmitDetached(int copies) {
+    std::vector<std::string> argv = {"submit", "--detach"};
+    for (int i = 0; i < copies; ++i) argv.push_back(multi_);
+    RunResult r = daemon_->Ctl(argv);
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    std::vector<std::string> ids;
+    std::istringstream in(r.out);
+    for (std::string line; std::getline(in, line);) {
+      if (!line.empty()) ids.push_back(line);
+    }
+    return ids;
   }
 
   TempDir tmp_;
@@ -189,12 +194,8 @@ TEST_F(CliTest, CancelQueuedJobsAndCancelAll) {
   // however fast one document parses.
   daemon_->Stop();
   ASSERT_TRUE(daemon_->Start({"--workers", "1"}));
-  std::vector<std::string> argv = {"submit", "--detach"};
-  for (int i = 0; i < 16; ++i) argv.push_back(multi_);
-  RunResult r = daemon_->Ctl(argv);
-  ASSERT_EQ(r.exit_code, 0) << r.err;
-  const std::vector<std::string> ids = DetachedIds(r.out);
-  ASSERT_EQ(ids.size(), 16u) << r.out;
+  const std::vector<std::string> ids = SubmitDetached(16);
+  ASSERT_EQ(ids.size(), 16u);
   const std::string& last_id = ids.back();
   RunResult cancel = daemon_->Ctl({"cancel", last_id});
   ASSERT_EQ(cancel.exit_code, 0) << cancel.err;
@@ -319,12 +320,8 @@ TEST_F(CliTest, AttachedSubmitNamesItsJobAndTimeoutAndWriteErrorsHaveTheirExitCo
 
   // A wait that runs out of time: 124; the job goes on. The job waited on is the last of twelve queued at
   // once for two workers, so it is not done 1 ms into the wait however fast one document parses.
-  std::vector<std::string> argv = {"submit", "--detach"};
-  for (int i = 0; i < 12; ++i) argv.push_back(multi_);
-  RunResult d = daemon_->Ctl(argv);
-  ASSERT_EQ(d.exit_code, 0) << d.err;
-  const std::vector<std::string> ids = DetachedIds(d.out);
-  ASSERT_EQ(ids.size(), 12u) << d.out;
+  const std::vector<std::string> ids = SubmitDetached(12);
+  ASSERT_EQ(ids.size(), 12u);
   const std::string job = ids.back();
   EXPECT_EQ(daemon_->Ctl({"wait", job, "--timeout=1ms"}).exit_code, 124);
   EXPECT_EQ(daemon_->Ctl({"wait", job}).exit_code, 0);

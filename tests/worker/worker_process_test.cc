@@ -8,6 +8,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -18,6 +19,7 @@
 
 #include "document/pdf_document.h"
 #include "shm/document_buffer.h"
+#include "tests/daemon/temp_dir.h"
 #include "tests/support/shared_data.h"
 
 namespace mineru::worker {
@@ -119,11 +121,18 @@ TEST(WorkerProcessTest, AWorkerIsPidOneOfItsOwnPidNamespaceWhereTheKernelGivesOn
   EXPECT_NE(plain_report->find("namespaces not requested"), std::string::npos) << *plain_report;
 }
 
+// Executable by its mode but not a program: execve fails in the child, and Start says so itself.
 TEST(WorkerProcessTest, AWorkerThatCannotBeExecutedIsAnErrorAtStart) {
+  testing::TempDir tmp;
+  const std::string path = tmp.path() + "/not-a-program";
+  std::ofstream(path) << "not an executable\n";
+  ASSERT_EQ(::chmod(path.c_str(), 0755), 0);
   WorkerOptions options;
-  options.path = "/dev/null";  // not executable
+  options.path = path;
   auto worker = WorkerProcess::Start(options);
-  EXPECT_FALSE(worker.ok());
+  ASSERT_FALSE(worker.ok());
+  EXPECT_NE(worker.status().ToString().find("starting the document worker"), std::string::npos)
+      << worker.status().ToString();
 }
 
 // The worker's soft CPU limit, lowered from outside to one second, ends it on the next pages it renders:
