@@ -147,9 +147,13 @@ TEST_F(WorkerContainmentTest, FaultsFailTheirOwnJobAndNothingElse) {
   ASSERT_TRUE(other.ok()) << other.status().ToString();
   daemon_->set_ctl_path(other->ctl());
   const std::string other_sample = other->Readable(sample_);
+  // A good job must finish well inside max_seconds on a loaded machine: under a sanitizer a 4-page job
+  // beside the faults and other suites once took more than 10 s.
+  const int max_seconds = kSanitized ? 30 : 10;
   ASSERT_TRUE(daemon_->Start({"--workers", "2", "--set", "socket_mode=0666", "--set",
-                              "document_worker=" + TestWorkerPath(), "--set", "max_seconds=10", "--set",
-                              "worker_memory=320M", "--set", "max_attempts=3"}));
+                              "document_worker=" + TestWorkerPath(), "--set",
+                              "max_seconds=" + std::to_string(max_seconds), "--set", "worker_memory=320M",
+                              "--set", "max_attempts=3"}));
   const pid_t pid = daemon_->pid();
   const std::string expected = ExpectedMarkdown();
   ASSERT_FALSE(expected.empty());
@@ -192,22 +196,22 @@ TEST_F(WorkerContainmentTest, FaultsFailTheirOwnJobAndNothingElse) {
       EXPECT_NE(error.find("ran out of its memory limit"), std::string::npos) << error;
     } else {
       // Sanitizer builds leave RLIMIT_AS unset (their shadow memory needs the address space): the
-      // allocation is ended by the time limit instead.
+      // allocation is ended by a time limit instead, the wall-clock one or the CPU one.
       EXPECT_TRUE(error.find("ran out of its memory limit") != std::string::npos ||
-                  error.find("within max_seconds") != std::string::npos)
+                  error.find("max_seconds") != std::string::npos)
           << error;
     }
   }
-  // The hang is ended at max_seconds (10 s) plus the 2 s grace, not later, however busy the machine.
+  // The hang is ended at max_seconds plus the 2 s grace, not later, however busy the machine.
   const double fault_seconds = std::chrono::duration<double>(MonoNow() - start).count();
-  EXPECT_LT(fault_seconds, 60) << "the faults took " << fault_seconds << " s";
+  EXPECT_LT(fault_seconds, max_seconds + 50) << "the faults took " << fault_seconds << " s";
 
   for (size_t i = 0; i < good.size(); ++i) {
     const auto& [id, as_other] = good[i];
     ASSERT_FALSE(id.empty()) << "job " << i << " was not accepted";
     const SpawnOptions as = as_other ? other->spawn() : SpawnOptions{};
     RunResult w = daemon_->Ctl({"wait", id}, as);
-    ASSERT_EQ(w.exit_code, 0) << "job " << id << ": " << w.err;
+    ASSERT_EQ(w.exit_code, 0) << "job " << id << ": " << w.out << w.err << "\n" << daemon_->Log();
     const std::string out = (as_other ? other->home() : tmp_.path()) + "/out" + std::to_string(i);
     RunResult f = daemon_->Ctl({"fetch", id, "-o", out}, as);
     ASSERT_EQ(f.exit_code, 0) << f.err;
