@@ -9,7 +9,6 @@
 #include <boost/beast/http.hpp>
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstring>
 #include <filesystem>
 #include <mutex>
@@ -20,6 +19,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/thread_pool.h"
 #include "pipeline/openai_chat_server.h"
 #include "pipeline/remote_backend.h"
 
@@ -33,6 +33,7 @@ using tcp = net::ip::tcp;
 namespace {
 
 constexpr uint32_t kHeaderLimitBytes = 16 << 10;
+constexpr std::chrono::seconds kPageThreadKeepIdle{60};
 using Request = http::request<http::string_body>;
 using Response = http::response<http::string_body>;
 
@@ -98,7 +99,7 @@ class HttpListener::Impl {
 
   Status Listen();
   void Accept();
-  // Runs `work` on a thread of its own, counted until it ends.
+  // Runs `work` at once on a page thread, counted until it ends.
   void RunPage(std::function<void()> work, std::shared_ptr<std::atomic<bool>> cancel);
   void Stop();
 
@@ -120,11 +121,11 @@ class HttpListener::Impl {
   // Every open connection, to close at Stop(). Declared before ioc: connections still held by
   // handlers are destroyed with it and take themselves out of here.
   std::mutex mu;
-  std::condition_variable cv;
   std::set<Connection*> live;                            // Guarded by mu
   std::set<std::shared_ptr<std::atomic<bool>>> cancels;  // Guarded by mu: running pages' flags
-  int64_t threads = 0;                                   // Guarded by mu: page threads alive
   bool stopping = false;                                 // Guarded by mu
+  // A page blocks its thread for the whole generation; threads are kept a while for the next pages.
+  ThreadPool page_threads{kPageThreadKeepIdle};
 
   net::io_context ioc{1};
   tcp::acceptor acceptor;
@@ -383,19 +384,15 @@ void HttpListener::Impl::RunPage(std::function<void()> work, std::shared_ptr<std
     std::lock_guard lock(mu);
     if (stopping) cancel->store(true);
     cancels.insert(cancel);
-    ++threads;
   }
   pages_running.fetch_add(1);
-  std::thread([this, work = std::move(work), cancel]() mutable {
+  page_threads.Run([this, work = std::move(work), cancel]() mutable {
     work();
     work = nullptr;  // its captures (the connection) go before the listener may
     pages_running.fetch_sub(1);
     std::lock_guard lock(mu);
     cancels.erase(cancel);
-    cancel.reset();
-    --threads;
-    cv.notify_all();
-  }).detach();
+  });
 }
 
 void HttpListener::Impl::Stop() {
@@ -414,11 +411,8 @@ void HttpListener::Impl::Stop() {
     }
     for (Connection* c : open) c->Close();
   });
-  // Page threads end soon once cancelled; their answers may still be posted.
-  {
-    std::unique_lock lock(mu);
-    cv.wait(lock, [&] { return threads == 0; });
-  }
+  // Pages end soon once cancelled; their answers may still be posted.
+  page_threads.Close();
   ioc.stop();
   if (io_thread.joinable()) io_thread.join();
 }

@@ -25,17 +25,20 @@ Result<ImageU8> DecodePngRgb(std::span<const uint8_t> png_bytes) {
                            " is outside 1.." + std::to_string(kMaxPngSide) + " per side or above " +
                            std::to_string(kMaxPngPixels) + " pixels");
   }
-  image.format = PNG_FORMAT_RGBA;  // 8-bit, not premultiplied; the alpha byte is dropped below
-  std::vector<uint8_t> rgba(PNG_IMAGE_SIZE(image));
-  if (!png_image_finish_read(&image, nullptr, rgba.data(), 0, nullptr)) {
+  ImageU8 out{static_cast<int>(image.width), static_cast<int>(image.height), 3, {}};
+  const size_t pixels = static_cast<size_t>(out.width) * static_cast<size_t>(out.height);
+  // Without alpha, libpng writes RGB itself; with it, RGBA (8-bit, not premultiplied) whose alpha
+  // byte is dropped below, as an RGB read would composite instead.
+  const bool alpha = (image.format & PNG_FORMAT_FLAG_ALPHA) != 0;
+  image.format = alpha ? PNG_FORMAT_RGBA : PNG_FORMAT_RGB;
+  std::vector<uint8_t> rgba(alpha ? PNG_IMAGE_SIZE(image) : 0);
+  out.pixels.resize(pixels * 3);
+  if (!png_image_finish_read(&image, nullptr, alpha ? rgba.data() : out.pixels.data(), 0, nullptr)) {
     std::string message = image.message;
     png_image_free(&image);
     return InvalidArgument("PNG: " + message);
   }
-  ImageU8 out{static_cast<int>(image.width), static_cast<int>(image.height), 3, {}};
-  const size_t pixels = static_cast<size_t>(out.width) * static_cast<size_t>(out.height);
-  out.pixels.resize(pixels * 3);
-  for (size_t i = 0; i < pixels; ++i) {
+  for (size_t i = 0; alpha && i < pixels; ++i) {
     out.pixels[3 * i + 0] = rgba[4 * i + 0];
     out.pixels[3 * i + 1] = rgba[4 * i + 1];
     out.pixels[3 * i + 2] = rgba[4 * i + 2];

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/log.h"
+#include "common/thread_pool.h"
 #include "document/model_output_parser.h"
 #include "document/output_writer.h"
 #include "document/pdf_document.h"
@@ -23,10 +24,16 @@
 
 namespace mineru::pipeline {
 
+// Threads that decode and preprocess OpenAI clients' page images (each uses every core inside).
+constexpr int64_t kPrepareThreads = 2;
+
 struct ModelBackend::State {
   std::unique_ptr<ModelRuntime> rt;
   std::unique_ptr<PageScheduler> scheduler;  // runs on rt's model: destroyed first
   std::atomic<uint64_t> next_ticket{0};      // Parse() calls without a job id
+  // GeneratePageText's decoding and preprocessing, for every caller: a job's pages are prepared on
+  // its one thread, and HTTP pages so on a few threads, not on as many as there are requests.
+  ThreadPool prepare{std::chrono::seconds(60), kPrepareThreads};
 };
 
 ModelBackend::ModelBackend(std::unique_ptr<State> state) : state_(std::move(state)) {}
@@ -189,8 +196,12 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
 // same scheduler under its own ticket, so it shares steps (and the budget) with documents' pages.
 Result<PageText> ModelBackend::GeneratePageText(const PageImageRequest& request, const CancelFlag& cancel) {
   State& st = *state_;
-  MINERU_ASSIGN_OR_RETURN(const engine::ImageU8 image, engine::DecodePngRgb(request.png));
-  MINERU_ASSIGN_OR_RETURN(PageRequest req, PreparePage(*st.rt->model, image.View()));
+  Result<PageRequest> prepared = Internal("the page was not prepared");
+  st.prepare.Call([&] {
+    Result<engine::ImageU8> image = engine::DecodePngRgb(request.png);
+    prepared = image.ok() ? PreparePage(*st.rt->model, image->View()) : Result<PageRequest>(image.status());
+  });
+  MINERU_ASSIGN_OR_RETURN(PageRequest req, std::move(prepared));
   req.user = request.user;
   req.ticket = ~st.next_ticket.fetch_add(1);
   req.cancel = &cancel;

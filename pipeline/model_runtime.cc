@@ -17,7 +17,7 @@ namespace {
 
 Result<std::unique_ptr<residency::Device>> OpenDevice() {
 #if defined(MINERU_HAVE_CUDA)
-  if (residency::CudaDeviceAvailable()) return residency::CreateCudaDevice(0);
+  if (ModelRunsOnGpu()) return residency::CreateCudaDevice(0);
 #endif
   return std::unique_ptr<residency::Device>(std::make_unique<residency::HostDevice>());
 }
@@ -63,6 +63,14 @@ PageSchedulerOptions SchedulerOptions(const ModelRuntime& rt, std::vector<int64_
 }
 
 }  // namespace
+
+bool ModelRunsOnGpu() {
+#if defined(MINERU_HAVE_CUDA)
+  return residency::CudaDeviceAvailable();
+#else
+  return false;
+#endif
+}
 
 Result<std::unique_ptr<ModelRuntime>> OpenModelRuntime(const Config& config) {
   auto rt = std::make_unique<ModelRuntime>();

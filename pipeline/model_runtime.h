@@ -31,6 +31,9 @@ struct ModelRuntime {
   bool on_cpu() const { return !device->is_cuda(); }
 };
 
+// Whether OpenModelRuntime computes on a GPU: this build has CUDA and a device is present.
+bool ModelRunsOnGpu();
+
 // Opens config.model_dir on the first CUDA device, else on this CPU's memory. kInvalidArgument for a
 // folder that is not MinerU 2.0 or a vram_budget below what one page needs.
 Result<std::unique_ptr<ModelRuntime>> OpenModelRuntime(const Config& config);

@@ -13,7 +13,7 @@
 #include "engine/tokenizer.h"
 #include "engine/tokenizer_prompt.h"
 #include "pipeline/memory_plan.h"
-#include "residency/cuda_device.h"
+#include "pipeline/model_runtime.h"
 #include "residency/host_device.h"
 #include "residency/link_probe.h"
 #include "residency/planner.h"
@@ -115,15 +115,6 @@ Result<int64_t> PromptTokens(const std::filesystem::path& dir, const engine::Mod
   return static_cast<int64_t>(ids.size());
 }
 
-// Where the daemon computes: on the GPU when this build has CUDA and one is present.
-bool ComputesOnCpu() {
-#if defined(MINERU_HAVE_CUDA)
-  return !residency::CudaDeviceAvailable();
-#else
-  return true;
-#endif
-}
-
 Result<std::string> Plan(const Config& args) {
   MINERU_ASSIGN_OR_RETURN(engine::ModelConfig mc, engine::ModelConfig::Load(args.model_dir));
   if (!mc.multimodal) {
@@ -133,7 +124,7 @@ Result<std::string> Plan(const Config& args) {
   MINERU_ASSIGN_OR_RETURN(PlanModel model, LoadPlanModel(args.model_dir, mc, args));
   bool exact_prompt = false;
   MINERU_ASSIGN_OR_RETURN(int64_t prompt_tokens, PromptTokens(args.model_dir, mc, &exact_prompt));
-  const bool on_cpu = ComputesOnCpu();
+  const bool on_cpu = !ModelRunsOnGpu();
   // The daemon's own memory plan and manager options: the placement below is the one it builds.
   MINERU_ASSIGN_OR_RETURN(ModelMemoryPlan plan,
                           PlanModelMemory(mc, model.units, model.dtype, on_cpu, args, prompt_tokens));
