@@ -41,6 +41,10 @@ RgbImage CopyPixmap(fz_context* ctx, fz_pixmap* pix) {
   const unsigned char* samples = fz_pixmap_samples(ctx, pix);
   ptrdiff_t stride = fz_pixmap_stride(ctx, pix);
   size_t row = static_cast<size_t>(image.width) * 3;
+  if (stride == static_cast<ptrdiff_t>(row)) {  // rows back to back: one copy, no zero fill first
+    image.pixels.assign(samples, samples + row * static_cast<size_t>(image.height));
+    return image;
+  }
   image.pixels.resize(row * static_cast<size_t>(image.height));
   for (int y = 0; y < image.height; ++y) {
     std::memcpy(image.pixels.data() + row * static_cast<size_t>(y), samples + stride * y, row);
