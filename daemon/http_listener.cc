@@ -9,12 +9,15 @@
 #include <boost/beast/http.hpp>
 #include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
+#include <deque>
 #include <filesystem>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <set>
+#include <sstream>
 #include <thread>
 
 #include "common/clock.h"
@@ -240,6 +243,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
           r.no_repeat_ngram_size = page->no_repeat_ngram_size;
           r.user = kHttpUser;
           r.deadline = Deadline::InMillis(self->impl_->o.page_time_limit_ms);
+          if (page->stream) {
+            r.on_text = [self, page](std::string_view piece) {
+              net::post(self->impl_->ioc,
+                        [self, page, piece = std::string(piece)] { self->StreamPiece(*page, piece); });
+            };
+          }
           Result<pipeline::PageText> text = self->impl_->o.backend->GeneratePageText(r, *cancel);
           net::post(self->impl_->ioc,
                     [self, page, text = std::move(text)]() mutable { self->Answer(*page, std::move(text)); });
@@ -267,16 +276,18 @@ class Connection : public std::enable_shared_from_this<Connection> {
       stream_.socket().cancel(ignored);  // the hang-up watch ends (operation_aborted)
     }
     if (impl_->draining.load()) keep_alive_ = false;  // answered, then closed
+    if (streaming_) return EndStream(page, text);
     if (!text.ok()) {
       impl_->pages_failed.fetch_add(1);
       return Error(HttpStatusFor(text.status()), text.status().message(), /*client=*/false);
     }
     impl_->pages_total.fetch_add(1);
-    const std::string id = "chatcmpl-minerud-" + std::to_string(impl_->next_id.fetch_add(1));
+    const std::string id = NewId();
     const int64_t created = WallNowMillis() / 1000;
-    // Finished pages only: the whole text is one event, then the finish event. "length": the page ran
-    // into max_tokens (its text is cut short), as vLLM and SGLang say it.
-    const std::string_view finish = text->at_token_limit ? "length" : "stop";
+    // A page that wrote no text before it finished: the whole answer at once (a streamed one as one
+    // event, then the finish event). "length": the page ran into max_tokens (its text is cut short),
+    // as vLLM and SGLang say it.
+    const std::string_view finish = FinishReason(*text);
     std::string out;
     try {
       out = page.stream
@@ -287,6 +298,73 @@ class Connection : public std::enable_shared_from_this<Connection> {
       return Error(500, std::string("cannot write the answer: ") + e.what(), /*client=*/false);
     }
     Send(200, std::move(out), page.stream ? "text/event-stream" : "application/json");
+  }
+
+  std::string NewId() { return "chatcmpl-minerud-" + std::to_string(impl_->next_id.fetch_add(1)); }
+  static std::string_view FinishReason(const pipeline::PageText& text) {
+    return text.at_token_limit ? "length" : "stop";
+  }
+
+  // A streamed answer: the header (chunked) before the first piece, then one event per piece as the
+  // model writes it, then the finish event (or an error event: the status line is long gone) and
+  // [DONE], as vLLM streams.
+  void StreamPiece(const pipeline::IncomingPageRequest& page, const std::string& piece) {
+    if (!streaming_) {
+      streaming_ = true;
+      stream_id_ = NewId();
+      stream_created_ = WallNowMillis() / 1000;
+      http::response<http::empty_body> head(http::status::ok, 11);
+      head.set(http::field::server, "minerud");
+      head.set(http::field::content_type, "text/event-stream");
+      head.set(http::field::cache_control, "no-cache");
+      head.keep_alive(keep_alive_);
+      head.chunked(true);
+      std::ostringstream out;
+      out << head.base();
+      Write(out.str());
+    }
+    WriteChunk(pipeline::FormatStreamChunk(stream_id_, page.model, stream_created_, piece));
+  }
+
+  void EndStream(const pipeline::IncomingPageRequest& page, const Result<pipeline::PageText>& text) {
+    if (text.ok()) {
+      impl_->pages_total.fetch_add(1);
+      WriteChunk(
+          pipeline::FormatStreamChunk(stream_id_, page.model, stream_created_, "", FinishReason(*text)));
+    } else {
+      impl_->pages_failed.fetch_add(1);
+      WriteChunk("data: " + pipeline::FormatError(HttpStatusFor(text.status()), text.status().message()) +
+                 "\n\n");
+    }
+    WriteChunk("data: [DONE]\n\n");
+    Write("0\r\n\r\n");
+    streaming_ = false;
+    end_after_writes_ = true;
+  }
+
+  void WriteChunk(const std::string& data) {
+    char size[32];
+    std::snprintf(size, sizeof size, "%zx\r\n", data.size());
+    Write(size + data + "\r\n");
+  }
+
+  // Queues bytes of a streamed answer; one write at a time, in order.
+  void Write(std::string bytes) {
+    out_.push_back(std::move(bytes));
+    if (out_.size() == 1) WriteFront();
+  }
+  void WriteFront() {
+    stream_.expires_after(Timeout());
+    net::async_write(stream_, net::buffer(out_.front()),
+                     [self = shared_from_this()](beast::error_code ec, size_t) {
+                       if (ec) return self->Close();
+                       self->out_.pop_front();
+                       if (!self->out_.empty()) return self->WriteFront();
+                       if (!self->end_after_writes_) return;
+                       self->end_after_writes_ = false;
+                       if (!self->keep_alive_) return self->Linger();
+                       self->ReadRequest();
+                     });
   }
 
   void Error(int status, const std::string& message, bool client = true) {
@@ -334,6 +412,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
   std::optional<http::request_parser<http::string_body>> parser_;
   bool keep_alive_ = true;
   bool watching_ = false;  // a hang-up watch is pending
+  // A streamed answer under way (its header is written) and its bytes still to write.
+  bool streaming_ = false;
+  bool end_after_writes_ = false;  // the answer is whole: read the next request once it is written
+  std::string stream_id_;
+  int64_t stream_created_ = 0;
+  std::deque<std::string> out_;  // front: being written (a deque keeps it in place as more come)
   HttpListener::Impl* impl_;
 };
 

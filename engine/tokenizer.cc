@@ -242,6 +242,11 @@ std::optional<std::string> Tokenizer::TokenPiece(int32_t id) const {
   return BytesToByteLevel(*bytes);
 }
 
+const std::string* Tokenizer::TokenBytes(int32_t id) const {
+  if (added_by_id_.count(id) != 0) return nullptr;
+  return bpe_->TokenBytes(id);
+}
+
 bool Tokenizer::IsSpecialToken(int32_t id) const {
   auto it = added_by_id_.find(id);
   return it != added_by_id_.end() && added_tokens_[it->second].special;

@@ -52,6 +52,8 @@ class Tokenizer {
   // The token's text as tokenizer.json writes it: byte-level text for vocabulary tokens, the content
   // for added tokens; nullopt for an id that is not a token.
   std::optional<std::string> TokenPiece(int32_t id) const;
+  // A vocabulary token's bytes as Decode joins them (null for added tokens and unknown ids).
+  const std::string* TokenBytes(int32_t id) const;
   bool IsAddedToken(int32_t id) const { return added_by_id_.count(id) != 0; }
   bool IsSpecialToken(int32_t id) const;
 

@@ -108,4 +108,18 @@ std::string DecodeUtf8Lossy(std::string_view bytes) {
   return out;
 }
 
+size_t UnfinishedUtf8Tail(std::string_view bytes) {
+  // A byte that starts a sequence is never a continuation, so decoding restarts there: the tail can
+  // only begin at the last such byte, within the last three.
+  for (size_t back = 1; back <= 3 && back <= bytes.size(); ++back) {
+    const size_t at = bytes.size() - back;
+    const uint8_t b = static_cast<uint8_t>(bytes[at]);
+    if (b < 0xC0) continue;              // ASCII or a continuation byte
+    if (b < 0xC2 || b > 0xF4) return 0;  // never starts a sequence: its subpart is already whole
+    // Well-formed so far and cut by the end: SequenceLength ran out of bytes exactly at the end.
+    return SequenceLength(bytes, at) == -static_cast<int>(back) ? back : 0;
+  }
+  return 0;
+}
+
 }  // namespace mineru::engine

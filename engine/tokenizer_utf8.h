@@ -24,4 +24,9 @@ void AppendUtf8(char32_t cp, std::string* out);
 // TextDecoder do): every maximal ill-formed subpart becomes one U+FFFD.
 std::string DecodeUtf8Lossy(std::string_view bytes);
 
+// How many bytes at the end of `bytes` are a well-formed sequence that the end cuts short (1 to 3), or
+// 0. Only such a tail decodes differently once more bytes follow: DecodeUtf8Lossy of the bytes before
+// it, then of the tail with what follows, is DecodeUtf8Lossy of the whole.
+size_t UnfinishedUtf8Tail(std::string_view bytes);
+
 }  // namespace mineru::engine

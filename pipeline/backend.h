@@ -99,6 +99,10 @@ struct PageImageRequest {
   int64_t no_repeat_ngram_size = -1;  // -1: the model's
   uint32_t user = 0;                  // pages are shared out fairly between users
   Deadline deadline;
+  // The text as it is written, in pieces that join to the answer's text; the last may come from the
+  // calling thread just before GeneratePageText returns, the others from the model's thread: must be
+  // quick and must not block. May be empty.
+  std::function<void(std::string_view)> on_text;
 };
 
 // What a backend with a model adds to `mineructl stats`: its memory tiers and counters.

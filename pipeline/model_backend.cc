@@ -18,6 +18,7 @@
 #include "engine/torch_status.h"
 #include "pipeline/memory_plan.h"
 #include "pipeline/model_runtime.h"
+#include "pipeline/model_text.h"
 #include "pipeline/page_render.h"
 #include "pipeline/page_scheduler.h"
 #include "residency/residency_manager.h"
@@ -208,7 +209,18 @@ Result<PageText> ModelBackend::GeneratePageText(const PageImageRequest& request,
   req.deadline = request.deadline;
   req.max_new_tokens = request.max_new_tokens;
   req.no_repeat_ngram_size = request.no_repeat_ngram_size;
-  return st.scheduler->Submit(std::move(req)).get();
+  if (!request.on_text) return st.scheduler->Submit(std::move(req)).get();
+  // Streamed: the model's thread decodes each token as it is written.
+  auto stream = std::make_shared<ModelTextStream>(*st.rt->tokenizer);
+  req.on_token = [stream, &on_text = request.on_text](int64_t id) {
+    const std::string piece = stream->Push(id);
+    if (!piece.empty()) on_text(piece);
+  };
+  Result<PageText> text = st.scheduler->Submit(std::move(req)).get();
+  if (!text.ok()) return text;
+  const std::string rest = stream->Finish();
+  if (!rest.empty()) request.on_text(rest);
+  return text;
 }
 
 int64_t ModelBackend::PageTokenLimit() const { return state_->scheduler->options().max_new_tokens; }

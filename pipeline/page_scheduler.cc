@@ -577,6 +577,7 @@ Status PageScheduler::Loop::RunStep(const std::vector<Page*>& step, const std::v
       }
       p.next_token = Choose(logits[static_cast<int64_t>(i)], *p.sampler);
       ++tokens_;
+      if (p.req.on_token) p.req.on_token(p.next_token);
     }
     return Status::Ok();
   });

@@ -80,6 +80,9 @@ struct PageRequest {
   Deadline deadline;
   int64_t max_new_tokens = 0;         // 0: the scheduler's
   int64_t no_repeat_ngram_size = -1;  // -1: the scheduler's
+  // Each token as the page writes it, in order, once (a page recomputed after a preemption repeats
+  // none), on the scheduler's thread: must be quick and must not block. May be empty.
+  std::function<void(int64_t)> on_token;
 };
 
 struct PipelineStats {

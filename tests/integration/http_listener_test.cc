@@ -100,9 +100,24 @@ int StatusOf(const std::string& response) {
   return std::stoi(response.substr(9, 3));
 }
 
-std::string BodyOf(const std::string& response) {
+// The body of a whole response; a chunked one (a streamed answer) is joined from its chunks, and
+// `chunks`, if given, counts them.
+std::string BodyOf(const std::string& response, int* chunks = nullptr) {
   const size_t end = response.find("\r\n\r\n");
-  return end == std::string::npos ? "" : response.substr(end + 4);
+  if (end == std::string::npos) return "";
+  std::string body = response.substr(end + 4);
+  if (response.substr(0, end).find("Transfer-Encoding: chunked") == std::string::npos) return body;
+  std::string joined;
+  for (size_t at = 0;;) {
+    const size_t line = body.find("\r\n", at);
+    if (line == std::string::npos) return "(a chunk size line is cut)";
+    const size_t size = std::stoul(body.substr(at, line - at), nullptr, 16);
+    if (size == 0) return joined;
+    if (body.size() < line + 2 + size + 2) return "(a chunk is cut)";
+    joined += body.substr(line + 2, size);
+    if (chunks) ++*chunks;
+    at = line + 2 + size + 2;
+  }
 }
 
 std::string Get(int port, const std::string& path, const std::string& token = "") {
@@ -243,13 +258,21 @@ TEST_F(HttpListenerTest, HealthModelsAndOnePageWholeOrStreamed) {
   ASSERT_TRUE(text.ok()) << text.status().ToString();
   EXPECT_FALSE(text->empty());
 
+  // Streamed as the model writes it: one event per piece of text, joined the same as the whole answer.
   const std::string streamed = Post(port_, PageBody(png, true));
   ASSERT_EQ(StatusOf(streamed), 200) << streamed;
   EXPECT_NE(streamed.find("Content-Type: text/event-stream"), std::string::npos) << streamed;
+  int chunks = 0;
+  const std::string events = BodyOf(streamed, &chunks);
   pipeline::ChatStreamParser parser(1 << 20);
-  ASSERT_TRUE(parser.Feed(BodyOf(streamed)).ok());
-  ASSERT_TRUE(parser.Finish().ok());
+  ASSERT_TRUE(parser.Feed(events).ok()) << events;
+  ASSERT_TRUE(parser.Finish().ok()) << events;
   EXPECT_EQ(parser.text(), *text);
+  EXPECT_GT(chunks, 4) << "pieces, the finish event and [DONE] expected: " << events;
+  EXPECT_TRUE(events.find("\"finish_reason\":\"length\"") != std::string::npos ||
+              events.find("\"finish_reason\":\"stop\"") != std::string::npos)
+      << events;
+  EXPECT_TRUE(events.ends_with("data: [DONE]\n\n")) << events;
 
   // max_tokens is honoured: a shorter answer that starts the same.
   json body = json::parse(PageBody(png, false));
@@ -388,6 +411,27 @@ TEST_F(HttpListenerTest, AClientThatHangsUpCancelsItsPage) {
   EXPECT_EQ(s["http_pages_failed_total"].get<double>(), 1) << s.dump();
   EXPECT_EQ(s["http_pages_total"].get<double>(), 0) << s.dump();
   EXPECT_LT(s["pipeline_tokens_generated_total"].get<double>(), 3000) << s.dump();
+  EXPECT_EQ(StatusOf(Get(port_, "/health")), 200);
+}
+
+// A streamed page that fails after its first pieces were sent cannot change its status line: it ends
+// with an error event and [DONE], and the connection stays usable.
+TEST_F(HttpListenerTest, AStreamedPageThatFailsMidwayEndsWithAnErrorEvent) {
+  ASSERT_TRUE(StartServer({"--set", "max_new_tokens=100000", "--set", "max_seconds=1"}));
+  json body = json::parse(PageBody(PagePng(300, 200), true));
+  body["max_tokens"] = 100000;
+  const std::string answer = Post(port_, body.dump());
+  ASSERT_EQ(StatusOf(answer), 200) << answer;
+  int chunks = 0;
+  const std::string events = BodyOf(answer, &chunks);
+  EXPECT_NE(events.find("\"delta\":{\"content\":"), std::string::npos) << events.substr(0, 2000);
+  const size_t error = events.find("data: {\"code\":504");
+  ASSERT_NE(error, std::string::npos) << events.substr(events.size() > 2000 ? events.size() - 2000 : 0);
+  EXPECT_TRUE(events.ends_with("data: [DONE]\n\n"));
+  pipeline::ChatStreamParser parser(1 << 24);
+  ASSERT_TRUE(parser.Feed(events.substr(0, error)).ok());
+  EXPECT_FALSE(parser.Feed(events.substr(error)).ok());  // a client sees the server's error
+  EXPECT_EQ(Stats(*server_)["http_pages_failed_total"].get<double>(), 1);
   EXPECT_EQ(StatusOf(Get(port_, "/health")), 200);
 }
 
