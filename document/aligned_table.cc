@@ -4,6 +4,8 @@
 #include <cmath>
 #include <string_view>
 
+#include "document/aligned_rows.h"
+
 namespace mineru::document {
 namespace {
 
@@ -15,17 +17,8 @@ constexpr double kColumnGapEm =
 constexpr size_t kMaxColumns = 100;
 constexpr double kMinGutter = 1.5;  // points: no cell of any row inside it
 
-// A cell's text as set on the page: a line, or a piece of one set apart from the rest by a wide gap.
-struct Piece {
-  size_t line;
-  double x0, x1;
-  std::string text;
-};
-
-struct Row {
-  std::vector<Piece> pieces;  // left to right
-  Rect box;
-};
+using Piece = RowPiece;
+using Row = TextRow;
 
 void AppendEscaped(std::string& out, const std::string& text) {
   for (char c : text) {
@@ -39,19 +32,6 @@ void AppendEscaped(std::string& out, const std::string& text) {
       out.push_back(c);
     }
   }
-}
-
-// "1,234", "-5.6", "12%", "$3", "(4)": digits with number punctuation only.
-bool IsNumeric(const std::string& text) {
-  int digits = 0;
-  for (char c : text) {
-    if (c >= '0' && c <= '9') {
-      ++digits;
-    } else if (std::string_view(" .,-+%$()/:").find(c) == std::string_view::npos) {
-      return false;
-    }
-  }
-  return digits > 0;
 }
 
 }  // namespace
@@ -182,51 +162,78 @@ std::vector<std::pair<double, double>> FindColumnGutters(const std::vector<std::
 
 namespace {
 
+constexpr size_t kFromAbove = SIZE_MAX - 1;  // a slot under a cell that spans rows
+
 // The grid of rows [begin, end) split by `gutters`. With `join_wrapped`, a row that leaves the first
 // column empty and fills at most half as many columns as the row above continues that row's cells (text
-// wrapped inside its cells).
+// wrapped inside its cells). A piece's rowspan covers the slots under it.
 RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
                      const std::vector<std::pair<double, double>>& gutters, bool join_wrapped) {
   size_t num_cols = gutters.size() + 1;
-  auto column_of = [&](double x) {
-    size_t c = 0;
-    while (c < gutters.size() && x > (gutters[c].first + gutters[c].second) / 2) ++c;
-    return c;
-  };
   struct GridRow {
     std::vector<std::string> cells;
-    std::vector<size_t> span, owner;
+    std::vector<size_t> span, owner;  // owner: the column of the cell covering the slot
   };
   std::vector<GridRow> grid;
+  std::vector<int> covered_below(num_cols, 0);  // rows still under a cell that spans rows
   RuledTable table;
   table.num_cols = static_cast<int>(num_cols);
+  auto use_line = [&](size_t line) {
+    if (std::find(table.line_indices.begin(), table.line_indices.end(), line) == table.line_indices.end())
+      table.line_indices.push_back(line);
+  };
   for (size_t r = begin; r < end; ++r) {
     GridRow row{std::vector<std::string>(num_cols), std::vector<size_t>(num_cols, 0),
                 std::vector<size_t>(num_cols, SIZE_MAX)};
+    for (size_t c = 0; c < num_cols; ++c) {
+      if (covered_below[c] > 0) --covered_below[c], row.owner[c] = kFromAbove;
+    }
     for (const Piece& p : rows[r].pieces) {
-      size_t c0 = column_of(p.x0), c1 = column_of(p.x1);
+      size_t c0 = ColumnOf(gutters, p.x0), c1 = ColumnOf(gutters, p.x1);
       // The free columns under the piece (a neighbour may already hold the first of them).
       while (c0 < c1 && row.owner[c0] != SIZE_MAX) ++c0;
       while (c1 > c0 && row.owner[c1] != SIZE_MAX) --c1;
       bool free = true;
       for (size_t c = c0; c <= c1; ++c) free = free && row.owner[c] == SIZE_MAX;
+      use_line(p.line);
+      if (!free && row.owner[c0] == kFromAbove) {  // text under a spanning cell: it is that cell's
+        size_t g = grid.size();
+        while (g > 0 && grid[g - 1].owner[c0] == kFromAbove) --g;
+        if (g > 0 && grid[g - 1].owner[c0] < kFromAbove) {
+          std::string& cell = grid[g - 1].cells[grid[g - 1].owner[c0]];
+          if (!cell.empty()) cell.push_back(' ');
+          cell += p.text;
+          continue;
+        }
+        c1 = c0;  // no cell above after all: the slot is free
+        row.owner[c0] = SIZE_MAX;
+        free = true;
+      }
       if (!free) c0 = c1 = row.owner[c0];
       if (free) {
         for (size_t c = c0; c <= c1; ++c) row.owner[c] = c0;
         row.span[c0] = c1 - c0 + 1;
+        for (size_t c = c0; c <= c1; ++c) covered_below[c] = std::max(covered_below[c], p.rowspan - 1);
       }
       if (!row.cells[c0].empty()) row.cells[c0].push_back(' ');
       row.cells[c0] += p.text;
-      if (std::find(table.line_indices.begin(), table.line_indices.end(), p.line) == table.line_indices.end())
-        table.line_indices.push_back(p.line);
     }
+    for (size_t line : rows[r].joined_lines) use_line(line);
     table.box = table.box.Union(rows[r].box);
     auto filled = [](const GridRow& g) {
       size_t n = 0;
       for (const std::string& c : g.cells) n += !c.empty();
       return n;
     };
-    if (join_wrapped && !grid.empty() && row.cells[0].empty() && !grid.back().cells[0].empty() &&
+    // (Not into slots under a cell that spans rows: such a row stays a row.)
+    auto under_span = [&](const GridRow& g) {
+      for (size_t c = 0; c < num_cols; ++c) {
+        if (g.owner[c] == kFromAbove) return true;
+      }
+      return false;
+    };
+    if (join_wrapped && !grid.empty() && row.cells[0].empty() && !under_span(row) &&
+        !under_span(grid.back()) && !grid.back().cells[0].empty() &&
         filled(row) * 2 <= std::max<size_t>(filled(grid.back()), 2)) {
       GridRow& above = grid.back();
       for (size_t c = 0; c < num_cols; ++c) {
@@ -245,11 +252,17 @@ RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
   }
   table.num_rows = static_cast<int>(grid.size());
   std::string html = "<table>";
-  for (const GridRow& row : grid) {
+  for (size_t r = 0; r < grid.size(); ++r) {
+    const GridRow& row = grid[r];
     html += "<tr>";
     for (size_t c = 0; c < num_cols; ++c) {
       if (row.owner[c] != SIZE_MAX && row.owner[c] != c) continue;
-      html += row.span[c] > 1 ? "<td colspan=\"" + std::to_string(row.span[c]) + "\">" : std::string("<td>");
+      size_t down = 1;
+      while (r + down < grid.size() && grid[r + down].owner[c] == kFromAbove) ++down;
+      html += "<td";
+      if (down > 1) html += " rowspan=\"" + std::to_string(down) + "\"";
+      if (row.span[c] > 1) html += " colspan=\"" + std::to_string(row.span[c]) + "\"";
+      html += ">";
       AppendEscaped(html, row.cells[c]);
       html += "</td>";
     }
@@ -260,22 +273,29 @@ RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
   return table;
 }
 
-// Emits a table for rows [begin, end) when their cells fall into >= 2 consistent columns; a cell across a
-// column gutter spans those columns (a header over two columns).
-void TryTable(const std::vector<Row>& rows, size_t begin, size_t end, std::vector<RuledTable>& out) {
-  if (end - begin < kMinRows) return;
+// FindColumnGutters of `rows` (only those of two cells or more when `multi_only`).
+std::vector<std::pair<double, double>> GuttersOf(const std::vector<Row>& rows, bool multi_only) {
   std::vector<std::vector<AlignedPiece>> spans;
-  for (size_t r = begin; r < end; ++r) {
+  for (const Row& row : rows) {
+    if (multi_only && row.pieces.size() < 2) continue;
     spans.emplace_back();
-    for (const Piece& p : rows[r].pieces) spans.back().push_back({p.x0, p.x1, {}});
+    for (const Piece& p : row.pieces) spans.back().push_back({p.x0, p.x1, {}});
   }
-  std::vector<std::pair<double, double>> gutters = FindColumnGutters(spans);
+  return FindColumnGutters(spans);
+}
+
+// Emits a table of `rows` when their cells fall into >= 2 consistent columns; a cell across a column
+// gutter spans those columns (a header over two columns).
+void TryTable(const std::vector<Row>& rows, std::vector<RuledTable>& out) {
+  const size_t begin = 0, end = rows.size();
+  if (end - begin < kMinRows) return;
+  std::vector<std::pair<double, double>> gutters = GuttersOf(rows, false);
   size_t num_cols = gutters.size() + 1;
   if (num_cols < 2) return;
-  // Most rows must fill at least two columns.
+  // Most rows must fill at least two columns (a section's heading, or a label left alone, fills one).
   size_t full = 0;
   for (size_t r = begin; r < end; ++r) full += rows[r].pieces.size() >= 2;
-  if (full * 4 < (end - begin) * 3) return;
+  if (full * 5 < (end - begin) * 3) return;
   // Cells of tables are short: numbers, names, labels. Narrow columns of prose have longer lines.
   size_t chars = 0, count = 0;
   for (size_t r = begin; r < end; ++r) {
@@ -285,19 +305,14 @@ void TryTable(const std::vector<Row>& rows, size_t begin, size_t end, std::vecto
     }
   }
   if (count == 0 || chars > kMaxMeanCellChars * count) return;
-  auto column_of = [&](double x) {
-    size_t c = 0;
-    while (c < gutters.size() && x > (gutters[c].first + gutters[c].second) / 2) ++c;
-    return c;
-  };
   // Without rules, only numbers make the grid unmistakable: some column must be mostly numeric.
   std::vector<size_t> numeric(num_cols, 0), filled(num_cols, 0);
   for (size_t r = begin; r < end; ++r) {
     for (const Piece& p : rows[r].pieces) {
-      size_t c0 = column_of(p.x0), c1 = column_of(p.x1);
+      size_t c0 = ColumnOf(gutters, p.x0), c1 = ColumnOf(gutters, p.x1);
       if (c0 != c1) continue;  // a spanning cell
       ++filled[c0];
-      numeric[c0] += IsNumeric(p.text);
+      numeric[c0] += IsNumericCell(p.text);
     }
   }
   bool has_numeric_column = false;
@@ -305,30 +320,7 @@ void TryTable(const std::vector<Row>& rows, size_t begin, size_t end, std::vecto
     has_numeric_column = has_numeric_column || (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6);
   }
   if (!has_numeric_column) return;
-  out.push_back(EmitTable(rows, begin, end, gutters, false));
-}
-
-// Rows: lines (not `used`) sharing a baseline band, top to bottom, each cut into pieces left to right.
-std::vector<Row> BuildRows(const std::vector<TextLine>& lines, const std::vector<bool>& used) {
-  std::vector<size_t> order;
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (!used[i]) order.push_back(i);
-  }
-  std::sort(order.begin(), order.end(),
-            [&](size_t a, size_t b) { return lines[a].box.cy() < lines[b].box.cy(); });
-  std::vector<Row> rows;
-  for (size_t li : order) {
-    const Rect& b = lines[li].box;
-    if (rows.empty() || VerticalOverlap(rows.back().box, b) <= 0.5) rows.push_back({{}, b});
-    rows.back().box = rows.back().box.Union(b);
-    for (AlignedPiece& p : SplitAtColumnGaps(lines[li]))
-      rows.back().pieces.push_back({li, p.x0, p.x1, std::move(p.text)});
-  }
-  for (Row& row : rows) {
-    std::sort(row.pieces.begin(), row.pieces.end(),
-              [](const Piece& a, const Piece& b) { return a.x0 < b.x0; });
-  }
-  return rows;
+  out.push_back(EmitTable(rows, 0, rows.size(), gutters, false));
 }
 
 }  // namespace
@@ -343,23 +335,39 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
     return true;
   };
   // Runs of consecutive short rows with at most a line and a half of space between them; a run starts
-  // and continues only on rows of two or more cells (single-cell rows may sit inside it).
+  // and continues only on rows of two or more cells (single-cell rows may sit inside it, and are joined
+  // to their row when they are a wrapped cell's line).
+  auto close_above = [&](size_t r) {
+    return rows[r + 1].box.y0 - rows[r].box.y1 <= 1.5 * std::max(rows[r].box.height(), 1.0);
+  };
   std::vector<RuledTable> out;
-  size_t begin = 0;
+  size_t begin = 0, taken = 0;
   while (begin < rows.size()) {
     if (rows[begin].pieces.size() < 2 || !short_row(rows[begin])) {
       ++begin;
       continue;
     }
     size_t end = begin + 1;
-    while (end < rows.size() && short_row(rows[end])) {
-      double h = std::max(rows[end - 1].box.height(), 1.0);
-      if (rows[end].box.y0 - rows[end - 1].box.y1 > 1.5 * h) break;
-      ++end;
+    while (end < rows.size() && short_row(rows[end]) && close_above(end - 1)) ++end;
+    std::vector<Row> run(rows.begin() + static_cast<std::ptrdiff_t>(begin),
+                         rows.begin() + static_cast<std::ptrdiff_t>(end));
+    std::vector<std::pair<double, double>> gutters = GuttersOf(run, true);
+    // Header lines over the columns only (a heading across two of them), the first column left empty.
+    for (size_t top = begin; top > taken && begin - top < 2 && !gutters.empty() && close_above(top - 1) &&
+                             short_row(rows[top - 1]);
+         --top) {
+      bool over_columns = true;
+      for (const Piece& p : rows[top - 1].pieces) over_columns = over_columns && ColumnOf(gutters, p.x0) > 0;
+      if (!over_columns) break;
+      run.insert(run.begin(), rows[top - 1]);
     }
-    while (end > begin + 1 && rows[end - 1].pieces.size() < 2) --end;  // no trailing single-cell rows
-    TryTable(rows, begin, end, out);
-    begin = end;
+    JoinWrappedRows(run, gutters);
+    while (run.size() > 1 && run.back().pieces.size() < 2) {  // no trailing single-cell rows
+      run.pop_back();
+      --end;
+    }
+    TryTable(run, out);
+    begin = taken = end;
   }
   return out;
 }
@@ -424,17 +432,18 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
       for (const Rect& image : images) clear = clear && image.Intersect(region).area() < 0.2 * region.area();
       if (clear && num_rows >= 2 && multi * 2 >= num_rows) {
         std::vector<Row> table_rows = BuildRows(lines, in_table);
-        std::vector<std::vector<AlignedPiece>> spans;
         size_t chars = 0, pieces = 0;
         for (const Row& row : table_rows) {
-          spans.emplace_back();
           for (const Piece& p : row.pieces) {
-            spans.back().push_back({p.x0, p.x1, {}});
             chars += p.text.size();
             ++pieces;
           }
         }
-        std::vector<std::pair<double, double>> gutters = FindColumnGutters(spans);
+        std::vector<std::pair<double, double>> gutters = GuttersOf(table_rows, false);
+        if (!gutters.empty()) {
+          JoinWrappedRows(table_rows, gutters);
+          gutters = GuttersOf(table_rows, false);
+        }
         if (!gutters.empty() && chars <= kMaxCellChars * pieces) {
           RuledTable table = EmitTable(table_rows, 0, table_rows.size(), gutters, true);
           table.box =

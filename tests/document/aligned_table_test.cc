@@ -112,6 +112,108 @@ TEST(AlignedTableTest, HorizontalRulesOnlyMakeATableOfWordsWithWrappedCells) {
   EXPECT_TRUE(FindRuleBandTables(rules, prose, std::vector<bool>(prose.size(), false), {}, kPage).empty());
 }
 
+std::string TableOf(const std::vector<TextLine>& lines) {
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  if (tables.size() != 1) return "tables: " + std::to_string(tables.size());
+  if (tables[0].line_indices.size() != lines.size()) {
+    return "lines in the table: " + std::to_string(tables[0].line_indices.size()) + " " + tables[0].html;
+  }
+  return tables[0].html;
+}
+
+TEST(AlignedTableTest, AWrappedLabelJoinsItsRowUpOrDown) {
+  // "... Health and" goes on below (the values are on its first line); "... persons in" goes on into the
+  // row below it (the values are on its last line); "Services ..." indented under its label, with no
+  // word to tell, continues the row above.
+  std::vector<TextLine> lines = {Line("Agency", 100, 100),
+                                 Line("2019", 300, 100),
+                                 Line("2020", 360, 100),
+                                 Line("Department of Health and", 100, 114),
+                                 Line("1,234", 300, 114),
+                                 Line("5,678", 360, 114),
+                                 Line("Human Services", 100, 128),
+                                 Line("Number of persons in", 100, 142),
+                                 Line("manufacturing", 100, 156),
+                                 Line("120", 300, 156),
+                                 Line("135", 360, 156),
+                                 Line("Office of Personnel", 100, 170),
+                                 Line("7", 300, 170),
+                                 Line("9", 360, 170),
+                                 Line("Management", 112, 184),
+                                 Line("Department of Energy", 100, 198),
+                                 Line("12", 300, 198),
+                                 Line("14", 360, 198)};
+  EXPECT_EQ(TableOf(lines),
+            "<table><tr><td>Agency</td><td>2019</td><td>2020</td></tr>"
+            "<tr><td>Department of Health and Human Services</td><td>1,234</td><td>5,678</td></tr>"
+            "<tr><td>Number of persons in manufacturing</td><td>120</td><td>135</td></tr>"
+            "<tr><td>Office of Personnel Management</td><td>7</td><td>9</td></tr>"
+            "<tr><td>Department of Energy</td><td>12</td><td>14</td></tr></table>");
+}
+
+TEST(AlignedTableTest, ASectionHeadingAndALineWithoutACueStayRowsOfTheirOwn) {
+  // "Farms:" heads its rows; "Total revenue" carries no cue (capital letter, the row above ends closed,
+  // the same spacing, not indented): a row of its own, as it may be a heading.
+  std::vector<TextLine> lines = {Line("Region", 100, 100), Line("Cows", 300, 100),   Line("Pigs", 360, 100),
+                                 Line("Farms:", 100, 114), Line("North", 100, 128),  Line("12", 300, 128),
+                                 Line("14", 360, 128),     Line("South", 100, 142),  Line("9", 300, 142),
+                                 Line("11", 360, 142),     Line("Totals", 100, 156), Line("Sold", 100, 170),
+                                 Line("21", 300, 170),     Line("25", 360, 170)};
+  EXPECT_EQ(TableOf(lines),
+            "<table><tr><td>Region</td><td>Cows</td><td>Pigs</td></tr>"
+            "<tr><td>Farms:</td><td></td><td></td></tr><tr><td>North</td><td>12</td><td>14</td></tr>"
+            "<tr><td>South</td><td>9</td><td>11</td></tr><tr><td>Totals</td><td></td><td></td></tr>"
+            "<tr><td>Sold</td><td>21</td><td>25</td></tr></table>");
+}
+
+TEST(AlignedTableTest, ALineSetCloserToTheRowAboveThanToTheNextContinuesIt) {
+  // Rows 20 points apart, a wrapped label's second line 12 under its first.
+  std::vector<TextLine> lines = {
+      Line("Name", 100, 100), Line("Score", 300, 100),       Line("Alpha Beta", 100, 120),
+      Line("10", 300, 120),   Line("Gamma Delta", 100, 132), Line("Epsilon Zeta", 100, 152),
+      Line("20", 300, 152),   Line("Eta Theta", 100, 172),   Line("30", 300, 172)};
+  EXPECT_EQ(TableOf(lines),
+            "<table><tr><td>Name</td><td>Score</td></tr><tr><td>Alpha Beta Gamma Delta</td><td>10</td></tr>"
+            "<tr><td>Epsilon Zeta</td><td>20</td></tr><tr><td>Eta Theta</td><td>30</td></tr></table>");
+}
+
+TEST(AlignedTableTest, AWrappedHeaderIsOneRowAndAHeaderUnderNothingSpansTheHeaderRows) {
+  // Column headings on two lines, nothing across two columns: one header row.
+  std::vector<TextLine> wrapped = {
+      Line("Total", 300, 100),  Line("Net", 360, 100),   Line("Agency", 100, 114), Line("revenue", 300, 114),
+      Line("income", 360, 114), Line("Alpha", 100, 128), Line("10", 300, 128),     Line("20", 360, 128),
+      Line("Beta", 100, 142),   Line("30", 300, 142),    Line("40", 360, 142),     Line("Gamma", 100, 156),
+      Line("50", 300, 156),     Line("60", 360, 156)};
+  EXPECT_EQ(TableOf(wrapped),
+            "<table><tr><td>Agency</td><td>Total revenue</td><td>Net income</td></tr>"
+            "<tr><td>Alpha</td><td>10</td><td>20</td></tr><tr><td>Beta</td><td>30</td><td>40</td></tr>"
+            "<tr><td>Gamma</td><td>50</td><td>60</td></tr></table>");
+  // "Fiscal year 2020" over two columns: two levels; "Agency" and "Change" under nothing reach up.
+  std::vector<TextLine> levels = {Line("Fiscal year 2020", 290, 100),
+                                  Line("Agency", 100, 114),
+                                  Line("Actual", 280, 114),
+                                  Line("Plan", 360, 114),
+                                  Line("Change", 420, 114),
+                                  Line("Alpha", 100, 128),
+                                  Line("10", 280, 128),
+                                  Line("20", 360, 128),
+                                  Line("+1", 420, 128),
+                                  Line("Beta", 100, 142),
+                                  Line("30", 280, 142),
+                                  Line("40", 360, 142),
+                                  Line("-2", 420, 142),
+                                  Line("Gamma", 100, 156),
+                                  Line("50", 280, 156),
+                                  Line("60", 360, 156),
+                                  Line("0", 420, 156)};
+  EXPECT_EQ(TableOf(levels),
+            "<table><tr><td rowspan=\"2\">Agency</td><td colspan=\"2\">Fiscal year 2020</td>"
+            "<td rowspan=\"2\">Change</td></tr><tr><td>Actual</td><td>Plan</td></tr>"
+            "<tr><td>Alpha</td><td>10</td><td>20</td><td>+1</td></tr>"
+            "<tr><td>Beta</td><td>30</td><td>40</td><td>-2</td></tr>"
+            "<tr><td>Gamma</td><td>50</td><td>60</td><td>0</td></tr></table>");
+}
+
 TEST(AlignedTableTest, UsedLinesAreSkipped) {
   std::vector<TextLine> lines = {Line("1", 100, 100), Line("2", 200, 100), Line("3", 100, 114),
                                  Line("4", 200, 114), Line("5", 100, 128), Line("6", 200, 128)};

@@ -140,6 +140,66 @@ TEST(TextBackendTest, TablesOfHorizontalRulesAndOfShadedCells) {
       "<td>7</td></tr></table>");
 }
 
+TEST(TextBackendTest, AReportTableWithWrappedLabelsAndTwoHeaderLevelsWithAndWithoutRules) {
+  // A heading centred over two columns (narrower than they are), labels wrapped onto a second line
+  // (one ending in "and", one indented), the values on each label's first line; once between a top
+  // rule, a rule under the header and a bottom rule, once with no rules at all.
+  struct Cell {
+    double x, y;
+    const char* text;
+  };
+  const Cell cells[] = {{330, 648, "Fiscal year 2020"},
+                        {72, 636, "Agency"},
+                        {300, 636, "Actual"},
+                        {380, 636, "Estimate"},
+                        {460, 636, "Change"},
+                        {72, 618, "Department of Health and"},
+                        {300, 618, "1,234"},
+                        {380, 618, "5,678"},
+                        {460, 618, "12.5"},
+                        {72, 607, "Human Services"},
+                        {72, 592, "Department of Defense"},
+                        {300, 592, "9,876"},
+                        {380, 592, "5,432"},
+                        {460, 592, "-3.1"},
+                        {72, 577, "Office of Personnel"},
+                        {300, 577, "77"},
+                        {380, 577, "81"},
+                        {460, 577, "5.2"},
+                        {80, 566, "Management"},
+                        {72, 551, "Department of Energy"},
+                        {300, 551, "312"},
+                        {380, 551, "298"},
+                        {460, 551, "-4.5"}};
+  std::string table;
+  for (const Cell& c : cells) table += TextAt(c.x, c.y, 9, c.text);
+  // (Text repeated at one place on every page would be a running header: each page says its own.)
+  auto around = [](const std::string& drawn) {
+    return TextAt(72, 700, 10, "Obligations of each agency, in millions of dollars, " + drawn + ".") +
+           TextAt(72, 500, 10, "The text goes on after the table, a paragraph of prose.");
+  };
+  const std::string rules = "0.5 w 72 660 m 540 660 l S 72 630 m 540 630 l S 72 540 m 540 540 l S\n";
+  std::vector<uint8_t> pdf =
+      MakePdf({{around("with rules") + rules + table}, {around("without rules") + table}});
+  ASSERT_FALSE(pdf.empty());
+  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const std::string expected =
+      "<table><tr><td rowspan=\"2\">Agency</td><td colspan=\"2\">Fiscal year 2020</td>"
+      "<td rowspan=\"2\">Change</td></tr><tr><td>Actual</td><td>Estimate</td></tr>"
+      "<tr><td>Department of Health and Human Services</td><td>1,234</td><td>5,678</td><td>12.5</td></tr>"
+      "<tr><td>Department of Defense</td><td>9,876</td><td>5,432</td><td>-3.1</td></tr>"
+      "<tr><td>Office of Personnel Management</td><td>77</td><td>81</td><td>5.2</td></tr>"
+      "<tr><td>Department of Energy</td><td>312</td><td>298</td><td>-4.5</td></tr></table>";
+  for (size_t page = 0; page < 2; ++page) {
+    std::vector<std::string> contents;
+    for (const Block& b : parsed->pages[page].blocks) contents.push_back(b.content);
+    ASSERT_EQ(contents.size(), 3u) << "page " << page + 1 << ": " << ::testing::PrintToString(contents);
+    EXPECT_EQ(contents[1], expected) << "page " << page + 1;
+    EXPECT_EQ(contents[2], "The text goes on after the table, a paragraph of prose.") << "page " << page + 1;
+  }
+}
+
 TEST(TextBackendTest, PageWithoutTextNeedsOcrWhenOcrIsOff) {
   std::vector<uint8_t> pdf =
       MakePdf({{TextAt(72, 700, 12, "Only the first page has text.")}, {"0 0 1 rg 100 100 300 300 re f\n"}});

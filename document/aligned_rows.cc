@@ -1,0 +1,326 @@
+#include "document/aligned_rows.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string_view>
+
+#include "document/aligned_table.h"
+#include "document/text_layout.h"
+
+namespace mineru::document {
+namespace {
+
+constexpr double kIndentEm = 0.8;      // a continuation line indented this much under its label
+constexpr double kCloserLines = 0.25;  // of a line's height: a gap this much smaller ties two rows
+
+// "2019", "2019-20", "FY 2021": a column heading, not a value.
+bool IsYearLike(std::string_view t) {
+  if (t.starts_with("FY")) t.remove_prefix(t.size() > 2 && t[2] == ' ' ? 3 : 2);
+  if (t.size() < 4) return false;
+  for (size_t i = 0; i < 4; ++i) {
+    if (t[i] < '0' || t[i] > '9') return false;
+  }
+  const int year = (t[0] - '0') * 1000 + (t[1] - '0') * 100 + (t[2] - '0') * 10 + (t[3] - '0');
+  if (year < 1800 || year > 2199) return false;
+  if (t.size() == 4) return true;
+  if (t[4] != '-' && t[4] != '/') return false;
+  for (size_t i = 5; i < t.size(); ++i) {
+    if (t[i] < '0' || t[i] > '9') return false;
+  }
+  return t.size() == 7 || t.size() == 9;
+}
+
+// A section's heading inside a table ("Revenue:"): a row of its own.
+bool EndsWithColon(const std::string& text) { return !text.empty() && text.back() == ':'; }
+
+bool StartsLower(const std::string& text) {
+  size_t i = 0;
+  return !text.empty() && IsLowerLatin(DecodeUtf8(text, i));
+}
+
+// Text that goes on in the next line: a hyphen, comma, slash, ampersand or opening bracket at its end,
+// or a last word that never ends a label.
+bool EndsOpen(const std::string& text) {
+  if (text.empty()) return false;
+  if (std::string_view("-,/&(").find(text.back()) != std::string_view::npos) return true;
+  size_t space = text.find_last_of(' ');
+  std::string last = text.substr(space == std::string::npos ? 0 : space + 1);
+  std::transform(last.begin(), last.end(), last.begin(), [](unsigned char c) { return std::tolower(c); });
+  static constexpr std::array<std::string_view, 22> kOpen = {
+      "and",  "or", "of", "for", "the",  "in",        "to",        "with", "by", "on",    "at",
+      "from", "a",  "an", "per", "than", "including", "excluding", "nor",  "as", "under", "into"};
+  return std::find(kOpen.begin(), kOpen.end(), last) != kOpen.end();
+}
+
+struct Layout {
+  const std::vector<std::pair<double, double>>& gutters;
+
+  size_t first(const RowPiece& p) const { return ColumnOf(gutters, p.x0); }
+  size_t last(const RowPiece& p) const { return ColumnOf(gutters, p.x1); }
+  // A piece in one column only.
+  bool single(const RowPiece& p) const { return first(p) == last(p); }
+  // The row's first-column label, or null.
+  const RowPiece* label(const TextRow& row) const {
+    return !row.pieces.empty() && last(row.pieces[0]) == 0 ? &row.pieces[0] : nullptr;
+  }
+  // A label and something in another column.
+  bool has_cells(const TextRow& row) const { return label(row) != nullptr && row.pieces.size() >= 2; }
+  // A number (not a year) outside the first column.
+  bool has_values(const TextRow& row) const {
+    for (const RowPiece& p : row.pieces) {
+      if (first(p) > 0 && IsNumericCell(p.text) && !IsYearLike(p.text)) return true;
+    }
+    return false;
+  }
+  bool label_only(const TextRow& row) const {
+    return row.pieces.size() == 1 && label(row) != nullptr && !IsNumericCell(row.pieces[0].text);
+  }
+  // Text in some columns but the first, none of it numeric.
+  bool wrapped_values(const TextRow& row) const {
+    if (row.pieces.empty() || label(row) != nullptr) return false;
+    for (const RowPiece& p : row.pieces) {
+      if (!single(p) || IsNumericCell(p.text)) return false;
+    }
+    return true;
+  }
+  // The piece of `row` in column `c`, or null.
+  RowPiece* in_column(TextRow& row, size_t c) const {
+    for (RowPiece& p : row.pieces) {
+      if (first(p) <= c && c <= last(p)) return &p;
+    }
+    return nullptr;
+  }
+};
+
+double Gap(const TextRow& above, const TextRow& below) { return below.box.y0 - above.box.y1; }
+
+void Absorb(TextRow& into, const TextRow& row) {
+  into.box = into.box.Union(row.box);
+  for (const RowPiece& p : row.pieces) into.joined_lines.push_back(p.line);
+  into.joined_lines.insert(into.joined_lines.end(), row.joined_lines.begin(), row.joined_lines.end());
+}
+
+void AppendPiece(RowPiece& into, const RowPiece& tail) {
+  JoinLine(into.text, tail.text);
+  into.x0 = std::min(into.x0, tail.x0);
+  into.x1 = std::max(into.x1, tail.x1);
+}
+
+void PrependPiece(RowPiece& into, const RowPiece& head) {
+  std::string text = head.text;
+  JoinLine(text, into.text);
+  into.text = std::move(text);
+  into.x0 = std::min(into.x0, head.x0);
+  into.x1 = std::max(into.x1, head.x1);
+}
+
+// Whether `row` sits clearly closer to `near` than to `far` (either may be absent: null).
+bool Closer(const TextRow& row, double gap_near, const TextRow* far, double gap_far) {
+  return far != nullptr && gap_near + kCloserLines * row.box.height() < gap_far;
+}
+
+// The first row of values; rows above it are the header (a label alone ends the header too).
+size_t HeaderEnd(const std::vector<TextRow>& rows, const Layout& L) {
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (L.has_values(rows[i]) || L.label_only(rows[i])) return i;
+  }
+  return 0;  // no values: no header to tell apart
+}
+
+// A heading of an upper header line centred over several columns (narrower than they are, so it may
+// reach across none of their gutters) spans them: its x range becomes theirs. The columns' extents are
+// those of the cells below the header.
+void SnapSpanningHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
+  const size_t num_cols = L.gutters.size() + 1;
+  std::vector<std::pair<double, double>> extent(num_cols, {1e18, -1e18});
+  for (size_t r = header_end; r < rows.size(); ++r) {
+    for (const RowPiece& p : rows[r].pieces) {
+      if (!L.single(p)) continue;
+      auto& [x0, x1] = extent[L.first(p)];
+      x0 = std::min(x0, p.x0);
+      x1 = std::max(x1, p.x1);
+    }
+  }
+  auto known = [&](size_t c) { return extent[c].first <= extent[c].second; };
+  for (size_t r = 0; r + 1 < header_end; ++r) {
+    for (RowPiece& p : rows[r].pieces) {
+      const double centre = (p.x0 + p.x1) / 2;
+      double best = 1e18;
+      size_t from = 0, to = 0;
+      for (size_t c = 0; c < num_cols; ++c) {
+        for (size_t d = c; d < num_cols && known(c) && known(d); ++d) {
+          const double x0 = extent[c].first, x1 = extent[d].second;
+          if (p.x1 < x0 || p.x0 > x1) continue;  // not over these columns at all
+          const double off = std::abs(centre - (x0 + x1) / 2);
+          if (off < best) best = off, from = c, to = d;
+        }
+      }
+      if (best < 1e18 && to > from) p.x0 = extent[from].first, p.x1 = extent[to].second;
+    }
+  }
+}
+
+// Header lines with nothing spanning: one row, each column's lines joined top to bottom. With a cell over
+// several columns: a cell of the last header line under nothing reaches up to the first (rowspan).
+void JoinHeader(std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
+  if (header_end < 2) return;
+  SnapSpanningHeadings(rows, header_end, L);
+  bool spans = false, tight = true;
+  for (size_t r = 0; r < header_end; ++r) {
+    for (const RowPiece& p : rows[r].pieces) spans = spans || !L.single(p);
+    if (r > 0) tight = tight && Gap(rows[r - 1], rows[r]) < rows[r].box.height();
+  }
+  if (spans) {
+    TextRow& bottom = rows[header_end - 1];
+    std::vector<RowPiece> stay;
+    for (RowPiece& p : bottom.pieces) {
+      bool alone = L.single(p);
+      for (size_t r = 0; r + 1 < header_end && alone; ++r)
+        alone = L.in_column(rows[r], L.first(p)) == nullptr;
+      if (!alone) {
+        stay.push_back(std::move(p));
+        continue;
+      }
+      p.rowspan = static_cast<int>(header_end);
+      auto& top = rows[0].pieces;
+      top.insert(std::upper_bound(top.begin(), top.end(), p,
+                                  [](const RowPiece& a, const RowPiece& b) { return a.x0 < b.x0; }),
+                 std::move(p));
+    }
+    bottom.pieces = std::move(stay);
+    return;
+  }
+  if (!tight) return;
+  TextRow& head = rows[0];
+  for (size_t r = 1; r < header_end; ++r) {
+    for (const RowPiece& p : rows[r].pieces) {
+      if (RowPiece* above = L.in_column(head, L.first(p))) {
+        AppendPiece(*above, p);
+      } else {
+        head.pieces.push_back(p);
+      }
+    }
+    Absorb(head, rows[r]);
+  }
+  std::sort(head.pieces.begin(), head.pieces.end(),
+            [](const RowPiece& a, const RowPiece& b) { return a.x0 < b.x0; });
+  rows.erase(rows.begin() + 1, rows.begin() + static_cast<std::ptrdiff_t>(header_end));
+}
+
+// Top to bottom: lines that continue the row above (a label's second line, a wrapped text cell).
+std::vector<TextRow> JoinUp(std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
+  std::vector<TextRow> out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    TextRow& row = rows[i];
+    TextRow* above = i > header_end && !out.empty() && L.has_cells(out.back()) ? &out.back() : nullptr;
+    const TextRow* below = i + 1 < rows.size() ? &rows[i + 1] : nullptr;
+    const double gap_above = above ? Gap(*above, row) : 0;
+    const double gap_below = below ? Gap(row, *below) : 0;
+    bool joined = false;
+    if (above != nullptr && L.label_only(row) && !EndsWithColon(row.pieces[0].text)) {
+      const RowPiece& piece = row.pieces[0];
+      const RowPiece& label = *L.label(*above);
+      const RowPiece* next = below ? L.label(*below) : nullptr;
+      const double em = row.box.height();
+      const bool indented =
+          piece.x0 > label.x0 + kIndentEm * em && (next == nullptr || next->x0 < piece.x0 - kIndentEm * em);
+      if (StartsLower(piece.text) || EndsOpen(label.text) || indented ||
+          (!EndsOpen(piece.text) && Closer(row, gap_above, below, gap_below))) {
+        AppendPiece(above->pieces[0], piece);
+        joined = true;
+      }
+    } else if (above != nullptr && L.wrapped_values(row)) {
+      bool fits = true, cue = Closer(row, gap_above, below, gap_below);
+      for (const RowPiece& p : row.pieces) {
+        RowPiece* cell = L.in_column(*above, L.first(p));
+        fits = fits && cell != nullptr && L.single(*cell) && !IsNumericCell(cell->text);
+        cue = cue || StartsLower(p.text) || (cell != nullptr && EndsOpen(cell->text));
+      }
+      if (fits && cue) {
+        for (const RowPiece& p : row.pieces) AppendPiece(*L.in_column(*above, L.first(p)), p);
+        joined = true;
+      }
+    }
+    if (joined) {
+      Absorb(*above, row);
+    } else {
+      out.push_back(std::move(row));
+    }
+  }
+  return out;
+}
+
+// Bottom to top: labels set above the last line of their row (the values on that line), chains of them.
+std::vector<TextRow> JoinDown(std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
+  std::vector<TextRow> out;  // reversed
+  for (size_t k = rows.size(); k-- > 0;) {
+    TextRow& row = rows[k];
+    TextRow* below = !out.empty() && L.has_cells(out.back()) ? &out.back() : nullptr;
+    if (below != nullptr && k + 1 > header_end && L.label_only(row) && !EndsWithColon(row.pieces[0].text)) {
+      // Text cues only: a section's heading, too, sits closer to its first row than to the row above.
+      const RowPiece& piece = row.pieces[0];
+      if (EndsOpen(piece.text) || StartsLower(L.label(*below)->text)) {
+        PrependPiece(below->pieces[0], piece);
+        Absorb(*below, row);
+        continue;
+      }
+    }
+    out.push_back(std::move(row));
+  }
+  std::reverse(out.begin(), out.end());
+  return out;
+}
+
+}  // namespace
+
+bool IsNumericCell(const std::string& text) {
+  int digits = 0;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (std::string_view(" .,-+%$()/:").find(c) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return digits > 0;
+}
+
+std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::vector<bool>& used) {
+  std::vector<size_t> order;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!used[i]) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return lines[a].box.cy() < lines[b].box.cy(); });
+  std::vector<TextRow> rows;
+  for (size_t li : order) {
+    const Rect& b = lines[li].box;
+    if (rows.empty() || VerticalOverlap(rows.back().box, b) <= 0.5) rows.push_back({{}, b, {}});
+    rows.back().box = rows.back().box.Union(b);
+    for (AlignedPiece& p : SplitAtColumnGaps(lines[li]))
+      rows.back().pieces.push_back({li, p.x0, p.x1, std::move(p.text)});
+  }
+  for (TextRow& row : rows) {
+    std::sort(row.pieces.begin(), row.pieces.end(),
+              [](const RowPiece& a, const RowPiece& b) { return a.x0 < b.x0; });
+  }
+  return rows;
+}
+
+void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<double, double>>& gutters) {
+  if (gutters.empty() || rows.size() < 2) return;
+  const Layout layout{gutters};
+  JoinHeader(rows, HeaderEnd(rows, layout), layout);
+  const size_t header_end = HeaderEnd(rows, layout);
+  std::vector<TextRow> up = JoinUp(rows, header_end, layout);
+  rows = JoinDown(up, HeaderEnd(up, layout), layout);
+}
+
+size_t ColumnOf(const std::vector<std::pair<double, double>>& gutters, double x) {
+  size_t c = 0;
+  while (c < gutters.size() && x > (gutters[c].first + gutters[c].second) / 2) ++c;
+  return c;
+}
+
+}  // namespace mineru::document

@@ -1,0 +1,49 @@
+// Rows of a table drawn without a full grid of rules (aligned_table.h): text lines sharing a baseline,
+// cut into cells at wide gaps, and the rows a wrapped cell left behind joined back to the row they belong
+// to.
+#pragma once
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "document/page_geometry.h"
+#include "document/text_lines.h"
+
+namespace mineru::document {
+
+// A cell's text as set on the page: a line, or a piece of one set apart from the rest by a wide gap.
+struct RowPiece {
+  size_t line = 0;
+  double x0 = 0, x1 = 0;
+  std::string text;
+  int rowspan = 1;  // a header cell reaching down over header lines with nothing under it
+};
+
+struct TextRow {
+  std::vector<RowPiece> pieces;  // left to right
+  Rect box;
+  std::vector<size_t> joined_lines;  // lines of rows joined into this one (their text is in `pieces`)
+};
+
+// Rows: lines (not `used`) sharing a baseline band, top to bottom, each cut into pieces left to right.
+std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::vector<bool>& used);
+
+// The column (0 = first) of x between `gutters` (left to right): split at each gutter's middle.
+size_t ColumnOf(const std::vector<std::pair<double, double>>& gutters, double x);
+
+// "1,234", "-5.6", "12%", "$3", "(4)": digits with number punctuation only.
+bool IsNumericCell(const std::string& text);
+
+// Joins the lines of wrapped cells back into their rows, given the columns' `gutters` (left to right).
+// A row is a wrapped cell's line when it holds text in only some columns, none of it numeric, and a cue
+// ties it to a neighbouring row: it starts with a lower-case letter, or the text it continues ends open
+// (a hyphen, a comma, "and", "of", ...), or it sits closer to that row than rows sit to each other, or
+// (a label in the first column) it is indented under the label above while the next label is not. A
+// first-column label is joined up to a row with values, or down (labels set to the last line of their
+// row), chains of lines included; a line ending in ':' is a section's heading and stays. Header lines
+// (above the first row of values) in the same columns with nothing spanning are one wrapped header row;
+// a header line with a cell over several columns is a level of its own.
+void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<double, double>>& gutters);
+
+}  // namespace mineru::document
