@@ -284,6 +284,18 @@ std::vector<std::pair<double, double>> GuttersOf(const std::vector<Row>& rows, b
   return FindColumnGutters(spans);
 }
 
+// Whether `row` has cells in two columns or more of `gutters`, each in one column of its own.
+bool FitsColumns(const Row& row, const std::vector<std::pair<double, double>>& gutters) {
+  if (gutters.empty() || row.pieces.size() < 2) return false;
+  size_t next_free = 0;
+  for (const Piece& p : row.pieces) {
+    const size_t c = ColumnOf(gutters, p.x0);
+    if (c < next_free || ColumnOf(gutters, p.x1) != c) return false;
+    next_free = c + 1;
+  }
+  return true;
+}
+
 // Emits a table of `rows` when their cells fall into >= 2 consistent columns; a cell across a column
 // gutter spans those columns (a header over two columns).
 void TryTable(const std::vector<Row>& rows, std::vector<RuledTable>& out) {
@@ -334,11 +346,14 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
     }
     return true;
   };
-  // Runs of consecutive short rows with at most a line and a half of space between them; a run starts
-  // and continues only on rows of two or more cells (single-cell rows may sit inside it, and are joined
-  // to their row when they are a wrapped cell's line).
+  // Runs of consecutive short rows with at most a line and a half of space between them (or a blank line
+  // before rows in the same columns); a run starts and continues only on rows of two or more cells
+  // (single-cell rows may sit inside it, and are joined to their row when they are a wrapped cell's line).
   auto close_above = [&](size_t r) {
     return rows[r + 1].box.y0 - rows[r].box.y1 <= 1.5 * std::max(rows[r].box.height(), 1.0);
+  };
+  auto blank_line_above = [&](size_t r) {
+    return rows[r + 1].box.y0 - rows[r].box.y1 <= 3.0 * std::max(rows[r].box.height(), 1.0);
   };
   std::vector<RuledTable> out;
   size_t begin = 0, taken = 0;
@@ -348,7 +363,18 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
       continue;
     }
     size_t end = begin + 1;
-    while (end < rows.size() && short_row(rows[end]) && close_above(end - 1)) ++end;
+    for (;;) {
+      while (end < rows.size() && short_row(rows[end]) && close_above(end - 1)) ++end;
+      // A blank line between groups of rows: the rows after it go on when they fit the same columns.
+      if (end == rows.size() || !short_row(rows[end]) || !blank_line_above(end - 1) ||
+          !FitsColumns(rows[end],
+                       GuttersOf(std::vector<Row>(rows.begin() + static_cast<std::ptrdiff_t>(begin),
+                                                  rows.begin() + static_cast<std::ptrdiff_t>(end)),
+                                 true))) {
+        break;
+      }
+      ++end;
+    }
     std::vector<Row> run(rows.begin() + static_cast<std::ptrdiff_t>(begin),
                          rows.begin() + static_cast<std::ptrdiff_t>(end));
     std::vector<std::pair<double, double>> gutters = GuttersOf(run, true);

@@ -214,6 +214,29 @@ TEST(AlignedTableTest, AWrappedHeaderIsOneRowAndAHeaderUnderNothingSpansTheHeade
             "<tr><td>Gamma</td><td>50</td><td>60</td><td>0</td></tr></table>");
 }
 
+TEST(AlignedTableTest, ABlankLineBetweenGroupsOfRowsInTheSameColumnsIsOneTable) {
+  // Rows 14 points apart, a blank line (28) before the second group; prose after another blank line.
+  std::vector<TextLine> lines = {Line("State", 100, 100),
+                                 Line("Farms", 300, 100),
+                                 Line("Maine", 100, 114),
+                                 Line("12", 300, 114),
+                                 Line("Ohio", 100, 128),
+                                 Line("9", 300, 128),
+                                 Line("Texas", 100, 156),
+                                 Line("31", 300, 156),
+                                 Line("Utah", 100, 170),
+                                 Line("4", 300, 170),
+                                 Line("A sentence of prose follows the table here.", 100, 198)};
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(
+      tables[0].html,
+      "<table><tr><td>State</td><td>Farms</td></tr><tr><td>Maine</td><td>12</td></tr>"
+      "<tr><td>Ohio</td><td>9</td></tr><tr><td>Texas</td><td>31</td></tr><tr><td>Utah</td><td>4</td></tr>"
+      "</table>");
+  EXPECT_EQ(tables[0].line_indices.size(), 10u);
+}
+
 TEST(AlignedTableTest, UsedLinesAreSkipped) {
   std::vector<TextLine> lines = {Line("1", 100, 100), Line("2", 200, 100), Line("3", 100, 114),
                                  Line("4", 200, 114), Line("5", 100, 128), Line("6", 200, 128)};
