@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <string_view>
 
@@ -284,6 +285,15 @@ bool IsNumericCell(const std::string& text) {
     }
   }
   return digits > 0;
+}
+
+bool IsPlaceholderCell(const std::string& text) {
+  static constexpr std::array<std::string_view, 16> kNoValue = {
+      "-", "\u2013", "\u2014", ".",   "..",  "...",  "\u2026", "*",
+      "x", "n/a",    "na",     "nil", "(x)", "(na)", "(d)",    "(z)"};
+  std::string lower = text;
+  std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+  return std::find(kNoValue.begin(), kNoValue.end(), lower) != kNoValue.end();
 }
 
 std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::vector<bool>& used) {

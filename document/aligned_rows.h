@@ -35,6 +35,9 @@ size_t ColumnOf(const std::vector<std::pair<double, double>>& gutters, double x)
 // "1,234", "-5.6", "12%", "$3", "(4)": digits with number punctuation only.
 bool IsNumericCell(const std::string& text);
 
+// A cell that says it has no value: "-", an en or em dash, "..", "n/a", "NA", "(X)", "*".
+bool IsPlaceholderCell(const std::string& text);
+
 // Joins the lines of wrapped cells back into their rows, given the columns' `gutters` (left to right).
 // A row is a wrapped cell's line when it holds text in only some columns, none of it numeric, and a cue
 // ties it to a neighbouring row: it starts with a lower-case letter, or the text it continues ends open

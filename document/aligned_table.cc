@@ -12,6 +12,7 @@ namespace {
 constexpr size_t kMinRows = 3;
 constexpr size_t kMaxCellChars = 40;
 constexpr size_t kMaxMeanCellChars = 20;
+constexpr size_t kMaxLabelChars = 80;  // a row's first cell (a label) may be longer than the others
 constexpr double kColumnGapEm =
     1.0;  // a gap this wide (in the line's size) inside one text line splits cells
 constexpr size_t kMaxColumns = 100;
@@ -308,21 +309,23 @@ void TryTable(const std::vector<Row>& rows, std::vector<RuledTable>& out) {
   size_t full = 0;
   for (size_t r = begin; r < end; ++r) full += rows[r].pieces.size() >= 2;
   if (full * 5 < (end - begin) * 3) return;
-  // Cells of tables are short: numbers, names, labels. Narrow columns of prose have longer lines.
-  size_t chars = 0, count = 0;
+  // Cells of tables are short: numbers, names; labels in the first column a little longer. Narrow columns
+  // of prose have longer lines.
+  size_t chars = 0, count = 0, label_chars = 0, labels = 0;
   for (size_t r = begin; r < end; ++r) {
     for (const Piece& p : rows[r].pieces) {
-      chars += p.text.size();
-      ++count;
+      const bool label = ColumnOf(gutters, p.x0) == 0;
+      (label ? label_chars : chars) += p.text.size();
+      ++(label ? labels : count);
     }
   }
-  if (count == 0 || chars > kMaxMeanCellChars * count) return;
+  if (count == 0 || chars > kMaxMeanCellChars * count || label_chars > kMaxCellChars * labels) return;
   // Without rules, only numbers make the grid unmistakable: some column must be mostly numeric.
   std::vector<size_t> numeric(num_cols, 0), filled(num_cols, 0);
   for (size_t r = begin; r < end; ++r) {
     for (const Piece& p : rows[r].pieces) {
       size_t c0 = ColumnOf(gutters, p.x0), c1 = ColumnOf(gutters, p.x1);
-      if (c0 != c1) continue;  // a spanning cell
+      if (c0 != c1 || IsPlaceholderCell(p.text)) continue;  // a spanning cell, or no value ("-", "n/a")
       ++filled[c0];
       numeric[c0] += IsNumericCell(p.text);
     }
@@ -341,8 +344,13 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
                                           const Rect& page) {
   std::vector<Row> rows = BuildRows(lines, used);
   auto short_row = [&](const Row& row) {
-    for (const Piece& p : row.pieces) {
-      if (p.text.size() > kMaxCellChars || p.x1 - p.x0 > 0.3 * page.width()) return false;
+    for (size_t i = 0; i < row.pieces.size(); ++i) {
+      const Piece& p = row.pieces[i];
+      const bool label = i == 0;
+      if (p.text.size() > (label ? kMaxLabelChars : kMaxCellChars) ||
+          p.x1 - p.x0 > (label ? 0.5 : 0.3) * page.width()) {
+        return false;
+      }
     }
     return true;
   };

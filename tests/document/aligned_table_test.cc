@@ -237,6 +237,39 @@ TEST(AlignedTableTest, ABlankLineBetweenGroupsOfRowsInTheSameColumnsIsOneTable) 
   EXPECT_EQ(tables[0].line_indices.size(), 10u);
 }
 
+TEST(AlignedTableTest, LongLabelsAndCellsWithoutAValue) {
+  // Labels longer than other cells (up to 80 characters), and "-" / "n/a" where a value is missing.
+  std::vector<TextLine> lines = {Line("Program", 50, 100),
+                                 Line("2019", 400, 100),
+                                 Line("2020", 460, 100),
+                                 Line("Supplemental Nutrition Assistance Program benefits", 50, 114),
+                                 Line("61", 400, 114),
+                                 Line("63", 460, 114),
+                                 Line("Temporary Assistance for Needy Families grants", 50, 128),
+                                 Line("-", 400, 128),
+                                 Line("17", 460, 128),
+                                 Line("Low Income Home Energy Assistance Program payments", 50, 142),
+                                 Line("4", 400, 142),
+                                 Line("n/a", 460, 142),
+                                 Line("Child Care and Development Fund", 50, 156),
+                                 Line("9", 400, 156),
+                                 Line("8", 460, 156)};
+  EXPECT_EQ(TableOf(lines),
+            "<table><tr><td>Program</td><td>2019</td><td>2020</td></tr>"
+            "<tr><td>Supplemental Nutrition Assistance Program benefits</td><td>61</td><td>63</td></tr>"
+            "<tr><td>Temporary Assistance for Needy Families grants</td><td>-</td><td>17</td></tr>"
+            "<tr><td>Low Income Home Energy Assistance Program payments</td><td>4</td><td>n/a</td></tr>"
+            "<tr><td>Child Care and Development Fund</td><td>9</td><td>8</td></tr></table>");
+  // A column of as many missing values as numbers is still the numeric column.
+  std::vector<TextLine> sparse;
+  const char* values[] = {"12", "-", "7", "n/a", "\u2013", "30"};
+  for (int r = 0; r < 6; ++r) {
+    sparse.push_back(Line("Item " + std::string(1, static_cast<char>('A' + r)), 50, 100 + 14.0 * r));
+    sparse.push_back(Line(values[r], 300, 100 + 14.0 * r));
+  }
+  EXPECT_EQ(TableOf(sparse).substr(0, 42), "<table><tr><td>Item A</td><td>12</td></tr>");
+}
+
 TEST(AlignedTableTest, UsedLinesAreSkipped) {
   std::vector<TextLine> lines = {Line("1", 100, 100), Line("2", 200, 100), Line("3", 100, 114),
                                  Line("4", 200, 114), Line("5", 100, 128), Line("6", 200, 128)};
