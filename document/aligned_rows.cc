@@ -129,10 +129,11 @@ size_t HeaderEnd(const std::vector<TextRow>& rows, const Layout& L) {
   return 0;  // no values: no header to tell apart
 }
 
-// A heading of an upper header line centred over several columns (narrower than they are, so it may
-// reach across none of their gutters) spans them: its x range becomes theirs. The columns' extents are
-// those of the cells below the header.
-void SnapSpanningHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
+// Each heading is over the columns whose extent (that of the cells below the header) it is centred on:
+// a heading of an upper line centred over several columns spans them although it is narrower than they
+// are (it may reach across none of their gutters), and a heading wider than its column, reaching past a
+// gutter's middle, is still that column's alone. Its x range becomes theirs.
+void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
   const size_t num_cols = L.gutters.size() + 1;
   std::vector<std::pair<double, double>> extent(num_cols, {1e18, -1e18});
   for (size_t r = header_end; r < rows.size(); ++r) {
@@ -144,7 +145,7 @@ void SnapSpanningHeadings(std::vector<TextRow>& rows, size_t header_end, const L
     }
   }
   auto known = [&](size_t c) { return extent[c].first <= extent[c].second; };
-  for (size_t r = 0; r + 1 < header_end; ++r) {
+  for (size_t r = 0; r < header_end; ++r) {
     for (RowPiece& p : rows[r].pieces) {
       const double centre = (p.x0 + p.x1) / 2;
       double best = 1e18;
@@ -157,7 +158,9 @@ void SnapSpanningHeadings(std::vector<TextRow>& rows, size_t header_end, const L
           if (off < best) best = off, from = c, to = d;
         }
       }
-      if (best < 1e18 && to > from) p.x0 = extent[from].first, p.x1 = extent[to].second;
+      if (best == 1e18) continue;
+      p.x0 = extent[from].first;
+      p.x1 = extent[to].second;
     }
   }
 }
@@ -166,7 +169,6 @@ void SnapSpanningHeadings(std::vector<TextRow>& rows, size_t header_end, const L
 // several columns: a cell of the last header line under nothing reaches up to the first (rowspan).
 void JoinHeader(std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
   if (header_end < 2) return;
-  SnapSpanningHeadings(rows, header_end, L);
   bool spans = false, tight = true;
   for (size_t r = 0; r < header_end; ++r) {
     for (const RowPiece& p : rows[r].pieces) spans = spans || !L.single(p);
@@ -321,6 +323,7 @@ std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::ve
 void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<double, double>>& gutters) {
   if (gutters.empty() || rows.size() < 2) return;
   const Layout layout{gutters};
+  SnapHeadings(rows, HeaderEnd(rows, layout), layout);
   JoinHeader(rows, HeaderEnd(rows, layout), layout);
   const size_t header_end = HeaderEnd(rows, layout);
   std::vector<TextRow> up = JoinUp(rows, header_end, layout);
