@@ -48,9 +48,10 @@ bool EndsOpen(const std::string& text) {
   size_t space = text.find_last_of(' ');
   std::string last = text.substr(space == std::string::npos ? 0 : space + 1);
   std::transform(last.begin(), last.end(), last.begin(), [](unsigned char c) { return std::tolower(c); });
-  static constexpr std::array<std::string_view, 22> kOpen = {
-      "and",  "or", "of", "for", "the",  "in",        "to",        "with", "by", "on",    "at",
-      "from", "a",  "an", "per", "than", "including", "excluding", "nor",  "as", "under", "into"};
+  // (Not "a": "Class A", "Schedule A" end labels.)
+  static constexpr std::array<std::string_view, 21> kOpen = {
+      "and",  "or", "of",  "for",  "the",       "in",        "to",  "with", "by",    "on",  "at",
+      "from", "an", "per", "than", "including", "excluding", "nor", "as",   "under", "into"};
   return std::find(kOpen.begin(), kOpen.end(), last) != kOpen.end();
 }
 
@@ -116,7 +117,7 @@ void PrependPiece(RowPiece& into, const RowPiece& head) {
   into.x1 = std::max(into.x1, head.x1);
 }
 
-// Whether `row` sits clearly closer to `near` than to `far` (either may be absent: null).
+// Whether `row`, `gap_near` from one neighbour, sits clearly closer to it than to `far` (null: none).
 bool Closer(const TextRow& row, double gap_near, const TextRow* far, double gap_far) {
   return far != nullptr && gap_near + kCloserLines * row.box.height() < gap_far;
 }

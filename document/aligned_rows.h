@@ -39,14 +39,16 @@ bool IsNumericCell(const std::string& text);
 bool IsPlaceholderCell(const std::string& text);
 
 // Joins the lines of wrapped cells back into their rows, given the columns' `gutters` (left to right).
-// A row is a wrapped cell's line when it holds text in only some columns, none of it numeric, and a cue
-// ties it to a neighbouring row: it starts with a lower-case letter, or the text it continues ends open
-// (a hyphen, a comma, "and", "of", ...), or it sits closer to that row than rows sit to each other, or
-// (a label in the first column) it is indented under the label above while the next label is not. A
-// first-column label is joined up to a row with values, or down (labels set to the last line of their
-// row), chains of lines included; a line ending in ':' is a section's heading and stays. Header lines
-// (above the first row of values) in the same columns with nothing spanning are one wrapped header row;
-// a header line with a cell over several columns is a level of its own.
+// A line holding only a label in the first column, or only text (no numbers) under text cells of the row
+// above, continues that row when a cue says so: it starts with a lower-case letter, the text it
+// continues ends open (a hyphen, a comma, "and", "of", ...), it sits clearly closer to that row than to
+// the next, or (a label) it is indented under the label above while the next label is not. A label that
+// ends open, or whose next row's label starts in lower case, goes on into the next row instead (labels
+// set above their row's values), chains of such lines included. A label ending in ':', or with no cue,
+// stays a row (a section's heading). Header lines (above the first row with a number that is not a
+// year): each heading is placed over the columns whose extent below it is centred on; lines with nothing
+// across a gutter are one header row wrapped onto several lines; with a heading over several columns the
+// header has levels, and a cell of the last header line with nothing above it spans them (rowspan).
 void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<double, double>>& gutters);
 
 }  // namespace mineru::document
