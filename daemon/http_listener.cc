@@ -242,6 +242,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
           r.max_new_tokens = page->max_tokens;
           r.no_repeat_ngram_size = page->no_repeat_ngram_size;
           r.user = kHttpUser;
+          if (!page->user.empty()) r.job = HttpUserJob(page->user);
           r.deadline = Deadline::InMillis(self->impl_->o.page_time_limit_ms);
           if (page->stream) {
             r.on_text = [self, page](std::string_view piece) {
@@ -499,6 +500,12 @@ void HttpListener::Impl::Stop() {
   page_threads.Close();
   ioc.stop();
   if (io_thread.joinable()) io_thread.join();
+}
+
+uint64_t HttpUserJob(std::string_view user) {
+  uint64_t h = 14695981039346656037ull;  // FNV-1a: the same user is the same job in every request
+  for (unsigned char c : user) h = (h ^ c) * 1099511628211ull;
+  return (uint64_t{1} << 62) | (h & ((uint64_t{1} << 62) - 1));
 }
 
 HttpListener::HttpListener(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}

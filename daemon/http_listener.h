@@ -19,7 +19,9 @@
 // Authentication: with http_token_file every request but GET /health must carry
 // `Authorization: Bearer TOKEN`; an address that is not loopback is refused without one, since the
 // per-user identity of the Unix socket does not exist over TCP. All HTTP clients are one user of the
-// page scheduler's fair share (kHttpUser).
+// page scheduler's fair share (kHttpUser), so that no client takes more than a local user by what it
+// claims; within it, the pages of one OpenAI `user` (the request's field) are one job, taking turns
+// with other users' (HttpUserJob), and a page that names no user is a job of its own.
 //
 // Stopping: BeginDrain() lets running pages finish while refusing new work, as minerud drains its jobs;
 // the destructor ends everything at once.
@@ -34,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "common/config.h"
 #include "common/result.h"
@@ -43,6 +46,10 @@ namespace mineru::daemon {
 
 // The scheduler's user id for pages that came over HTTP (no local uid is this high).
 inline constexpr uint32_t kHttpUser = 0xFFFFFFF0u;
+
+// The scheduler's job for the pages of an OpenAI `user`: in [2^62, 2^63), apart from minerud's job ids
+// (counted from 1) and from the tickets of pages that name no job (counted down from 2^64 - 1).
+uint64_t HttpUserJob(std::string_view user);
 
 struct HttpListenerOptions {
   HttpListenAddress address;

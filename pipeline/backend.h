@@ -97,7 +97,9 @@ struct PageImageRequest {
   std::span<const uint8_t> png;       // the page image, PNG-encoded, at the size it was rendered
   int64_t max_new_tokens = 0;         // 0: the backend's limit
   int64_t no_repeat_ngram_size = -1;  // -1: the model's
-  uint32_t user = 0;                  // pages are shared out fairly between users
+  uint32_t user = 0;                  // pages are shared out fairly between users,
+  uint64_t job = 0;                   // then between a user's jobs (a job's pages keep their order;
+                                      // 0: a job of its own)
   Deadline deadline;
   // The text as it is written, in pieces that join to the answer's text; the last may come from the
   // calling thread just before GeneratePageText returns, the others from the model's thread: must be

@@ -194,7 +194,8 @@ Result<BackendOutput> ModelBackend::Parse(const BackendInput& input, const PageP
 }
 
 // One page image from an OpenAI client: decoded, preprocessed as a rendered page is, and run by the
-// same scheduler under its own ticket, so it shares steps (and the budget) with documents' pages.
+// same scheduler under its job's ticket (its own when it names none), so it shares steps (and the
+// budget) with documents' pages.
 Result<PageText> ModelBackend::GeneratePageText(const PageImageRequest& request, const CancelFlag& cancel) {
   State& st = *state_;
   Result<PageRequest> prepared = Internal("the page was not prepared");
@@ -204,7 +205,7 @@ Result<PageText> ModelBackend::GeneratePageText(const PageImageRequest& request,
   });
   MINERU_ASSIGN_OR_RETURN(PageRequest req, std::move(prepared));
   req.user = request.user;
-  req.ticket = ~st.next_ticket.fetch_add(1);
+  req.ticket = request.job != 0 ? request.job : ~st.next_ticket.fetch_add(1);
   req.cancel = &cancel;
   req.deadline = request.deadline;
   req.max_new_tokens = request.max_new_tokens;

@@ -11,6 +11,8 @@ namespace {
 
 using nlohmann::json;
 
+constexpr size_t kMaxUserBytes = 256;
+
 Status Bad(const std::string& message) { return InvalidArgument(message); }
 
 // A number field that must equal `want` when present (greedy decoding, no penalties).
@@ -97,6 +99,12 @@ Result<IncomingPageRequest> ParsePageRequest(std::string_view body, int64_t max_
       }
       out.no_repeat_ngram_size = value.get<int64_t>();
     }
+  }
+  if (r.contains("user") && !r["user"].is_null()) {
+    if (!r["user"].is_string() || r["user"].get_ref<const std::string&>().size() > kMaxUserBytes) {
+      return Bad("user must be a string of at most " + std::to_string(kMaxUserBytes) + " bytes");
+    }
+    out.user = r["user"].get<std::string>();
   }
   if (r.contains("stream") && !r["stream"].is_null()) {
     if (!r["stream"].is_boolean()) return Bad("stream must be true or false");

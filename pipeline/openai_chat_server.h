@@ -21,6 +21,7 @@ struct IncomingPageRequest {
   int64_t max_tokens = 0;             // 0: the server's own limit
   int64_t no_repeat_ngram_size = -1;  // -1: the model's default
   bool stream = false;
+  std::string user;  // the OpenAI `user` field: who the page is for (empty: not given)
 };
 
 // Parses and checks a POST /v1/chat/completions body. kInvalidArgument names the field and why.

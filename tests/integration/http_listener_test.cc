@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <future>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -412,6 +413,38 @@ TEST_F(HttpListenerTest, AClientThatHangsUpCancelsItsPage) {
   EXPECT_EQ(s["http_pages_total"].get<double>(), 0) << s.dump();
   EXPECT_LT(s["pipeline_tokens_generated_total"].get<double>(), 3000) << s.dump();
   EXPECT_EQ(StatusOf(Get(port_, "/health")), 200);
+}
+
+// Pages that name an OpenAI `user` are that user's job: a flood of one user's pages takes turns with
+// another user's page instead of going first (one page in the model at a time).
+TEST_F(HttpListenerTest, PagesOfOneUserTakeTurnsWithAnotherUsersPage) {
+  ASSERT_TRUE(StartServer({"--set", "max_new_tokens=1500", "--set", "max_batch=1"}));
+  json body = json::parse(PageBody(PagePng(300, 200), false));
+  body["max_tokens"] = 1500;
+  std::mutex mu;
+  std::vector<std::string> finished;  // who, in the order the answers came
+  auto send = [&](const std::string& user) {
+    json b = body;
+    b["user"] = user;
+    const std::string answer = Post(port_, b.dump(), "", 300'000);
+    std::lock_guard lock(mu);
+    finished.push_back(StatusOf(answer) == 200 ? user : user + " (" + answer.substr(0, 200) + ")");
+  };
+  std::vector<std::future<void>> flood;
+  for (int i = 0; i < 5; ++i) flood.push_back(std::async(std::launch::async, send, "flood"));
+  // All five in the backend, none answered yet, before the other user's page comes.
+  const MonoTime until = MonoNow() + std::chrono::seconds(60);
+  while (Stats(*server_)["http_pages_running"].get<double>() < 5 && MonoNow() < until) {
+    std::this_thread::sleep_for(milliseconds(20));
+  }
+  send("other");
+  for (auto& f : flood) f.get();
+  ASSERT_EQ(finished.size(), 6u);
+  // One job per page, or one job for all: the other page would come last, behind every flood page.
+  const size_t at =
+      static_cast<size_t>(std::find(finished.begin(), finished.end(), "other") - finished.begin());
+  EXPECT_LE(at, 3u) << ::testing::PrintToString(finished);
+  EXPECT_EQ(std::count(finished.begin(), finished.end(), "flood"), 5) << ::testing::PrintToString(finished);
 }
 
 // A streamed page that fails after its first pieces were sent cannot change its status line: it ends

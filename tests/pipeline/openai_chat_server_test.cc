@@ -30,6 +30,12 @@ TEST(OpenAiChatServerTest, AcceptsMineruClientsRequestAndReadsItBack) {
   EXPECT_EQ(in->max_tokens, 1000);
   EXPECT_EQ(in->no_repeat_ngram_size, 100);
   EXPECT_TRUE(in->stream);
+  EXPECT_EQ(in->user, "");
+  json named = MineruRequest();
+  named["user"] = "reader-7";
+  auto with_user = ParsePageRequest(named.dump(), 16384);
+  ASSERT_TRUE(with_user.ok()) << with_user.status().ToString();
+  EXPECT_EQ(with_user->user, "reader-7");
   // Without the system message and the optional fields: the defaults.
   json bare = MineruRequest();
   bare["messages"].erase(0);
@@ -73,6 +79,8 @@ TEST(OpenAiChatServerTest, RefusesWhatItCannotHonourNamingTheField) {
       {[](json& r) { r["messages"][1]["content"].push_back(r["messages"][1]["content"][0]); },
        "image_url part"},
       {[](json& r) { r.erase("model"); }, "model"},
+      {[](json& r) { r["user"] = 7; }, "user must be a string"},
+      {[](json& r) { r["user"] = std::string(300, 'u'); }, "user must be a string of at most 256 bytes"},
   };
   for (const Case& c : cases) {
     json r = MineruRequest();
