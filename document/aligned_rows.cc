@@ -279,10 +279,25 @@ std::vector<TextRow> JoinDown(std::vector<TextRow>& rows, size_t header_end, con
 }  // namespace
 
 bool IsNumericCell(const std::string& text) {
+  std::string_view t = text;
+  // A currency sign before the number, a footnote mark after it ("1,234*", "12.5 r", "45\u2020").
+  for (std::string_view sign : {"\u20ac", "\u00a3", "\u00a5"}) {
+    if (t.starts_with(sign)) t.remove_prefix(sign.size());
+  }
+  for (std::string_view mark : {"*", "\u2020", "\u2021", "\u00a7"}) {
+    if (t.ends_with(mark)) t.remove_suffix(mark.size());
+  }
+  if (t.size() >= 2 && t.back() >= 'a' && t.back() <= 'z' &&
+      !(t[t.size() - 2] >= 'a' && t[t.size() - 2] <= 'z')) {
+    t.remove_suffix(1);  // one letter, not a word's end: "12.5p", "45 e"
+  }
   int digits = 0;
-  for (char c : text) {
+  for (size_t i = 0; i < t.size(); ++i) {
+    const char c = t[i];
     if (c >= '0' && c <= '9') {
       ++digits;
+    } else if (t.substr(i).starts_with("\u2212") || t.substr(i).starts_with("\u2013")) {
+      i += 2;  // a minus sign, or an en dash set as one
     } else if (std::string_view(" .,-+%$()/:").find(c) == std::string_view::npos) {
       return false;
     }

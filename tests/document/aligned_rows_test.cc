@@ -1,0 +1,29 @@
+#include "document/aligned_rows.h"
+
+#include <gtest/gtest.h>
+
+namespace mineru::document {
+namespace {
+
+TEST(AlignedRowsTest, NumbersWithTheirSignsAndMarksAreNumeric) {
+  for (const char* number : {"1,234", "-5.6", "12%", "$3", "(4)", "\u20ac7", "\u00a31.50", "\u22123",
+                             "\u20132.0", "12.5p", "45 e", "1,234*", "56\u2020", "+0.3"}) {
+    EXPECT_TRUE(IsNumericCell(number)) << number;
+  }
+  for (const char* word : {"", "-", "Total", "n/a", "x", "abc", "A1", "Q3", "12 ducks", "No"}) {
+    EXPECT_FALSE(IsNumericCell(word)) << word;
+  }
+}
+
+TEST(AlignedRowsTest, CellsThatSayThereIsNoValue) {
+  for (const char* none :
+       {"-", "\u2013", "\u2014", "..", "...", "n/a", "N/A", "NA", "(X)", "(D)", "*", "x"}) {
+    EXPECT_TRUE(IsPlaceholderCell(none)) << none;
+  }
+  for (const char* value : {"0", "12", "Total", "--x", "none of them"}) {
+    EXPECT_FALSE(IsPlaceholderCell(value)) << value;
+  }
+}
+
+}  // namespace
+}  // namespace mineru::document
