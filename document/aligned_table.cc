@@ -315,7 +315,7 @@ void TryTable(const std::vector<Row>& rows, std::vector<RuledTable>& out) {
   for (size_t r = begin; r < end; ++r) {
     for (const Piece& p : rows[r].pieces) {
       const bool label = ColumnOf(gutters, p.x0) == 0;
-      (label ? label_chars : chars) += p.text.size();
+      (label ? label_chars : chars) += Utf8Length(p.text);
       ++(label ? labels : count);
     }
   }
@@ -347,7 +347,7 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
     for (size_t i = 0; i < row.pieces.size(); ++i) {
       const Piece& p = row.pieces[i];
       const bool label = i == 0;
-      if (p.text.size() > (label ? kMaxLabelChars : kMaxCellChars) ||
+      if (Utf8Length(p.text) > (label ? kMaxLabelChars : kMaxCellChars) ||
           p.x1 - p.x0 > (label ? 0.5 : 0.3) * page.width()) {
         return false;
       }
@@ -449,7 +449,8 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         std::vector<Row> band_rows = BuildRows(lines, outside);
         bool band_short = true;
         for (const Row& row : band_rows) {
-          for (const Piece& p : row.pieces) band_short = band_short && p.text.size() <= 2 * kMaxCellChars;
+          for (const Piece& p : row.pieces)
+            band_short = band_short && Utf8Length(p.text) <= 2 * kMaxCellChars;
           multi += row.pieces.size() >= 2;
         }
         if (!band_short) break;
@@ -469,7 +470,7 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         size_t chars = 0, pieces = 0;
         for (const Row& row : table_rows) {
           for (const Piece& p : row.pieces) {
-            chars += p.text.size();
+            chars += Utf8Length(p.text);
             ++pieces;
           }
         }

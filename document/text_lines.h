@@ -69,6 +69,9 @@ bool IsRtlChar(char32_t c);
 
 void AppendUtf8(std::string& out, char32_t c);
 
+// Characters (code points) of UTF-8 text: its bytes that do not continue a character.
+size_t Utf8Length(std::string_view text);
+
 // Lower-case Latin letters (ASCII and Latin-1).
 bool IsLowerLatin(char32_t c);
 

@@ -270,6 +270,27 @@ TEST(AlignedTableTest, LongLabelsAndCellsWithoutAValue) {
   EXPECT_EQ(TableOf(sparse).substr(0, 42), "<table><tr><td>Item A</td><td>12</td></tr>");
 }
 
+TEST(AlignedTableTest, CellLengthsAreCountedInCharactersNotBytes) {
+  // A financial statement's labels of 16 to 22 Chinese characters (48 to 66 bytes of UTF-8).
+  const std::string labels[] = {
+      "\u5f52\u5c5e\u4e8e\u4e0a\u5e02\u516c\u53f8\u80a1\u4e1c\u7684\u6263\u9664\u975e\u7ecf\u5e38\u6027"
+      "\u635f\u76ca\u7684\u51c0\u5229\u6da6",
+      "\u7ecf\u8425\u6d3b\u52a8\u4ea7\u751f\u7684\u73b0\u91d1\u6d41\u91cf\u51c0\u989d\uff08\u5143\uff09",
+      "\u52a0\u6743\u5e73\u5747\u51c0\u8d44\u4ea7\u6536\u76ca\u7387\uff08\u6263\u9664\u975e\u7ecf\u5e38"
+      "\u6027\u635f\u76ca\uff09"};
+  const char* values[][2] = {{"1,234", "1,100"}, {"567", "(89)"}, {"12.5%", "11.9%"}};
+  std::vector<TextLine> lines = {Line("\u9879\u76ee", 50, 100), Line("\u672c\u671f", 400, 100),
+                                 Line("\u4e0a\u671f", 480, 100)};
+  for (int r = 0; r < 3; ++r) {
+    lines.push_back(Line(labels[r], 20, 114 + 14.0 * r, 6));
+    lines.push_back(Line(values[r][0], 400, 114 + 14.0 * r));
+    lines.push_back(Line(values[r][1], 480, 114 + 14.0 * r));
+  }
+  const std::string html = TableOf(lines);
+  EXPECT_TRUE(html.starts_with("<table><tr><td>\u9879\u76ee</td>")) << html;
+  EXPECT_NE(html.find("<td>(89)</td>"), std::string::npos) << html;
+}
+
 TEST(AlignedTableTest, UsedLinesAreSkipped) {
   std::vector<TextLine> lines = {Line("1", 100, 100), Line("2", 200, 100), Line("3", 100, 114),
                                  Line("4", 200, 114), Line("5", 100, 128), Line("6", 200, 128)};
