@@ -14,6 +14,7 @@ namespace {
 
 constexpr double kIndentEm = 0.8;      // a continuation line indented this much under its label
 constexpr double kCloserLines = 0.25;  // of a line's height: a gap this much smaller ties two rows
+constexpr double kSameCentre = 1.0;    // points: ranges of columns centred this close are centred alike
 
 // "2019", "2019-20", "FY 2021": a column heading, not a value.
 bool IsYearLike(std::string_view t) {
@@ -152,11 +153,19 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
       double best = 1e18;
       size_t from = 0, to = 0;
       for (size_t c = 0; c < num_cols; ++c) {
+        double widest = 0;  // of the columns c..d
         for (size_t d = c; d < num_cols && known(c) && known(d); ++d) {
           const double x0 = extent[c].first, x1 = extent[d].second;
+          widest = std::max(widest, extent[d].second - extent[d].first);
           if (p.x1 < x0 || p.x0 > x1) continue;  // not over these columns at all
+          // A heading no wider than one of the columns is that column's, wherever it is centred.
+          if (d > c && p.x1 - p.x0 <= widest) continue;
           const double off = std::abs(centre - (x0 + x1) / 2);
-          if (off < best) best = off, from = c, to = d;
+          // The fewer columns when two ranges are centred alike (as one column and it with both
+          // neighbours are).
+          if (off < best - kSameCentre || (off < best + kSameCentre && d - c < to - from)) {
+            best = off, from = c, to = d;
+          }
         }
       }
       if (best == 1e18) continue;

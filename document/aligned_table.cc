@@ -15,6 +15,7 @@ constexpr size_t kMaxMeanCellChars = 20;
 constexpr size_t kMaxLabelChars = 80;  // a row's first cell (a label) may be longer than the others
 constexpr double kColumnGapEm =
     1.0;  // a gap this wide (in the line's size) inside one text line splits cells
+constexpr double kNumberGapEm = 0.5;  // between two numbers, half of it does
 constexpr size_t kMaxColumns = 100;
 constexpr double kMinGutter = 1.5;  // points: no cell of any row inside it
 
@@ -40,27 +41,43 @@ void AppendEscaped(std::string& out, const std::string& text) {
 std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
   // Characters in logical order run leftwards on a right-to-left line: it stays whole.
   if (line.rtl) return {{line.box.x0, line.box.x1, line.text}};
-  std::vector<AlignedPiece> out;
-  double size = line.font_size > 0 ? line.font_size : line.box.height();
-  double gap = kColumnGapEm * std::max(size, 1.0);
-  double last_x1 = 0;
+  struct Word {
+    double x0, x1;
+    std::string text;
+    std::string spaces_before;
+  };
+  std::vector<Word> words;
+  const double size = std::max(line.font_size > 0 ? line.font_size : line.box.height(), 1.0);
   std::string pending_spaces;
   for (const TextChar& ch : line.chars) {
     if (ch.rune == ' ') {
-      if (!out.empty()) pending_spaces.push_back(' ');
+      if (!words.empty()) pending_spaces.push_back(' ');
       continue;
     }
-    if (out.empty() || ch.box.x0 - last_x1 >= gap) {
-      out.push_back({ch.box.x0, ch.box.x1, {}});
-    } else {
-      out.back().text += pending_spaces;
+    if (words.empty() || !pending_spaces.empty() || ch.box.x0 - words.back().x1 >= kColumnGapEm * size) {
+      words.push_back({ch.box.x0, ch.box.x1, {}, std::move(pending_spaces)});
+      pending_spaces.clear();
     }
-    pending_spaces.clear();
-    AppendUtf8(out.back().text, ch.rune);
-    out.back().x1 = std::max(out.back().x1, ch.box.x1);
-    last_x1 = ch.box.x1;
+    AppendUtf8(words.back().text, ch.rune);
+    words.back().x1 = std::max(words.back().x1, ch.box.x1);
   }
-  if (out.empty() || out.size() == 1) return {{line.box.x0, line.box.x1, line.text}};
+  // Cells part at a gap of the line's size, or of half of it between two numbers (tight columns of
+  // figures: "29,760,021  33,871,648").
+  std::vector<AlignedPiece> out;
+  for (size_t i = 0; i < words.size(); ++i) {
+    const Word& w = words[i];
+    const double gap = i == 0 ? 0 : w.x0 - words[i - 1].x1;
+    const bool apart =
+        i == 0 || gap >= kColumnGapEm * size ||
+        (gap >= kNumberGapEm * size && IsNumericCell(words[i - 1].text) && IsNumericCell(w.text));
+    if (apart) {
+      out.push_back({w.x0, w.x1, w.text});
+    } else {
+      out.back().text += w.spaces_before + w.text;
+      out.back().x1 = std::max(out.back().x1, w.x1);
+    }
+  }
+  if (out.size() <= 1) return {{line.box.x0, line.box.x1, line.text}};
   return out;
 }
 

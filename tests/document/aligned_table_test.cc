@@ -7,6 +7,7 @@
 namespace mineru::document {
 namespace {
 
+using testing::InFont;
 using testing::Line;
 
 const Rect kPage{0, 0, 600, 800};
@@ -289,6 +290,25 @@ TEST(AlignedTableTest, CellLengthsAreCountedInCharactersNotBytes) {
   const std::string html = TableOf(lines);
   EXPECT_TRUE(html.starts_with("<table><tr><td>\u9879\u76ee</td>")) << html;
   EXPECT_NE(html.find("<td>(89)</td>"), std::string::npos) << html;
+}
+
+TEST(AlignedTableTest, TightColumnsOfFiguresInOneLine) {
+  // The figures of a row are one text line, set apart by half the size (two spaces of a proportional
+  // font); words of a label one space apart stay together.
+  auto figures = [](const std::string& text, double y) { return InFont(Line(text, 200, y), "Helvetica"); };
+  std::vector<TextLine> lines = {
+      Line("State", 100, 100),      Line("1990", 210, 100),
+      Line("2000", 260, 100),       Line("2010", 310, 100),
+      Line("California", 100, 114), figures("29,760,021  33,871,648  37,253,956", 114),
+      Line("Texas", 100, 128),      figures("16,986,510  20,851,820  25,145,561", 128),
+      Line("New York", 100, 142),   figures("17,990,455  18,976,457  19,378,102", 142)};
+  EXPECT_EQ(TableOf(lines),
+            "<table><tr><td>State</td><td>1990</td><td>2000</td><td>2010</td></tr>"
+            "<tr><td>California</td><td>29,760,021</td><td>33,871,648</td><td>37,253,956</td></tr>"
+            "<tr><td>Texas</td><td>16,986,510</td><td>20,851,820</td><td>25,145,561</td></tr>"
+            "<tr><td>New York</td><td>17,990,455</td><td>18,976,457</td><td>19,378,102</td></tr></table>");
+  auto words = SplitAtColumnGaps(InFont(Line("in 1990 2000 people", 100, 100), "Helvetica"));
+  EXPECT_EQ(words.size(), 1u);
 }
 
 TEST(AlignedTableTest, UsedLinesAreSkipped) {
