@@ -336,7 +336,11 @@ void TryTable(const std::vector<Row>& rows, std::vector<RuledTable>& out) {
       ++(label ? labels : count);
     }
   }
-  if (count == 0 || chars > kMaxMeanCellChars * count || label_chars > kMaxCellChars * labels) return;
+  // (The labels' allowance only widens the rule: cells as short as ever on the whole are short.)
+  const bool short_overall = chars + label_chars <= kMaxMeanCellChars * (count + labels);
+  const bool short_besides_labels =
+      chars <= kMaxMeanCellChars * count && label_chars <= kMaxCellChars * labels;
+  if (count == 0 || !(short_overall || short_besides_labels)) return;
   // Without rules, only numbers make the grid unmistakable: some column must be mostly numeric.
   std::vector<size_t> numeric(num_cols, 0), filled(num_cols, 0);
   for (size_t r = begin; r < end; ++r) {
