@@ -5,6 +5,7 @@
 #include <string_view>
 
 #include "document/aligned_rows.h"
+#include "document/text_layout.h"
 
 namespace mineru::document {
 namespace {
@@ -411,8 +412,12 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
     for (size_t top = begin; top > taken && begin - top < 2 && !gutters.empty() && close_above(top - 1) &&
                              short_row(rows[top - 1]);
          --top) {
+      // (Not the table's caption centred above it.)
+      BlockType captions = BlockType::kText;
       bool over_columns = true;
-      for (const Piece& p : rows[top - 1].pieces) over_columns = over_columns && ColumnOf(gutters, p.x0) > 0;
+      for (const Piece& p : rows[top - 1].pieces) {
+        over_columns = over_columns && ColumnOf(gutters, p.x0) > 0 && !StartsCaption(p.text, &captions);
+      }
       if (!over_columns) break;
       run.insert(run.begin(), rows[top - 1]);
     }

@@ -186,6 +186,22 @@ bool EndsSentence(const std::string& text) {
   return c == '.' || c == ':' || c == '!' || c == '?' || c == 0x3002;
 }
 
+// A title that turns out not to be one: a list item again when it starts with a list marker, else text.
+void DemoteTitle(Block& b) {
+  bool numbered = false;
+  size_t marker = ListMarkerLength(b.content, &numbered);
+  b.title_level = 0;
+  if (marker == 0) {
+    b.type = BlockType::kText;
+    return;
+  }
+  b.type = BlockType::kList;
+  b.content =
+      (numbered ? b.content.substr(0, marker - 1) + " " : std::string("- ")) + b.content.substr(marker);
+}
+
+}  // namespace
+
 bool StartsCaption(const std::string& text, BlockType* body) {
   static const char* kImage[] = {"Figure ", "Fig. ", "Fig ", "FIGURE ", "Chart ", "Picture "};
   static const char* kTable[] = {"Table ", "TABLE ", "Tab. "};
@@ -210,22 +226,6 @@ bool StartsCaption(const std::string& text, BlockType* body) {
   }
   return false;
 }
-
-// A title that turns out not to be one: a list item again when it starts with a list marker, else text.
-void DemoteTitle(Block& b) {
-  bool numbered = false;
-  size_t marker = ListMarkerLength(b.content, &numbered);
-  b.title_level = 0;
-  if (marker == 0) {
-    b.type = BlockType::kText;
-    return;
-  }
-  b.type = BlockType::kList;
-  b.content =
-      (numbered ? b.content.substr(0, marker - 1) + " " : std::string("- ")) + b.content.substr(marker);
-}
-
-}  // namespace
 
 char32_t DecodeUtf8(const std::string& s, size_t& i) {
   unsigned char c = static_cast<unsigned char>(s[i]);

@@ -59,6 +59,10 @@ bool IsCjkChar(char32_t c);
 // Joins two lines of one paragraph: de-hyphenates "exam-" + "ple", no space between CJK characters.
 void JoinLine(std::string& paragraph, const std::string& next_line);
 
+// "Table 3 ...", "Figure 2.", "Fig. A: ...": a caption's opening; sets *body to the kind it captions
+// (kTable or kImage).
+bool StartsCaption(const std::string& text, BlockType* body);
+
 // A list marker at the start of `text`: sets *numbered and returns the marker's length in bytes, or 0.
 size_t ListMarkerLength(const std::string& text, bool* numbered);
 

@@ -311,6 +311,28 @@ TEST(AlignedTableTest, TightColumnsOfFiguresInOneLine) {
   EXPECT_EQ(words.size(), 1u);
 }
 
+TEST(AlignedTableTest, ACaptionCentredAboveIsNotAHeaderLine) {
+  // "Table 4 ..." sits over the value columns, right where a heading over two of them would.
+  std::vector<TextLine> lines = {Line("Table 4. Ducks", 255, 86),
+                                 Line("Pond", 100, 100),
+                                 Line("2019", 250, 100),
+                                 Line("2020", 320, 100),
+                                 Line("North", 100, 114),
+                                 Line("12", 255, 114),
+                                 Line("14", 325, 114),
+                                 Line("South", 100, 128),
+                                 Line("9", 260, 128),
+                                 Line("11", 325, 128),
+                                 Line("West", 100, 142),
+                                 Line("30", 255, 142),
+                                 Line("31", 325, 142)};
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_TRUE(tables[0].html.starts_with("<table><tr><td>Pond</td><td>2019</td><td>2020</td></tr>"))
+      << tables[0].html;
+  EXPECT_EQ(tables[0].line_indices.size(), lines.size() - 1);
+}
+
 TEST(AlignedTableTest, UsedLinesAreSkipped) {
   std::vector<TextLine> lines = {Line("1", 100, 100), Line("2", 200, 100), Line("3", 100, 114),
                                  Line("4", 200, 114), Line("5", 100, 128), Line("6", 200, 128)};
