@@ -58,6 +58,11 @@ bool EndsOpen(const std::string& text) {
 
 struct Layout {
   const std::vector<std::pair<double, double>>& gutters;
+  // Labels that often start in lower case (variable names: "age", "pH"): then a lower-case start
+  // tells nothing about a line continuing another.
+  bool lower_case_labels = false;
+
+  bool starts_lower(const std::string& text) const { return !lower_case_labels && StartsLower(text); }
 
   size_t first(const RowPiece& p) const { return ColumnOf(gutters, p.x0); }
   size_t last(const RowPiece& p) const { return ColumnOf(gutters, p.x1); }
@@ -238,7 +243,7 @@ std::vector<TextRow> JoinUp(std::vector<TextRow>& rows, size_t header_end, const
       const double em = row.box.height();
       const bool indented =
           piece.x0 > label.x0 + kIndentEm * em && (next == nullptr || next->x0 < piece.x0 - kIndentEm * em);
-      if (StartsLower(piece.text) || EndsOpen(label.text) || indented ||
+      if (L.starts_lower(piece.text) || EndsOpen(label.text) || indented ||
           (!EndsOpen(piece.text) && Closer(row, gap_above, below, gap_below))) {
         AppendPiece(above->pieces[0], piece);
         joined = true;
@@ -248,7 +253,7 @@ std::vector<TextRow> JoinUp(std::vector<TextRow>& rows, size_t header_end, const
       for (const RowPiece& p : row.pieces) {
         RowPiece* cell = L.in_column(*above, L.first(p));
         fits = fits && cell != nullptr && L.single(*cell) && !IsNumericCell(cell->text);
-        cue = cue || StartsLower(p.text) || (cell != nullptr && EndsOpen(cell->text));
+        cue = cue || L.starts_lower(p.text) || (cell != nullptr && EndsOpen(cell->text));
       }
       if (fits && cue) {
         for (const RowPiece& p : row.pieces) AppendPiece(*L.in_column(*above, L.first(p)), p);
@@ -273,7 +278,7 @@ std::vector<TextRow> JoinDown(std::vector<TextRow>& rows, size_t header_end, con
     if (below != nullptr && k + 1 > header_end && L.label_only(row) && !EndsWithColon(row.pieces[0].text)) {
       // Text cues only: a section's heading, too, sits closer to its first row than to the row above.
       const RowPiece& piece = row.pieces[0];
-      if (EndsOpen(piece.text) || StartsLower(L.label(*below)->text)) {
+      if (EndsOpen(piece.text) || L.starts_lower(L.label(*below)->text)) {
         PrependPiece(below->pieces[0], piece);
         Absorb(*below, row);
         continue;
@@ -347,7 +352,14 @@ std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::ve
 
 void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<double, double>>& gutters) {
   if (gutters.empty() || rows.size() < 2) return;
-  const Layout layout{gutters};
+  Layout layout{gutters};
+  size_t labelled = 0, lower = 0;
+  for (const TextRow& row : rows) {
+    if (!layout.has_cells(row)) continue;
+    ++labelled;
+    lower += StartsLower(layout.label(row)->text);
+  }
+  layout.lower_case_labels = lower * 3 >= labelled && lower > 0;
   SnapHeadings(rows, HeaderEnd(rows, layout), layout);
   JoinHeader(rows, HeaderEnd(rows, layout), layout);
   const size_t header_end = HeaderEnd(rows, layout);

@@ -333,6 +333,23 @@ TEST(AlignedTableTest, ACaptionCentredAboveIsNotAHeaderLine) {
   EXPECT_EQ(tables[0].line_indices.size(), lines.size() - 1);
 }
 
+TEST(AlignedTableTest, LowerCaseLabelsAreNoCueInATableOfThem) {
+  // Variable names in lower case: "lifestyle" heads its rows, and is not the second line of "income".
+  std::vector<TextLine> lines = {
+      Line("Variable", 100, 100),  Line("Mean", 250, 100),     Line("SD", 320, 100),
+      Line("age", 100, 114),       Line("45.2", 250, 114),     Line("10.1", 320, 114),
+      Line("income", 100, 128),    Line("3.1", 250, 128),      Line("0.8", 320, 128),
+      Line("lifestyle", 100, 142), Line("smoking", 100, 156),  Line("0.2", 250, 156),
+      Line("0.4", 320, 156),       Line("exercise", 100, 170), Line("2.5", 250, 170),
+      Line("1.9", 320, 170)};
+  EXPECT_EQ(
+      TableOf(lines),
+      "<table><tr><td>Variable</td><td>Mean</td><td>SD</td></tr><tr><td>age</td><td>45.2</td><td>10.1</td>"
+      "</tr><tr><td>income</td><td>3.1</td><td>0.8</td></tr><tr><td>lifestyle</td><td></td><td></td></tr>"
+      "<tr><td>smoking</td><td>0.2</td><td>0.4</td></tr><tr><td>exercise</td><td>2.5</td><td>1.9</td></tr>"
+      "</table>");
+}
+
 TEST(AlignedTableTest, UsedLinesAreSkipped) {
   std::vector<TextLine> lines = {Line("1", 100, 100), Line("2", 200, 100), Line("3", 100, 114),
                                  Line("4", 200, 114), Line("5", 100, 128), Line("6", 200, 128)};
