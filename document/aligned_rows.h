@@ -46,10 +46,11 @@ bool IsPlaceholderCell(const std::string& text);
 // the next, or (a label) it is indented under the label above while the next label is not. A label that
 // ends open, or whose next row's label starts in lower case, goes on into the next row instead (labels
 // set above their row's values), chains of such lines included. A label ending in ':', or with no cue,
-// stays a row (a section's heading); where labels often start in lower case, that start is no cue. Header lines (above the first row with a number that is not a
-// year): each heading is placed over the columns whose extent below it is centred on; lines with nothing
-// across a gutter are one header row wrapped onto several lines; with a heading over several columns the
-// header has levels, and a cell of the last header line with nothing above it spans them (rowspan).
+// stays a row (a section's heading); where labels often start in lower case, that start is no cue.
+// Header lines (above the first row with a number that is not a year): each heading is placed over the
+// columns whose extent below it is centred on; lines with nothing across a gutter are one header row
+// wrapped onto several lines; with a heading over several columns the header has levels, and a cell of
+// the last header line with nothing above it spans them (rowspan).
 void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<double, double>>& gutters);
 
 }  // namespace mineru::document
