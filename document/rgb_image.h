@@ -26,8 +26,9 @@ struct RgbImage {
 // Baseline JPEG (libjpeg), quality 1..100.
 Result<std::vector<uint8_t>> EncodeJpeg(const RgbImage& image, int quality = 90);
 
-// PNG, 8-bit RGB, fast zlib settings (the page images sent to remote model servers; lossless, so a
-// server that decodes it sees exactly these pixels). In rgb_image_png.cc.
+// PNG, 8-bit, fast zlib settings (the page images sent to remote model servers; lossless, so a server
+// that decodes it sees exactly these pixels): greyscale when every pixel is grey (R = G = B), as on
+// most text pages, else RGB. In rgb_image_png.cc.
 Result<std::vector<uint8_t>> EncodePng(const RgbImage& image);
 
 // "images/<hex sha256 of the bytes>.jpg".

@@ -29,8 +29,21 @@ void Flush(png_structp) {}
 
 void OnWarning(png_structp, png_const_charp) {}
 
-// Separate from EncodePng so that no object with a destructor lives across the setjmp.
-bool Compress(const RgbImage& image, PngSink* sink) {
+// True when every pixel is a shade of grey (R = G = B), as on most rendered text pages: such an image
+// is written as 8-bit greyscale, the same pixels with a third of the bytes to filter and compress
+// (and to inflate on the reading side, where a PNG reader gives R = G = B back).
+bool IsGrey(const RgbImage& image) {
+  const uint8_t* p = image.pixels.data();
+  const uint8_t* end = p + image.pixels.size();
+  for (; p != end; p += 3) {
+    if ((p[0] ^ p[1]) | (p[0] ^ p[2])) return false;
+  }
+  return true;
+}
+
+// Separate from EncodePng so that no object with a destructor lives across the setjmp; `row` holds
+// one greyscale row when `grey`.
+bool Compress(const RgbImage& image, bool grey, uint8_t* row, PngSink* sink) {
   png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, sink, OnError, OnWarning);
   if (png == nullptr) return false;
   png_infop info = png_create_info_struct(png);
@@ -40,14 +53,20 @@ bool Compress(const RgbImage& image, PngSink* sink) {
   }
   png_set_write_fn(png, sink, WriteBytes, Flush);
   png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height), 8,
-               PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
-  // Speed over size: one filter and zlib's fastest level (pages are mostly white, so still small).
-  png_set_filter(png, PNG_FILTER_TYPE_BASE, PNG_FILTER_SUB);
+               grey ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  // Speed over size: one filter and zlib's fastest level (pages are mostly white, so still small). On
+  // greyscale rows no filter compresses better than SUB (white runs are long already).
+  png_set_filter(png, PNG_FILTER_TYPE_BASE, grey ? PNG_FILTER_NONE : PNG_FILTER_SUB);
   png_set_compression_level(png, 1);
   png_write_info(png, info);
   const size_t stride = static_cast<size_t>(image.width) * 3;
   for (int y = 0; y < image.height; ++y) {
-    png_write_row(png, const_cast<png_bytep>(image.pixels.data() + stride * static_cast<size_t>(y)));
+    const uint8_t* rgb = image.pixels.data() + stride * static_cast<size_t>(y);
+    if (grey) {
+      for (int x = 0; x < image.width; ++x) row[x] = rgb[3 * x];
+    }
+    png_write_row(png, grey ? row : const_cast<png_bytep>(rgb));
   }
   png_write_end(png, info);
   png_destroy_write_struct(&png, &info);
@@ -62,9 +81,12 @@ Result<std::vector<uint8_t>> EncodePng(const RgbImage& image) {
     return InvalidArgument("RGB image has " + std::to_string(image.pixels.size()) + " bytes for " +
                            std::to_string(image.width) + "x" + std::to_string(image.height));
   }
+  const bool grey = IsGrey(image);
+  std::vector<uint8_t> row(grey ? static_cast<size_t>(image.width) : 0);
   std::vector<uint8_t> out;
   PngSink sink{&out};
-  if (!Compress(image, &sink)) return Internal(std::string("PNG encoding failed: ") + sink.error);
+  if (!Compress(image, grey, row.data(), &sink))
+    return Internal(std::string("PNG encoding failed: ") + sink.error);
   return out;
 }
 

@@ -62,11 +62,62 @@ TEST(RgbImageTest, JpegDecodesToTheSameSize) {
   fz_drop_context(ctx);
 }
 
+// `png` decoded by MuPDF (not the libpng write path that made it), as RGB pixels.
+std::vector<uint8_t> DecodeWithMupdf(const std::vector<uint8_t>& png, int* width, int* height) {
+  fz_context* ctx = fz_new_context(nullptr, nullptr, FZ_STORE_DEFAULT);
+  fz_buffer* buf = fz_new_buffer_from_copied_data(ctx, png.data(), png.size());
+  fz_image* image = fz_new_image_from_buffer(ctx, buf);
+  fz_pixmap* pix = fz_get_pixmap_from_image(ctx, image, nullptr, nullptr, nullptr, nullptr);
+  fz_pixmap* rgb =
+      fz_convert_pixmap(ctx, pix, fz_device_rgb(ctx), nullptr, nullptr, fz_default_color_params, 0);
+  *width = fz_pixmap_width(ctx, rgb);
+  *height = fz_pixmap_height(ctx, rgb);
+  std::vector<uint8_t> out;
+  const unsigned char* s = fz_pixmap_samples(ctx, rgb);
+  for (int y = 0; y < *height; ++y) {
+    const unsigned char* row = s + static_cast<ptrdiff_t>(y) * fz_pixmap_stride(ctx, rgb);
+    out.insert(out.end(), row, row + static_cast<ptrdiff_t>(*width) * 3);
+  }
+  fz_drop_pixmap(ctx, rgb);
+  fz_drop_pixmap(ctx, pix);
+  fz_drop_image(ctx, image);
+  fz_drop_buffer(ctx, buf);
+  fz_drop_context(ctx);
+  return out;
+}
+
+// A PNG's colour type: the IHDR byte after the signature (8), the chunk's length and name (8), width,
+// height and bit depth (9).
+int PngColourType(const std::vector<uint8_t>& png) { return png.at(25); }
+
+TEST(RgbImageTest, PngKeepsEveryPixelAndWritesGreyPagesAsGreyscale) {
+  RgbImage grey;
+  grey.width = 37;
+  grey.height = 11;
+  for (int i = 0; i < grey.width * grey.height; ++i) {
+    const auto v = static_cast<uint8_t>((i * 29) % 256);
+    grey.pixels.insert(grey.pixels.end(), {v, v, v});
+  }
+  RgbImage colour = grey;
+  colour.pixels[3 * 200 + 2] ^= 1;  // one pixel off grey makes it a colour image
+  for (const RgbImage* image : {&grey, &colour}) {
+    auto png = EncodePng(*image);
+    ASSERT_TRUE(png.ok()) << png.status().ToString();
+    EXPECT_EQ(PngColourType(*png), image == &grey ? 0 : 2);  // 0: greyscale, 2: RGB
+    int width = 0, height = 0;
+    EXPECT_EQ(DecodeWithMupdf(*png, &width, &height), image->pixels);
+    EXPECT_EQ(width, image->width);
+    EXPECT_EQ(height, image->height);
+  }
+}
+
 TEST(RgbImageTest, BadImagesAreRejected) {
   EXPECT_EQ(EncodeJpeg(RgbImage{}).status().code(), StatusCode::kInvalidArgument);
   RgbImage wrong = Gradient(4, 4);
   wrong.pixels.pop_back();
   EXPECT_EQ(EncodeJpeg(wrong).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(EncodePng(RgbImage{}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(EncodePng(wrong).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(RgbImageTest, ImagePathIsSha256) {
