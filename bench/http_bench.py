@@ -6,19 +6,21 @@
 2. Requests/s of GET /health on a kept-alive HTTP connection, against the Unix-socket ping of
    libmineru-client (through the Python binding), both from this one Python process.
 
-   bench/http_bench.py BUILD_DIR MODEL_DIR PDF [--rounds N] [--max-new-tokens N] [--concurrency N]
+   bench/http_bench.py BUILD_DIR MODEL_DIR PDF [--rounds N (5)] [--max-new-tokens N] [--concurrency N]
 
 MODEL_DIR is a MinerU 2.0 folder (make_tiny_vlm_model writes the golden tiny one). Both daemons run
 on this machine, so on a CPU they share its cores: the ratio is what the remote path costs on top of
 the model, not a network measurement. A's remote_concurrency is --concurrency (default 16, B's
 max_batch), so A keeps as many pages in B's model at once as B parsing the PDF itself does. The CPU
-seconds each daemon used in the best round of each path are printed too.
+seconds each daemon used in the best round of each path are printed too, and every round's seconds
+(the machine's noise: the ratio of the best rounds and of the medians).
 """
 import argparse
 import http.client
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -67,7 +69,7 @@ def main():
     ap.add_argument("build")
     ap.add_argument("model")
     ap.add_argument("pdf")
-    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--max-new-tokens", type=int, default=40)
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--concurrency", type=int, default=16)
@@ -97,9 +99,12 @@ def main():
         pages, want = page_count(os.path.join(work, "local"))
         _, got = page_count(os.path.join(work, "remote"))
         best_l, best_r = min(local), min(remote)
-        print("pages/s (%d pages, best of %d): B alone %.2f, A -> B %.2f, ratio %.2fx; model output %s" %
-              (pages, a.rounds, pages / best_l[0], pages / best_r[0], best_l[0] / best_r[0],
-               "identical" if got == want else "DIFFERENT"))
+        med_l, med_r = statistics.median(x[0] for x in local), statistics.median(x[0] for x in remote)
+        print("pages/s (%d pages, best of %d): B alone %.2f, A -> B %.2f, ratio %.2fx (of the medians %.2fx); "
+              "model output %s" % (pages, a.rounds, pages / best_l[0], pages / best_r[0], best_l[0] / best_r[0],
+                                   med_l / med_r, "identical" if got == want else "DIFFERENT"))
+        print("seconds per round: B alone %s; A -> B %s" % (" ".join("%.2f" % x[0] for x in local),
+                                                            " ".join("%.2f" % x[0] for x in remote)))
         print("CPU seconds (those rounds): B alone %.1f; A -> B: A %.1f, B %.1f" %
               (best_l[2], best_r[1], best_r[2]))
 

@@ -318,20 +318,19 @@ bool FitsColumns(const Row& row, const std::vector<std::pair<double, double>>& g
 // Emits a table of `rows` when their cells fall into >= 2 consistent columns; a cell across a column
 // gutter spans those columns (a header over two columns).
 void TryTable(const std::vector<Row>& rows, std::vector<RuledTable>& out) {
-  const size_t begin = 0, end = rows.size();
-  if (end - begin < kMinRows) return;
+  if (rows.size() < kMinRows) return;
   std::vector<std::pair<double, double>> gutters = GuttersOf(rows, false);
   size_t num_cols = gutters.size() + 1;
   if (num_cols < 2) return;
   // Most rows must fill at least two columns (a section's heading, or a label left alone, fills one).
   size_t full = 0;
-  for (size_t r = begin; r < end; ++r) full += rows[r].pieces.size() >= 2;
-  if (full * 5 < (end - begin) * 3) return;
+  for (const Row& row : rows) full += row.pieces.size() >= 2;
+  if (full * 5 < rows.size() * 3) return;
   // Cells of tables are short: numbers, names; labels in the first column a little longer. Narrow columns
   // of prose have longer lines.
   size_t chars = 0, count = 0, label_chars = 0, labels = 0;
-  for (size_t r = begin; r < end; ++r) {
-    for (const Piece& p : rows[r].pieces) {
+  for (const Row& row : rows) {
+    for (const Piece& p : row.pieces) {
       const bool label = ColumnOf(gutters, p.x0) == 0;
       (label ? label_chars : chars) += Utf8Length(p.text);
       ++(label ? labels : count);
@@ -344,8 +343,8 @@ void TryTable(const std::vector<Row>& rows, std::vector<RuledTable>& out) {
   if (count == 0 || !(short_overall || short_besides_labels)) return;
   // Without rules, only numbers make the grid unmistakable: some column must be mostly numeric.
   std::vector<size_t> numeric(num_cols, 0), filled(num_cols, 0);
-  for (size_t r = begin; r < end; ++r) {
-    for (const Piece& p : rows[r].pieces) {
+  for (const Row& row : rows) {
+    for (const Piece& p : row.pieces) {
       size_t c0 = ColumnOf(gutters, p.x0), c1 = ColumnOf(gutters, p.x1);
       if (c0 != c1 || IsPlaceholderCell(p.text)) continue;  // a spanning cell, or no value ("-", "n/a")
       ++filled[c0];
