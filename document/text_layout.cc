@@ -186,6 +186,30 @@ bool EndsSentence(const std::string& text) {
   return c == '.' || c == ':' || c == '!' || c == '?' || c == 0x3002;
 }
 
+// Dots that lead the eye along a line to a page number, as in a table of contents.
+bool HasLeader(const std::string& text) {
+  return text.find(". . .") != std::string::npos || text.find("....") != std::string::npos ||
+         text.find("\u2026\u2026") != std::string::npos;
+}
+
+// A table of contents entry: a leader, then a page number (arabic or roman) at the end of the line.
+bool EndsInLeaderAndPage(const std::string& text) {
+  size_t end = text.find_last_not_of(' ');
+  if (end == std::string::npos) return false;
+  size_t start = text.find_last_of(" .", end);
+  start = start == std::string::npos ? 0 : start + 1;
+  const std::string page = text.substr(start, end + 1 - start);
+  const bool arabic =
+      !page.empty() && page.size() <= 5 && page.find_first_not_of("0123456789") == std::string::npos;
+  const bool roman =
+      !page.empty() && page.size() <= 8 && page.find_first_not_of("ivxlcdmIVXLCDM") == std::string::npos;
+  if (!arabic && !roman) return false;
+  const std::string before = text.substr(0, start);
+  const size_t last = before.find_last_not_of(' ');
+  return last != std::string::npos && (before[last] == '.' || before.ends_with("\u2026")) &&
+         HasLeader(before);
+}
+
 // A title that turns out not to be one: a list item again when it starts with a list marker, else text.
 void DemoteTitle(Block& b) {
   bool numbered = false;
@@ -542,7 +566,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     block.bbox = ToPageFrame(p.box, pr);
     double size = first.font_size;
     int level = 0;
-    bool leaders = text.find(". . .") != std::string::npos || text.find("....") != std::string::npos;
+    bool leaders = HasLeader(text);
     // An address ("example.com/docs") is no heading.
     bool address = text.find(' ') == std::string::npos && text.find('/') != std::string::npos &&
                    text.find('.') != std::string::npos;
@@ -576,7 +600,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
       if (level == 0 && by_style && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 &&
-          !EndsSentence(text) && text.size() >= 3) {
+          !EndsSentence(text) && text.size() >= 3 && !leaders) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
     }
@@ -612,6 +636,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     const TextLine& prev = lines[para.lines.back()];
     bool numbered = false;
     if (ListMarkerLength(line.text, &numbered) > 0) return false;
+    // An entry of a table of contents ends at its page number.
+    if (EndsInLeaderAndPage(prev.text)) return false;
     double size = std::max(1.0, std::max(prev.font_size, line.font_size));
     bool heading_size = std::min(prev.font_size, line.font_size) >= kHeadingRatio * style.body_size;
     bool same_face = prev.bold == line.bold && prev.monospace == line.monospace && prev.font == line.font &&

@@ -131,6 +131,28 @@ TEST(TextLayoutTest, HeadingsListsAndParagraphs) {
   EXPECT_EQ(blocks[6].content, "A closing paragraph here.");
 }
 
+TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
+  // A table of contents: each entry a line with a leader and a page number, lines set as close as a
+  // paragraph's; the chapter's entry in bold. The entry that wraps is one entry.
+  std::vector<TextLine> lines = {Line("Notices . . . . . . . . . . . . vii", 50, 50),
+                                 Line("Chapter 1. Securing data . . . . . 1", 50, 62, 10, true),
+                                 Line("1.1 Security fundamentals . . . . . 2", 50, 74),
+                                 Line("1.2 A longer entry that runs on to", 50, 86),
+                                 Line("a second line . . . . . . . . . . 13", 50, 98),
+                                 Line("Index ........................... 217", 50, 110)};
+  lines.push_back(Line("Body body body body body body body body body body body body", 50, 300));
+  lines.push_back(Line("body body body body body body body body body body body body", 50, 312));
+  PageContent page = Page(lines);
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  ASSERT_EQ(blocks.size(), 6u);
+  EXPECT_EQ(blocks[0].content, "Notices . . . . . . . . . . . . vii");
+  EXPECT_EQ(blocks[1].content, "Chapter 1. Securing data . . . . . 1");
+  EXPECT_EQ(blocks[1].type, BlockType::kText);  // bold, alone, short: but an entry, not a heading
+  EXPECT_EQ(blocks[2].content, "1.1 Security fundamentals . . . . . 2");
+  EXPECT_EQ(blocks[3].content, "1.2 A longer entry that runs on to a second line . . . . . . . . . . 13");
+  EXPECT_EQ(blocks[4].content, "Index ........................... 217");
+}
+
 // Body text in a proportional "Times" at 10 pt from y = `y`, `n` lines, so that the body size and
 // family are known.
 std::vector<TextLine> Body(double y, int n, double x = 50) {
