@@ -600,7 +600,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
       if (level == 0 && by_style && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 &&
-          !EndsSentence(text) && text.size() >= 3 && !leaders) {
+          !EndsSentence(text) && text.size() >= 3) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
     }

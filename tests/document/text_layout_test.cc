@@ -133,24 +133,33 @@ TEST(TextLayoutTest, HeadingsListsAndParagraphs) {
 
 TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
   // A table of contents: each entry a line with a leader and a page number, lines set as close as a
-  // paragraph's; the chapter's entry in bold. The entry that wraps is one entry.
+  // paragraph's; one chapter's entry in bold, another's in the sans family of the headings. The entry
+  // that wraps is one entry.
   std::vector<TextLine> lines = {Line("Notices . . . . . . . . . . . . vii", 50, 50),
                                  Line("Chapter 1. Securing data . . . . . 1", 50, 62, 10, true),
                                  Line("1.1 Security fundamentals . . . . . 2", 50, 74),
                                  Line("1.2 A longer entry that runs on to", 50, 86),
                                  Line("a second line . . . . . . . . . . 13", 50, 98),
-                                 Line("Index ........................... 217", 50, 110)};
-  lines.push_back(Line("Body body body body body body body body body body body body", 50, 300));
-  lines.push_back(Line("body body body body body body body body body body body body", 50, 312));
+                                 Line("Chapter 2. Roles . . . . . . . . . 17", 50, 110),
+                                 Line("Index ........................... 217", 50, 122)};
+  for (TextLine& line : lines) line = InFont(line, "Times");
+  lines[5] = InFont(lines[5], "Helvetica");
+  for (int i = 0; i < 12; ++i) {
+    lines.push_back(InFont(
+        Line("body text of the page that runs on and on line " + std::to_string(i), 50, 300 + 12.0 * i),
+        "Times"));
+  }
   PageContent page = Page(lines);
   std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
-  ASSERT_EQ(blocks.size(), 6u);
+  ASSERT_EQ(blocks.size(), 7u);
   EXPECT_EQ(blocks[0].content, "Notices . . . . . . . . . . . . vii");
   EXPECT_EQ(blocks[1].content, "Chapter 1. Securing data . . . . . 1");
-  EXPECT_EQ(blocks[1].type, BlockType::kText);  // bold, alone, short: but an entry, not a heading
   EXPECT_EQ(blocks[2].content, "1.1 Security fundamentals . . . . . 2");
   EXPECT_EQ(blocks[3].content, "1.2 A longer entry that runs on to a second line . . . . . . . . . . 13");
-  EXPECT_EQ(blocks[4].content, "Index ........................... 217");
+  EXPECT_EQ(blocks[4].content, "Chapter 2. Roles . . . . . . . . . 17");
+  EXPECT_EQ(blocks[5].content, "Index ........................... 217");
+  // Alone, short, bold or in the headings' family: entries all the same, not headings.
+  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(blocks[i].type, BlockType::kText) << blocks[i].content;
 }
 
 // Body text in a proportional "Times" at 10 pt from y = `y`, `n` lines, so that the body size and
