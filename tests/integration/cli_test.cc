@@ -206,7 +206,12 @@ TEST_F(CliTest, CancelQueuedJobsAndCancelAll) {
   // Waiting on a cancelled job ends with exit 1.
   RunResult wait = daemon_->Ctl({"wait", last_id});
   EXPECT_EQ(wait.exit_code, 1);
-  // Nothing is left queued or running.
+  // The job that was running stops at its next page, not at once: wait for every job to end (exit 1:
+  // some were cancelled), then nothing is left queued or running.
+  std::vector<std::string> wait_all = {"wait"};
+  wait_all.insert(wait_all.end(), ids.begin(), ids.end());
+  wait_all.insert(wait_all.end(), {"--timeout", "60s"});
+  EXPECT_EQ(daemon_->Ctl(wait_all).exit_code, 1);
   RunResult list = daemon_->Ctl({"--json", "list"});
   for (const json& j : JsonLines(list.out)) {
     EXPECT_NE(j["state"], "queued");
