@@ -312,18 +312,39 @@ void AppendChar(std::vector<TextChar>& chars, char32_t rune, const Rect& box) {
   }
 }
 
-// One MuPDF line -> a fragment with per-char boxes.
+// A glyph's box as MuPDF gives it spans its font's ascender to its descender. Some fonts (TeX's math and
+// symbol fonts, Type3 fonts with a loose FontBBox) report twice the height of their ink, and a bullet in
+// such a font made its line overlap the next one, breaking the list item it starts. A horizontal glyph
+// box taller than kMaxGlyphEms em is cut to the usual ascender and descender around its baseline.
+constexpr double kMaxGlyphEms = 1.6;
+constexpr double kAscenderEms = 0.95;
+constexpr double kDescenderEms = 0.3;
+
+Rect GlyphBox(const fz_stext_line* line, const fz_stext_char* ch) {
+  fz_rect q = fz_rect_from_quad(ch->quad);
+  Rect box{q.x0, q.y0, q.x1, q.y1};
+  bool horizontal = std::fabs(line->dir.y) < 0.01 && line->dir.x > 0;
+  if (horizontal && ch->size > 0 && box.height() > kMaxGlyphEms * ch->size) {
+    box.y0 = std::max(box.y0, static_cast<double>(ch->origin.y) - kAscenderEms * ch->size);
+    box.y1 = std::min(box.y1, static_cast<double>(ch->origin.y) + kDescenderEms * ch->size);
+  }
+  return box;
+}
+
+// One MuPDF line -> a fragment with per-char boxes; its height is that of its glyph boxes (GlyphBox).
 TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   TextLine frag;
   frag.box = {line->bbox.x0, line->bbox.y0, line->bbox.x1, line->bbox.y1};
+  double ink_y0 = frag.box.y1, ink_y1 = frag.box.y0;
   std::map<int, int> sizes;  // size in 0.5 pt -> chars
   std::map<std::string, int> families;
   fz_font* last_font = nullptr;
   std::string last_family;
   int bold = 0, mono = 0, italic = 0, rtl = 0, ltr = 0, total = 0;
   for (fz_stext_char* ch = line->first_char; ch != nullptr; ch = ch->next) {
-    fz_rect q = fz_rect_from_quad(ch->quad);
-    Rect box{q.x0, q.y0, q.x1, q.y1};
+    Rect box = GlyphBox(line, ch);
+    ink_y0 = std::min(ink_y0, box.y0);
+    ink_y1 = std::max(ink_y1, box.y1);
     auto rune = static_cast<char32_t>(ch->c);
     if (rune == ' ' && !frag.chars.empty() && ch->next != nullptr &&
         IsLigatureGap(frag.chars.back(), static_cast<char32_t>(ch->next->c))) {
@@ -369,6 +390,10 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   frag.italic = total > 0 && italic * 2 > total;
   frag.monospace = (total > 0 && mono * 2 > total) || MeasureAdvances(frag.chars) == Advances::kUniform;
   frag.rtl = rtl > ltr;
+  if (ink_y0 < ink_y1) {
+    frag.box.y0 = ink_y0;
+    frag.box.y1 = ink_y1;
+  }
   return frag;
 }
 

@@ -62,15 +62,20 @@ std::vector<uint8_t> MakePdf(const std::vector<TestPage>& pages) {
   return out;
 }
 
-std::vector<uint8_t> MakePdfWithFont(const std::string& content, const std::string& font_dict) {
-  const std::string objects[] = {
-      "<< /Type /Catalog /Pages 2 0 R >>", "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F3 5 0 R >> >> "
-      "/Contents 4 0 R >>",
-      "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "\nendstream", font_dict};
+std::vector<uint8_t> MakePdfWithFont(const std::string& content, const std::string& font_dict,
+                                     const std::vector<std::string>& more_objects) {
+  std::vector<std::string> objects = {
+      "<< /Type /Catalog /Pages 2 0 R >>",
+      "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 6 0 R /F3 5 0 R >> "
+      ">> /Contents 4 0 R >>",
+      "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "\nendstream",
+      font_dict,
+      "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"};
+  objects.insert(objects.end(), more_objects.begin(), more_objects.end());
   std::string pdf = "%PDF-1.4\n";
   std::vector<size_t> offsets;
-  for (size_t i = 0; i < std::size(objects); ++i) {
+  for (size_t i = 0; i < objects.size(); ++i) {
     offsets.push_back(pdf.size());
     pdf += std::to_string(i + 1) + " 0 obj\n" + objects[i] + "\nendobj\n";
   }

@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include "document/output_writer.h"
 #include "document/pdf_document.h"
+#include "document/text_backend.h"
 #include "tests/document/line_builder.h"
 #include "tests/document/test_pdf.h"
 
@@ -115,6 +117,42 @@ TEST(TextLinesTest, NoSpaceAfterAnFiOrFlLigatureDrawnWiderThanItsGlyph) {
   EXPECT_EQ(TextOfPage("BT /F3 12 Tf 72 700 Td [(Sci-\\002) -400 (Fiction o\\004) -400 (the \\001) -400 "
                        "(2)] TJ ET"),
             "Sci-fi Fiction off the fl 2");
+}
+
+// A Type3 bullet whose FontBBox (and so, for MuPDF, its ascender and descender) spans 2.3 em, as TeX's
+// symbol font draws the bullets of texinfo and LaTeX lists.
+constexpr char kTallBulletFont[] =
+    "<< /Type /Font /Subtype /Type3 /FontBBox [0 -800 1000 1500] /FontMatrix [0.001 0 0 0.001 0 0] "
+    "/CharProcs << /bullet 7 0 R >> /Encoding << /Type /Encoding /Differences [149 /bullet] >> "
+    "/FirstChar 149 /LastChar 149 /Widths [500] /ToUnicode 8 0 R >>";
+const std::vector<std::string> kTallBulletObjects = {
+    "<< /Length 42 >>\nstream\n500 0 d0 100 200 m 400 200 l 400 500 l h f\nendstream",
+    "<< /Length 162 >>\nstream\n/CIDInit /ProcSet findresource begin 12 dict begin begincmap "
+    "1 begincodespacerange <00> <FF> endcodespacerange 1 beginbfchar <95> <2022> endbfchar endcmap "
+    "end end\nendstream"};
+
+TEST(TextLinesTest, AGlyphWithTallFontMetricsKeepsItsLineToTheTextHeight) {
+  // An 11 pt list item over two lines 13.2 pt apart, its bullet in the tall font.
+  std::string content = "BT /F3 11 Tf 100 700 Td (\225) Tj ET\n" +
+                        testing::TextAt(112, 700, 11, "First line of the item") +
+                        testing::TextAt(112, 686.8, 11, "and its second line.");
+  std::vector<uint8_t> pdf = testing::MakePdfWithFont(content, kTallBulletFont, kTallBulletObjects);
+  auto doc = PdfDocument::Open(pdf, {});
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  auto page = ExtractPageContent(**doc, 0);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->lines.size(), 2u);
+  const TextLine& first = page->lines[0];
+  const TextLine& second = page->lines[1];
+  EXPECT_EQ(first.text, "\u2022 First line of the item");
+  // As tall as the text beside the bullet (the line under it has the same text font and size).
+  EXPECT_NEAR(first.box.height(), second.box.height(), 0.05 * 11);
+  EXPECT_GT(first.box.y1, 792 - 700);   // still reaches below the baseline (y grows down)
+  EXPECT_DOUBLE_EQ(first.box.x0, 100);  // the bullet still counts across
+
+  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  EXPECT_EQ(WriteMarkdown(*parsed), "- First line of the item and its second line.\n");
 }
 
 }  // namespace
