@@ -553,7 +553,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     std::string text;
     bool all_bold = true, all_mono = true;
     for (size_t li : p.lines) {
-      if (lines[li].monospace) {
+      // Code keeps its line breaks; a line mostly of code that goes on a line of prose is prose.
+      if (lines[li].monospace && (text.empty() || all_mono)) {
         if (!text.empty()) text.push_back('\n');
         text += lines[li].text;
       } else {
@@ -640,8 +641,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     if (EndsInLeaderAndPage(prev.text)) return false;
     double size = std::max(1.0, std::max(prev.font_size, line.font_size));
     bool heading_size = std::min(prev.font_size, line.font_size) >= kHeadingRatio * style.body_size;
-    bool same_face = prev.bold == line.bold && prev.monospace == line.monospace && prev.font == line.font &&
-                     prev.italic == line.italic;
+    // Lines of mixed faces (prose with code or math in it) may differ in the face most of their
+    // characters have and still share one.
+    bool same_face = prev.bold == line.bold && prev.italic == line.italic &&
+                     ((prev.monospace == line.monospace && prev.font == line.font) || ShareFace(prev, line));
     // A heading set in large type may step its size down a little from line to line.
     double size_step = std::fabs(prev.font_size - line.font_size);
     bool same_style = same_face && (size_step < 0.8 || (heading_size && size_step <= 0.12 * size));

@@ -339,7 +339,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   std::map<int, int> sizes;  // size in 0.5 pt -> chars
   std::map<std::string, int> families;
   fz_font* last_font = nullptr;
-  std::string last_family;
+  std::string last_family, last_face;
   int bold = 0, mono = 0, italic = 0, rtl = 0, ltr = 0, total = 0;
   for (fz_stext_char* ch = line->first_char; ch != nullptr; ch = ch->next) {
     Rect box = GlyphBox(line, ch);
@@ -361,13 +361,17 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
     if (ch->c == ' ') continue;
     ++total;
     sizes[static_cast<int>(std::lround(ch->size * 2))]++;
+    bool is_bold = FontIsBold(ctx, ch->font), is_italic = FontIsItalic(ctx, ch->font);
     if (ch->font != last_font) {
       last_font = ch->font;
       last_family = FontFamily(ctx, ch->font);
+      last_face =
+          last_family + (is_bold || is_italic ? "/" : "") + (is_bold ? "b" : "") + (is_italic ? "i" : "");
     }
     ++families[last_family];
-    if (FontIsBold(ctx, ch->font)) ++bold;
-    if (FontIsItalic(ctx, ch->font)) ++italic;
+    ++frag.faces[last_face];
+    if (is_bold) ++bold;
+    if (is_italic) ++italic;
     if (FontIsMonospace(ctx, ch->font)) ++mono;
     if (IsRtlChar(static_cast<char32_t>(ch->c))) ++rtl;
     if (IsLtrStrong(static_cast<char32_t>(ch->c))) ++ltr;
@@ -449,6 +453,28 @@ std::u32string_view LigatureLetters(char32_t c) {
   }
 }
 
+bool ShareFace(const TextLine& a, const TextLine& b) {
+  auto total = [](const TextLine& l) {
+    int n = 0;
+    for (const auto& [face, chars] : l.faces) n += chars;
+    return n;
+  };
+  int total_a = total(a), total_b = total(b);
+  // A line all in one face (a line of code, a heading) keeps to lines whose main face is the same.
+  auto mixed = [](const TextLine& l, int n) {
+    for (const auto& [face, chars] : l.faces) {
+      if (100 * chars >= 85 * n) return false;
+    }
+    return n > 0;
+  };
+  if (!mixed(a, total_a) || !mixed(b, total_b)) return false;
+  for (const auto& [face, n] : a.faces) {
+    auto it = b.faces.find(face);
+    if (it != b.faces.end() && 4 * n >= total_a && 4 * it->second >= total_b) return true;
+  }
+  return false;
+}
+
 bool IsLigatureGap(const TextChar& prev, char32_t next) {
   return prev.ligature && (prev.rune == 'i' || prev.rune == 'l') && IsLowerLatin(next);
 }
@@ -516,7 +542,10 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
   line.monospace = mono * 2 > total;
   line.italic = italic * 2 > total;
   std::map<std::string, size_t> families;
-  for (const TextLine& f : fragments) families[f.font] += f.chars.size();
+  for (const TextLine& f : fragments) {
+    families[f.font] += f.chars.size();
+    for (const auto& [face, n] : f.faces) line.faces[face] += n;
+  }
   size_t most = 0;
   for (const auto& [name, n] : families) {
     if (n > most) {

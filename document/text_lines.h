@@ -3,6 +3,7 @@
 // fills, for tables). Plain data; the layout step (text_layout.h) never touches MuPDF.
 #pragma once
 
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +32,13 @@ struct TextLine {
   bool monospace = false;
   bool italic = false;  // most characters in an italic / oblique face
   std::string font;     // family of most characters ("Times", "Helvetica"; subset prefix and style removed)
+  // Non-space characters per face ("Times", "Times/b", "Times/i", "Times/bi"), for lines of mixed faces.
+  std::map<std::string, int> faces;
 };
+
+// Whether two lines of mixed faces (none has 85 % of the characters) share one that has at least a
+// quarter of each: lines of prose with code or math in them, whatever face has the most characters.
+bool ShareFace(const TextLine& a, const TextLine& b);
 
 struct RulingSegment {
   Rect box;  // thin: height (horizontal) or width (vertical) of a few points at most

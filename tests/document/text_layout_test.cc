@@ -221,6 +221,33 @@ TEST(TextLayoutTest, OtherFamilyHeadingsButNotCodeOrStackedLabels) {
   EXPECT_EQ(titles[0].content, "Method and Scope");
 }
 
+TEST(TextLayoutTest, ProseWithCodeInItIsOneParagraphWhicheverFaceHasMostOfALine) {
+  // A manual's sentence full of identifiers: its second line has more characters in the code face than
+  // in the text face, its first and last fewer; then a line of code alone.
+  std::vector<TextLine> lines = Body(50, 3);
+  auto mixed = [](const std::string& text, double y, int times, int courier) {
+    TextLine l = InFont(Line(text, 50, y), times >= courier ? "Times" : "Courier");
+    l.faces = {{"Times", times}, {"Courier", courier}};
+    l.monospace = courier > times;
+    return l;
+  };
+  lines.push_back(mixed("Returns: ASN1_SUCCESS if the file is read and every name is known,", 100, 40, 17));
+  lines.push_back(
+      mixed("ASN1_ELEMENT_NOT_EMPTY if definitions is not NULL, ASN1_FILE_NOT_FOUND", 112, 20, 43));
+  lines.push_back(mixed("if the file could not be opened.", 124, 21, 5));
+  TextLine code = Line("asn1_node definitions = NULL;", 50, 136);
+  code.font = "Courier";
+  code.faces = {{"Courier", 26}};
+  code.monospace = true;
+  lines.push_back(code);
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[1].content,
+            "Returns: ASN1_SUCCESS if the file is read and every name is known, ASN1_ELEMENT_NOT_EMPTY if "
+            "definitions is not NULL, ASN1_FILE_NOT_FOUND if the file could not be opened.");
+  EXPECT_EQ(blocks[2].content, "asn1_node definitions = NULL;");
+}
+
 TEST(TextLayoutTest, HelveticaNeueIsTheFamilyOfHelvetica) {
   std::vector<TextLine> lines;
   for (TextLine l : Body(50, 4)) lines.push_back(InFont(l, "Helvetica"));

@@ -155,5 +155,34 @@ TEST(TextLinesTest, AGlyphWithTallFontMetricsKeepsItsLineToTheTextHeight) {
   EXPECT_EQ(WriteMarkdown(*parsed), "- First line of the item and its second line.\n");
 }
 
+TEST(TextLinesTest, ALineCountsItsCharactersPerFace) {
+  std::vector<uint8_t> pdf =
+      testing::MakePdf({{"BT /F2 12 Tf 72 700 Td (Note:) Tj /F1 12 Tf ( read the rest) Tj ET\n" +
+                         testing::TextAt(72, 680, 12, "x")}});
+  auto doc = PdfDocument::Open(pdf, {});
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  auto page = ExtractPageContent(**doc, 0);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->lines.size(), 2u);
+  EXPECT_EQ(page->lines[0].text, "Note: read the rest");
+  std::map<std::string, int> faces = {{"Helvetica", 11}, {"Helvetica/b", 5}};
+  EXPECT_EQ(page->lines[0].faces, faces);
+}
+
+TEST(TextLinesTest, LinesOfMixedFacesShareOneThatHasAQuarterOfEach) {
+  TextLine a, b;
+  a.faces = {{"Times", 60}, {"Courier", 40}};
+  b.faces = {{"Courier", 70}, {"Times", 30}};
+  EXPECT_TRUE(ShareFace(a, b));
+  a.faces = {{"Times", 80}, {"Courier", 20}};
+  b.faces = {{"Courier", 80}, {"Times", 20}};  // each face a fifth of one of them: not enough
+  EXPECT_FALSE(ShareFace(a, b));
+  b.faces = {{"Courier", 90}, {"Times", 10}};  // nearly all code: a line of code
+  EXPECT_FALSE(ShareFace(b, a));
+  a.faces = {{"Times", 50}, {"Times/i", 50}};
+  b.faces = {{"Courier", 50}, {"Times/b", 50}};
+  EXPECT_FALSE(ShareFace(a, b));
+}
+
 }  // namespace
 }  // namespace mineru::document
