@@ -406,6 +406,34 @@ bool IsNarrowGlyph(char32_t c) {
          c == ':' || c == ';' || c == '!' || c == '\'' || c == '|' || c == '(' || c == ')';
 }
 
+// Whether `label` (fragments, left of `rest` on one baseline: "Table 1.", "Proof.", "Note:") is the
+// run-in label of a paragraph whose first line goes on at `rest`, set a wide space after it (a justified
+// line): the label is short and ends in a period or colon, and a single line right under them spans both
+// (the paragraph's next line; a table's row label has cells, not one line, under it). `fragments` are
+// sorted by top edge; the search starts at `from`.
+bool IsRunInLabel(const std::vector<const TextLine*>& label, const Rect& rest, double size,
+                  const std::vector<TextLine>& fragments, size_t from) {
+  Rect box = label.front()->box;
+  const TextLine* right = label.front();
+  size_t chars = 0;
+  for (const TextLine* f : label) {
+    box = box.Union(f->box);
+    if (f->box.x1 > right->box.x1) right = f;
+    chars += f->chars.size();
+  }
+  char32_t last = right->chars.empty() ? 0 : right->chars.back().rune;
+  if ((last != '.' && last != ':') || rest.x0 < box.x1 || rest.x0 - box.x1 >= 3 * size || chars > 24) {
+    return false;
+  }
+  double bottom = std::max(box.y1, rest.y1);
+  for (size_t k = from; k < fragments.size() && fragments[k].box.y0 < bottom + size; ++k) {
+    const Rect& under = fragments[k].box;
+    if (under.y0 <= bottom - 0.4 * size) continue;  // on the same baseline
+    if (under.x0 <= box.x0 + 0.5 * size && under.x1 >= rest.x1 - 2 * size) return true;
+  }
+  return false;
+}
+
 }  // namespace
 
 Advances MeasureAdvances(const std::vector<TextChar>& chars) {
@@ -689,6 +717,11 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         const Rect& b = fragments[j].box;
         double gap = std::max(b.x0 - box.x1, box.x0 - b.x1);
         bool columns = origin[i].first != origin[j].first && origin[i].second > 1 && origin[j].second > 1;
+        // A label set wide before its paragraph's first line, the label either side of the group so far.
+        std::vector<const TextLine*> so_far;
+        for (const TextLine& g : group) so_far.push_back(&g);
+        bool run_in = IsRunInLabel(so_far, b, size, fragments, j + 1) ||
+                      IsRunInLabel({&fragments[j]}, box, size, fragments, j + 1);
         // The same text drawn twice at (almost) the same place fakes bold: keep one copy.
         bool overprint = false;
         for (const TextLine& g : group) {
@@ -699,7 +732,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
           used[j] = true;
           continue;
         }
-        if (!columns && VerticalOverlap(box, b) > 0.6 && gap < 1.2 * size &&
+        if (!columns && VerticalOverlap(box, b) > 0.6 && (gap < 1.2 * size || run_in) &&
             std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
           group.push_back(fragments[j]);
           used[j] = true;

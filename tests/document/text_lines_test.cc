@@ -184,5 +184,37 @@ TEST(TextLinesTest, LinesOfMixedFacesShareOneThatHasAQuarterOfEach) {
   EXPECT_FALSE(ShareFace(a, b));
 }
 
+std::vector<std::string> LineTexts(const std::vector<uint8_t>& pdf) {
+  auto doc = PdfDocument::Open(pdf, {});
+  EXPECT_TRUE(doc.ok()) << doc.status().ToString();
+  if (!doc.ok()) return {};
+  auto page = ExtractPageContent(**doc, 0);
+  EXPECT_TRUE(page.ok()) << page.status().ToString();
+  std::vector<std::string> texts;
+  for (const TextLine& l : page->lines) texts.push_back(l.text);
+  return texts;
+}
+
+TEST(TextLinesTest, ARunInLabelSetWideBeforeItsParagraphIsPartOfTheLine) {
+  // A justified caption: "Table 1." then 1.6 em to its text; the caption's next line spans both.
+  const std::string label = testing::TextAt(72, 700, 9, "Table 1.", true);
+  const std::string rest =
+      testing::TextAt(122, 700, 9, "HPO performed in OTSL and HTML representation on the");
+  const std::string next = testing::TextAt(
+      72, 689, 9, "transformer-based TableFormer architecture, trained only on PubTabNet data.");
+  EXPECT_EQ(LineTexts(testing::MakePdf({{label + rest + next}})),
+            (std::vector<std::string>{
+                "Table 1. HPO performed in OTSL and HTML representation on the",
+                "transformer-based TableFormer architecture, trained only on PubTabNet data."}));
+  // A row label of a table has cells under it, not a line: the row's cells stay apart.
+  const std::string cells = testing::TextAt(72, 689, 9, "12.5") + testing::TextAt(122, 689, 9, "34.0");
+  EXPECT_EQ(LineTexts(testing::MakePdf({{label + rest + cells}})),
+            (std::vector<std::string>{"HPO performed in OTSL and HTML representation on the", "Table 1.",
+                                      "12.5", "34.0"}));
+  // Without the period it is no label ("Total" and a cell set wide on a line over a spanning note).
+  const std::string total = testing::TextAt(72, 700, 9, "Total", true);
+  EXPECT_EQ(LineTexts(testing::MakePdf({{total + rest + next}})).size(), 3u);
+}
+
 }  // namespace
 }  // namespace mineru::document
