@@ -183,11 +183,17 @@ namespace {
 
 constexpr size_t kFromAbove = SIZE_MAX - 1;  // a slot under a cell that spans rows
 
-// The grid of rows [begin, end) split by `gutters`. With `join_wrapped`, a row that leaves the first
-// column empty and fills at most half as many columns as the row above continues that row's cells (text
-// wrapped inside its cells). A piece's rowspan covers the slots under it.
+// Which rows that leave the first column empty continue the row above (text wrapped inside its cells).
+enum class Wrapped {
+  kRows,       // none: each is a row
+  kSparse,     // those that fill at most half as many columns as the row above
+  kUnlabelled  // all of them (a table whose every row has a label)
+};
+
+// The grid of rows [begin, end) split by `gutters`, rows without a label joined up as `wrapped` says. A
+// piece's rowspan covers the slots under it.
 RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
-                     const std::vector<std::pair<double, double>>& gutters, bool join_wrapped) {
+                     const std::vector<std::pair<double, double>>& gutters, Wrapped wrapped) {
   size_t num_cols = gutters.size() + 1;
   struct GridRow {
     std::vector<std::string> cells;
@@ -251,9 +257,9 @@ RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
       }
       return false;
     };
-    if (join_wrapped && !grid.empty() && row.cells[0].empty() && !under_span(row) &&
+    if (wrapped != Wrapped::kRows && !grid.empty() && row.cells[0].empty() && !under_span(row) &&
         !under_span(grid.back()) && !grid.back().cells[0].empty() &&
-        filled(row) * 2 <= std::max<size_t>(filled(grid.back()), 2)) {
+        (wrapped == Wrapped::kUnlabelled || filled(row) * 2 <= std::max<size_t>(filled(grid.back()), 2))) {
       GridRow& above = grid.back();
       for (size_t c = 0; c < num_cols; ++c) {
         if (row.cells[c].empty()) continue;
@@ -315,13 +321,66 @@ bool FitsColumns(const Row& row, const std::vector<std::pair<double, double>>& g
   return true;
 }
 
+// A table of text without numbers, told by its header: a first row of bold lines at body size with a
+// heading over every column (the first may have none), then rows not in bold, each column's cells
+// starting where the column starts (text set flush left), every row with a label in the first column
+// and text beside it (the lines of a wrapped cell leave the first column empty).
+bool IsTextTable(const std::vector<Row>& rows, const std::vector<std::pair<double, double>>& gutters,
+                 const std::vector<TextLine>& lines) {
+  const size_t num_cols = gutters.size() + 1;
+  if (rows.size() < kMinRows || !FitsColumns(rows[0], gutters)) return false;
+  const Row& header = rows[0];
+  std::vector<bool> headed(num_cols, false);
+  for (const Piece& p : header.pieces) {
+    if (!lines[p.line].bold) return false;
+    headed[ColumnOf(gutters, p.x0)] = true;
+  }
+  for (size_t c = 1; c < num_cols; ++c) {
+    if (!headed[c]) return false;
+  }
+  std::vector<double> first_x(num_cols, 1e18), last_x(num_cols, -1e18);  // cells' left edges
+  size_t labelled = 0, bold = 0, pieces = 0;
+  double body_size = 0;
+  for (size_t r = 1; r < rows.size(); ++r) {
+    for (const Piece& p : rows[r].pieces) {
+      const size_t c = ColumnOf(gutters, p.x0);
+      if (ColumnOf(gutters, p.x1) != c) return false;
+      first_x[c] = std::min(first_x[c], p.x0);
+      last_x[c] = std::max(last_x[c], p.x0);
+      bold += lines[p.line].bold;
+      ++pieces;
+      body_size = std::max(body_size, lines[p.line].font_size);
+    }
+    for (size_t li : rows[r].joined_lines) {  // lines of wrapped cells joined into the row
+      const size_t c = ColumnOf(gutters, lines[li].box.x0);
+      first_x[c] = std::min(first_x[c], lines[li].box.x0);
+      last_x[c] = std::max(last_x[c], lines[li].box.x0);
+    }
+    const bool label = !rows[r].pieces.empty() && ColumnOf(gutters, rows[r].pieces[0].x0) == 0;
+    labelled += label && rows[r].pieces.size() >= 2;
+  }
+  if (labelled + 1 < kMinRows || bold * 5 > pieces) return false;
+  for (const Piece& p : header.pieces) {
+    if (std::fabs(lines[p.line].font_size - body_size) > 1) return false;  // a row of headings over columns
+  }
+  for (size_t c = 1; c < num_cols; ++c) {
+    if (last_x[c] - first_x[c] > 2) return false;  // not flush left: prose or a layout, not a column
+  }
+  return true;
+}
+
 // Emits a table of `rows` when their cells fall into >= 2 consistent columns; a cell across a column
 // gutter spans those columns (a header over two columns).
-void TryTable(const std::vector<Row>& rows, std::vector<RuledTable>& out) {
+void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines,
+              std::vector<RuledTable>& out) {
   if (rows.size() < kMinRows) return;
   std::vector<std::pair<double, double>> gutters = GuttersOf(rows, false);
   size_t num_cols = gutters.size() + 1;
   if (num_cols < 2) return;
+  if (IsTextTable(rows, gutters, lines)) {
+    out.push_back(EmitTable(rows, 0, rows.size(), gutters, Wrapped::kUnlabelled));
+    return;
+  }
   // Most rows must fill at least two columns (a section's heading, or a label left alone, fills one).
   size_t full = 0;
   for (const Row& row : rows) full += row.pieces.size() >= 2;
@@ -356,7 +415,7 @@ void TryTable(const std::vector<Row>& rows, std::vector<RuledTable>& out) {
     has_numeric_column = has_numeric_column || (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6);
   }
   if (!has_numeric_column) return;
-  out.push_back(EmitTable(rows, 0, rows.size(), gutters, false));
+  out.push_back(EmitTable(rows, 0, rows.size(), gutters, Wrapped::kRows));
 }
 
 }  // namespace
@@ -425,7 +484,7 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
       run.pop_back();
       --end;
     }
-    TryTable(run, out);
+    TryTable(run, lines, out);
     begin = taken = end;
   }
   return out;
@@ -505,7 +564,7 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
           gutters = GuttersOf(table_rows, false);
         }
         if (!gutters.empty() && chars <= kMaxCellChars * pieces) {
-          RuledTable table = EmitTable(table_rows, 0, table_rows.size(), gutters, true);
+          RuledTable table = EmitTable(table_rows, 0, table_rows.size(), gutters, Wrapped::kSparse);
           table.box =
               table.box.Union({stack[first].x0, stack[first].cy(), stack[first].x1, stack[last].cy()});
           for (size_t li : table.line_indices) taken[li] = true;

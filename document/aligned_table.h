@@ -4,7 +4,8 @@
 // Columns are split by gutters: x ranges that no cell covers in at least three quarters of the rows (four
 // or more rows; all of them for three), each column holding cells of its own; a cell across a gutter is
 // a header over those columns (colspan). Long lines (running text, two-column prose) never form such a
-// table, and some column must be mostly numbers.
+// table, and some column must be mostly numbers, or else the rows are a table of text told by a bold
+// header over every column and flush-left columns (IsTextTable in the source).
 #pragma once
 
 #include <string>

@@ -350,6 +350,53 @@ TEST(AlignedTableTest, LowerCaseLabelsAreNoCueInATableOfThem) {
       "</table>");
 }
 
+// Programs and findings: a bold header, then rows of text whose cells wrap (the wrapped lines leave the
+// first column empty); `ragged` moves the second column's wrapped lines right, `header_size` sets the
+// header's size.
+std::vector<TextLine> TextTable(bool bold_header, double ragged = 0, double header_size = 10) {
+  std::vector<TextLine> lines = {Line("Program", 50, 100, header_size, bold_header),
+                                 Line("Purpose", 200, 100, header_size, bold_header),
+                                 Line("Finding", 380, 100, header_size, bold_header)};
+  struct Entry {
+    const char* label;
+    std::vector<const char*> purpose, finding;
+  };
+  const Entry entries[] = {
+      {"Housing aid", {"Rent support for low income", "families in the county"}, {"Met its goals"}},
+      {"Job training", {"Courses for adults who lost", "their jobs"}, {"Fewer places than", "planned"}},
+      {"Road repair", {"Repairs of county roads"}, {"Behind schedule"}}};
+  double y = 116;
+  for (const Entry& e : entries) {
+    lines.push_back(Line(e.label, 50, y));
+    for (size_t k = 0; k < e.purpose.size(); ++k)
+      lines.push_back(Line(e.purpose[k], 200 + k * ragged, y + 12.0 * k));
+    for (size_t k = 0; k < e.finding.size(); ++k) lines.push_back(Line(e.finding[k], 380, y + 12.0 * k));
+    y += 12.0 * std::max(e.purpose.size(), e.finding.size()) + 4;
+  }
+  lines.push_back(Line("Below the table, a sentence of prose that is long.", 50, y + 30));
+  return lines;
+}
+
+TEST(AlignedTableTest, ATableOfTextIsToldByItsBoldHeaderAndFlushLeftColumns) {
+  std::vector<TextLine> lines = TextTable(true);
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Program</td><td>Purpose</td><td>Finding</td></tr>"
+            "<tr><td>Housing aid</td><td>Rent support for low income families in the county</td>"
+            "<td>Met its goals</td></tr>"
+            "<tr><td>Job training</td><td>Courses for adults who lost their jobs</td>"
+            "<td>Fewer places than planned</td></tr>"
+            "<tr><td>Road repair</td><td>Repairs of county roads</td><td>Behind schedule</td></tr></table>");
+  EXPECT_EQ(tables[0].line_indices.size(), lines.size() - 1);
+  // Without numbers, nothing else tells such rows from text set in columns: no bold header, no table;
+  // nor with a column whose lines do not start together, nor under a row of larger headings.
+  for (const std::vector<TextLine>& other : {TextTable(false), TextTable(true, 4), TextTable(true, 0, 14)}) {
+    auto found = FindAlignedTables(other, std::vector<bool>(other.size(), false), kPage);
+    EXPECT_TRUE(found.empty()) << found[0].html;
+  }
+}
+
 TEST(AlignedTableTest, UsedLinesAreSkipped) {
   std::vector<TextLine> lines = {Line("1", 100, 100), Line("2", 200, 100), Line("3", 100, 114),
                                  Line("4", 200, 114), Line("5", 100, 128), Line("6", 200, 128)};
