@@ -153,7 +153,31 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
   }
   auto known = [&](size_t c) { return extent[c].first <= extent[c].second; };
   for (size_t r = 0; r < header_end; ++r) {
-    for (RowPiece& p : rows[r].pieces) {
+    // Where the line's headings sit before they move: none spans a column another one sits in.
+    std::vector<size_t> sits;
+    for (const RowPiece& p : rows[r].pieces) sits.push_back(ColumnOf(L.gutters, (p.x0 + p.x1) / 2));
+    for (size_t k = 0; k < rows[r].pieces.size(); ++k) {
+      RowPiece& p = rows[r].pieces[k];
+      auto sibling_in = [&](size_t c, size_t d) {
+        for (size_t o = 0; o < sits.size(); ++o) {
+          if (o != k && sits[o] >= c && sits[o] <= d) return true;
+        }
+        return false;
+      };
+      if (p.over_rule) {  // the columns centred under its rule
+        size_t from = num_cols, to = 0;
+        for (size_t c = 0; c < num_cols; ++c) {
+          const double centre = (extent[c].first + extent[c].second) / 2;
+          if (!known(c) || centre < p.x0 || centre > p.x1) continue;
+          from = std::min(from, c);
+          to = c;
+        }
+        if (from <= to) {
+          p.x0 = extent[from].first;
+          p.x1 = extent[to].second;
+          continue;
+        }
+      }
       const double centre = (p.x0 + p.x1) / 2;
       double best = 1e18;
       size_t from = 0, to = 0;
@@ -162,7 +186,7 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
         for (size_t d = c; d < num_cols && known(c) && known(d); ++d) {
           const double x0 = extent[c].first, x1 = extent[d].second;
           widest = std::max(widest, extent[d].second - extent[d].first);
-          if (p.x1 < x0 || p.x0 > x1) continue;  // not over these columns at all
+          if (p.x1 < x0 || p.x0 > x1 || sibling_in(c, d)) continue;  // not over these columns alone
           // A heading no wider than one of the columns is that column's, wherever it is centred.
           if (d > c && p.x1 - p.x0 <= widest) continue;
           const double off = std::abs(centre - (x0 + x1) / 2);

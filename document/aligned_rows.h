@@ -18,6 +18,8 @@ struct RowPiece {
   double x0 = 0, x1 = 0;
   std::string text;
   int rowspan = 1;  // a header cell reaching down over header lines with nothing under it
+  // x0..x1 is the extent of a rule drawn under this heading (a booktabs cmidrule): the columns it spans.
+  bool over_rule = false;
 };
 
 struct TextRow {
@@ -49,7 +51,8 @@ bool IsPlaceholderCell(const std::string& text);
 // stays a row (a section's heading); where labels often start in lower case, that start is no cue.
 // Header lines (above the first row with a number that is not a year): each heading is placed over the
 // columns whose extent below it is centred on; lines with nothing across a gutter are one header row
-// wrapped onto several lines; with a heading over several columns the header has levels, and a cell of
+// wrapped onto several lines (a heading over a rule of its own spans the columns centred under the
+// rule); with a heading over several columns the header has levels, and a cell of
 // the last header line with nothing above it spans them (rowspan).
 void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<double, double>>& gutters);
 

@@ -298,13 +298,16 @@ RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
   return table;
 }
 
-// FindColumnGutters of `rows` (only those of two cells or more when `multi_only`).
+// FindColumnGutters of `rows` (only those of two cells or more when `multi_only`); a heading over a rule
+// reaches across gutters on purpose and does not count.
 std::vector<std::pair<double, double>> GuttersOf(const std::vector<Row>& rows, bool multi_only) {
   std::vector<std::vector<AlignedPiece>> spans;
   for (const Row& row : rows) {
     if (multi_only && row.pieces.size() < 2) continue;
     spans.emplace_back();
-    for (const Piece& p : row.pieces) spans.back().push_back({p.x0, p.x1, {}});
+    for (const Piece& p : row.pieces) {
+      if (!p.over_rule) spans.back().push_back({p.x0, p.x1, {}});
+    }
   }
   return FindColumnGutters(spans);
 }
@@ -416,6 +419,29 @@ void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines,
   }
   if (!has_numeric_column) return;
   out.push_back(EmitTable(rows, 0, rows.size(), gutters, Wrapped::kRows));
+}
+
+// A heading with a rule of its own right under it, shorter than the table's (a booktabs cmidrule under
+// "Fiscal 2021" over "Actual" and "Budget"), spans what the rule spans: its piece takes the rule's extent.
+void MarkHeadingsOverRules(std::vector<Row>& rows, const std::vector<TextLine>& lines,
+                           const std::vector<RulingSegment>& rules, const Rect& region) {
+  for (Row& row : rows) {
+    for (Piece& p : row.pieces) {
+      const Rect& box = lines[p.line].box;
+      const double centre = (p.x0 + p.x1) / 2;
+      for (const RulingSegment& r : rules) {
+        const double below = r.box.cy() - box.y1;
+        if (!r.horizontal || r.box.width() > region.width() - 8 || r.box.width() < p.x1 - p.x0 ||
+            r.box.x0 > centre || r.box.x1 < centre || below < -1 || below > 0.8 * box.height()) {
+          continue;
+        }
+        p.x0 = r.box.x0;
+        p.x1 = r.box.x1;
+        p.over_rule = true;
+        break;
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -558,6 +584,7 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
             ++pieces;
           }
         }
+        MarkHeadingsOverRules(table_rows, lines, rules, region);
         std::vector<std::pair<double, double>> gutters = GuttersOf(table_rows, false);
         if (!gutters.empty()) {
           JoinWrappedRows(table_rows, gutters);

@@ -113,6 +113,28 @@ TEST(AlignedTableTest, HorizontalRulesOnlyMakeATableOfWordsWithWrappedCells) {
   EXPECT_TRUE(FindRuleBandTables(rules, prose, std::vector<bool>(prose.size(), false), {}, kPage).empty());
 }
 
+TEST(AlignedTableTest, AHeadingOverARuleOfItsOwnSpansTheColumnsUnderTheRule) {
+  // Booktabs: top, middle and bottom rules, and under each year a shorter rule over its two columns.
+  // The years are centred on their columns' boxes, not on the figures (set flush right): "2021" sits
+  // nearer the first of its columns, and its headings are wider than the figures under them.
+  std::vector<RulingSegment> rules = {Rule(90, 50, 500), Rule(113, 250, 370), Rule(113, 390, 500),
+                                      Rule(131, 50, 500), Rule(175, 50, 500)};
+  std::vector<TextLine> lines = {Line("2021", 275, 100),   Line("2022", 425, 100),   Line("Source", 50, 118),
+                                 Line("Actual", 270, 118), Line("Budget", 340, 118), Line("Actual", 410, 118),
+                                 Line("Budget", 470, 118), Line("Taxes", 50, 136),   Line("1,204", 275, 136),
+                                 Line("1,250", 345, 136),  Line("1,310", 415, 136),  Line("1,290", 475, 136),
+                                 Line("Fees", 50, 150),    Line("845", 285, 150),    Line("830", 355, 150),
+                                 Line("902", 425, 150),    Line("880", 485, 150)};
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(
+      tables[0].html,
+      "<table><tr><td rowspan=\"2\">Source</td><td colspan=\"2\">2021</td><td colspan=\"2\">2022</td></tr>"
+      "<tr><td>Actual</td><td>Budget</td><td>Actual</td><td>Budget</td></tr>"
+      "<tr><td>Taxes</td><td>1,204</td><td>1,250</td><td>1,310</td><td>1,290</td></tr>"
+      "<tr><td>Fees</td><td>845</td><td>830</td><td>902</td><td>880</td></tr></table>");
+}
+
 std::string TableOf(const std::vector<TextLine>& lines) {
   auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
   if (tables.size() != 1) return "tables: " + std::to_string(tables.size());
