@@ -364,8 +364,17 @@ std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::ve
     const Rect& b = lines[li].box;
     if (rows.empty() || VerticalOverlap(rows.back().box, b) <= 0.5) rows.push_back({{}, b, {}});
     rows.back().box = rows.back().box.Union(b);
-    for (AlignedPiece& p : SplitAtColumnGaps(lines[li]))
-      rows.back().pieces.push_back({li, p.x0, p.x1, std::move(p.text)});
+    for (AlignedPiece& p : SplitAtColumnGaps(lines[li])) {
+      RowPiece piece{li, p.x0, p.x1, std::move(p.text)};
+      const size_t length = Utf8Length(piece.text);
+      piece.leader = CutTrailingLeader(piece.text);
+      // The text's extent without the leader, told by its share of the characters.
+      if (piece.leader && length > 0) {
+        piece.x1 = piece.x0 + (piece.x1 - piece.x0) * static_cast<double>(Utf8Length(piece.text)) /
+                                  static_cast<double>(length);
+      }
+      rows.back().pieces.push_back(std::move(piece));
+    }
   }
   for (TextRow& row : rows) {
     std::sort(row.pieces.begin(), row.pieces.end(),

@@ -20,6 +20,7 @@ struct RowPiece {
   int rowspan = 1;  // a header cell reaching down over header lines with nothing under it
   // x0..x1 is the extent of a rule drawn under this heading (a booktabs cmidrule): the columns it spans.
   bool over_rule = false;
+  bool leader = false;  // the text ended in a dot leader, cut off ("Wages ........")
 };
 
 struct TextRow {
@@ -28,7 +29,8 @@ struct TextRow {
   std::vector<size_t> joined_lines;  // lines of rows joined into this one (their text is in `pieces`)
 };
 
-// Rows: lines (not `used`) sharing a baseline band, top to bottom, each cut into pieces left to right.
+// Rows: lines (not `used`) sharing a baseline band, top to bottom, each cut into pieces left to right,
+// a piece's trailing dot leader cut off.
 std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::vector<bool>& used);
 
 // The column (0 = first) of x between `gutters` (left to right): split at each gutter's middle.

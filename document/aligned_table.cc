@@ -418,6 +418,10 @@ void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines,
     has_numeric_column = has_numeric_column || (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6);
   }
   if (!has_numeric_column) return;
+  // Entries with a dot leader to one column of numbers are a table of contents, not a table.
+  size_t leaders = 0;
+  for (const Row& row : rows) leaders += !row.pieces.empty() && row.pieces[0].leader;
+  if (num_cols == 2 && leaders * 2 >= rows.size()) return;
   out.push_back(EmitTable(rows, 0, rows.size(), gutters, Wrapped::kRows));
 }
 

@@ -422,6 +422,24 @@ size_t ListMarkerLength(const std::string& text, bool* numbered) {
   return i + 2;
 }
 
+bool CutTrailingLeader(std::string& text) {
+  size_t end = text.size(), dots = 0;
+  while (end > 0) {
+    if (text[end - 1] == '.') {
+      ++dots;
+    } else if (end >= 3 && text.compare(end - 3, 3, "\u2026") == 0) {
+      dots += 3;
+      end -= 2;
+    } else if (text[end - 1] != ' ') {
+      break;
+    }
+    --end;
+  }
+  if (dots < 3 || end == 0 || !HasLeader(text.substr(end))) return false;
+  text.erase(end);
+  return true;
+}
+
 std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& style) {
   const Rect& pr = page.page;
   // 1. Running headers and footers: repeated lines and page numbers in the margin bands, and the lines of

@@ -66,4 +66,8 @@ bool StartsCaption(const std::string& text, BlockType* body);
 // A list marker at the start of `text`: sets *numbered and returns the marker's length in bytes, or 0.
 size_t ListMarkerLength(const std::string& text, bool* numbered);
 
+// Cuts a dot leader (three dots or more, spaced or not, or two ellipses) off the end of `text` and the
+// spaces before it; whether there was one. "Wages and salaries ......" -> "Wages and salaries".
+bool CutTrailingLeader(std::string& text);
+
 }  // namespace mineru::document

@@ -144,6 +144,32 @@ std::string TableOf(const std::vector<TextLine>& lines) {
   return tables[0].html;
 }
 
+TEST(AlignedTableTest, DotLeadersAreNoPartOfTheLabelAndOneColumnOfThemIsAContentsList) {
+  std::vector<TextLine> lines = {Line("2021", 400, 100), Line("2022", 480, 100)};
+  const char* labels[] = {"Wages and salaries", "Employee benefits", "Rent and utilities", "Travel"};
+  for (int i = 0; i < 4; ++i) {
+    std::string label = labels[i];
+    label += " " + std::string(68 - label.size(), '.');  // the leader runs up to the first column
+    lines.push_back(Line(label, 50, 114 + 14.0 * i));
+    lines.push_back(Line(std::to_string(100 + i), 405, 114 + 14.0 * i));
+    lines.push_back(Line(std::to_string(200 + i), 485, 114 + 14.0 * i));
+  }
+  EXPECT_EQ(TableOf(lines),
+            "<table><tr><td></td><td>2021</td><td>2022</td></tr><tr><td>Wages and salaries</td><td>100</td>"
+            "<td>200</td></tr><tr><td>Employee benefits</td><td>101</td><td>201</td></tr>"
+            "<tr><td>Rent and utilities</td><td>102</td><td>202</td></tr><tr><td>Travel</td><td>103</td>"
+            "<td>203</td></tr></table>");
+  // Entries with leaders to page numbers: a table of contents.
+  std::vector<TextLine> contents;
+  for (int i = 0; i < 4; ++i) {
+    std::string label = labels[i];
+    label += " " + std::string(60 - label.size(), '.');
+    contents.push_back(Line(label, 50, 114 + 14.0 * i));
+    contents.push_back(Line(std::to_string(3 + 4 * i), 485, 114 + 14.0 * i));
+  }
+  EXPECT_TRUE(FindAlignedTables(contents, std::vector<bool>(contents.size(), false), kPage).empty());
+}
+
 TEST(AlignedTableTest, AWrappedLabelJoinsItsRowUpOrDown) {
   // "... Health and" goes on below (the values are on its first line); "... persons in" goes on into the
   // row below it (the values are on its last line); "Services ..." indented under its label, with no

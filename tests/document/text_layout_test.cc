@@ -31,6 +31,23 @@ TEST(TextLayoutTest, JoinLineDehyphenates) {
   EXPECT_EQ(p, "first");
 }
 
+TEST(TextLayoutTest, CutTrailingLeader) {
+  std::string t = "Wages and salaries ..........";
+  EXPECT_TRUE(CutTrailingLeader(t));
+  EXPECT_EQ(t, "Wages and salaries");
+  t = "Travel . . . . . .";
+  EXPECT_TRUE(CutTrailingLeader(t));
+  EXPECT_EQ(t, "Travel");
+  t = "Rent\u2026\u2026";
+  EXPECT_TRUE(CutTrailingLeader(t));
+  EXPECT_EQ(t, "Rent");
+  for (std::string kept : {"Ends a sentence.", "And so on...", "..........", "12.5", "Notes . . . 4"}) {
+    std::string before = kept;
+    EXPECT_FALSE(CutTrailingLeader(kept)) << before;
+    EXPECT_EQ(kept, before);
+  }
+}
+
 TEST(TextLayoutTest, ListMarkers) {
   bool numbered = false;
   EXPECT_EQ(ListMarkerLength("\xE2\x80\xA2 item", &numbered), 4u);  // "• "
