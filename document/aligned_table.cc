@@ -509,6 +509,16 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
       if (!over_columns) break;
       run.insert(run.begin(), rows[top - 1]);
     }
+    // Lines set smaller than the row above, alone on their baselines, end the table: notes under it ("a
+    // Restated."), not a wrapped label.
+    auto note = [&](const Row& row, const Row& above) {
+      return row.pieces.size() == 1 && !above.pieces.empty() &&
+             lines[row.pieces[0].line].font_size < 0.9 * lines[above.pieces[0].line].font_size;
+    };
+    while (run.size() > 1 && note(run.back(), run[run.size() - 2])) {
+      run.pop_back();
+      --end;
+    }
     JoinWrappedRows(run, gutters);
     while (run.size() > 1 && run.back().pieces.size() < 2) {  // no trailing single-cell rows
       run.pop_back();

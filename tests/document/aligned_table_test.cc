@@ -286,6 +286,30 @@ TEST(AlignedTableTest, ABlankLineBetweenGroupsOfRowsInTheSameColumnsIsOneTable) 
   EXPECT_EQ(tables[0].line_indices.size(), 10u);
 }
 
+TEST(AlignedTableTest, ANoteSetSmallerUnderTheLastRowIsNoWrappedLabel) {
+  std::vector<TextLine> lines = {Line("Fund", 50, 100),
+                                 Line("2020", 300, 100),
+                                 Line("2021", 380, 100),
+                                 Line("General fund", 50, 114),
+                                 Line("1,204a", 300, 114),
+                                 Line("1,250", 380, 114),
+                                 Line("Capital projects", 50, 128),
+                                 Line("88", 300, 128),
+                                 Line("102b", 380, 128),
+                                 Line("All funds", 50, 142),
+                                 Line("1,292", 300, 142),
+                                 Line("1,352", 380, 142),
+                                 Line("a restated. b preliminary.", 50, 157, 7)};
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(
+      tables[0].html,
+      "<table><tr><td>Fund</td><td>2020</td><td>2021</td></tr><tr><td>General fund</td><td>1,204a</td>"
+      "<td>1,250</td></tr><tr><td>Capital projects</td><td>88</td><td>102b</td></tr><tr><td>All funds</td>"
+      "<td>1,292</td><td>1,352</td></tr></table>");
+  EXPECT_EQ(tables[0].line_indices.size(), lines.size() - 1);
+}
+
 TEST(AlignedTableTest, LongLabelsAndCellsWithoutAValue) {
   // Labels longer than other cells (up to 80 characters), and "-" / "n/a" where a value is missing.
   std::vector<TextLine> lines = {Line("Program", 50, 100),
