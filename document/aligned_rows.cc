@@ -316,10 +316,21 @@ std::vector<TextRow> JoinDown(std::vector<TextRow>& rows, size_t header_end, con
 
 }  // namespace
 
+// Currency signs set apart from their figures in a column of their own in financial statements.
+constexpr std::string_view kCurrencySigns[] = {"$",      "\u20ac", "\u00a3", "\u00a5",
+                                               "\u20b9", "\u20a9", "\u20bd"};
+
+bool IsCurrencySign(std::string_view text) {
+  for (std::string_view sign : kCurrencySigns) {
+    if (text == sign) return true;
+  }
+  return false;
+}
+
 bool IsNumericCell(const std::string& text) {
   std::string_view t = text;
   // A currency sign before the number, a footnote mark after it ("1,234*", "12.5 r", "45\u2020").
-  for (std::string_view sign : {"\u20ac", "\u00a3", "\u00a5"}) {
+  for (std::string_view sign : kCurrencySigns) {
     if (t.starts_with(sign)) t.remove_prefix(sign.size());
   }
   for (std::string_view mark : {"*", "\u2020", "\u2021", "\u00a7"}) {
@@ -379,6 +390,16 @@ std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::ve
   for (TextRow& row : rows) {
     std::sort(row.pieces.begin(), row.pieces.end(),
               [](const RowPiece& a, const RowPiece& b) { return a.x0 < b.x0; });
+    // A currency sign set apart before its figure ("$      12,004") is part of it.
+    for (size_t i = 0; i + 1 < row.pieces.size(); ++i) {
+      RowPiece& sign = row.pieces[i];
+      const RowPiece& figure = row.pieces[i + 1];
+      if (!IsCurrencySign(sign.text) || !IsNumericCell(figure.text)) continue;
+      sign.text += figure.text;
+      sign.x1 = figure.x1;
+      if (figure.line != sign.line) row.joined_lines.push_back(figure.line);
+      row.pieces.erase(row.pieces.begin() + static_cast<std::ptrdiff_t>(i) + 1);
+    }
   }
   return rows;
 }

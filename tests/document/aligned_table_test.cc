@@ -310,6 +310,24 @@ TEST(AlignedTableTest, ANoteSetSmallerUnderTheLastRowIsNoWrappedLabel) {
   EXPECT_EQ(tables[0].line_indices.size(), lines.size() - 1);
 }
 
+TEST(AlignedTableTest, ACurrencySignSetApartIsPartOfItsFigure) {
+  // A financial statement: "$" at the left of each column, the figures flush right, on some rows only.
+  std::vector<TextLine> lines = {Line("2021", 390, 100), Line("2022", 490, 100)};
+  const char* labels[] = {"Cash", "Receivables", "Total assets"};
+  for (int r = 0; r < 3; ++r) {
+    const double y = 114 + 14.0 * r;
+    lines.push_back(Line(labels[r], 50, y));
+    if (r != 1) lines.push_back(Line("$", 350, y));
+    lines.push_back(Line(std::to_string(1000 + r), 390, y));
+    if (r != 1) lines.push_back(Line("\u20ac", 450, y));
+    lines.push_back(Line(std::to_string(2000 + r), 490, y));
+  }
+  EXPECT_EQ(TableOf(lines),
+            "<table><tr><td></td><td>2021</td><td>2022</td></tr><tr><td>Cash</td><td>$1000</td>"
+            "<td>\u20ac2000</td></tr><tr><td>Receivables</td><td>1001</td><td>2001</td></tr>"
+            "<tr><td>Total assets</td><td>$1002</td><td>\u20ac2002</td></tr></table>");
+}
+
 TEST(AlignedTableTest, LongLabelsAndCellsWithoutAValue) {
   // Labels longer than other cells (up to 80 characters), and "-" / "n/a" where a value is missing.
   std::vector<TextLine> lines = {Line("Program", 50, 100),
