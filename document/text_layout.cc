@@ -681,6 +681,22 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
     return join;
   };
+  // Whether `line`, which would continue `para`, starts a new paragraph by its first-line indent: the
+  // paragraph's last line starts at its left edge and ends a sentence, `line` is indented by 0.8 to 5 em,
+  // and the line `after` it, set as close, is back at the left edge. A paragraph of one line must end
+  // short of the margin (an em before `line` or `after` ends): a hanging indent, as of a reference list, puts
+  // a full line alone over lines indented under it.
+  auto StartsIndentedParagraph = [&](const Paragraph& p, const TextLine& line, const TextLine* after) {
+    if (p.lines.empty() || after == nullptr || line.monospace) return false;
+    const TextLine& prev = lines[p.lines.back()];
+    const double em = std::max(1.0, line.font_size);
+    const double left = p.box.x0, indent = line.box.x0 - left;
+    const bool close = after->box.y0 - line.box.y1 <= line.box.y0 - prev.box.y1 + 0.2 * em;
+    const bool ends_short = prev.box.x1 <= std::max(line.box.x1, after->box.x1) - em;
+    return EndsSentence(prev.text) && prev.box.x0 - left <= 0.3 * em && (ends_short || p.lines.size() >= 2) &&
+           indent >= 0.8 * em && indent <= 5 * em && std::fabs(after->box.x0 - left) <= 0.3 * em && close &&
+           std::fabs(after->font_size - line.font_size) < 0.5;
+  };
   Paragraph para;
   double list_text_x = -1;
   std::vector<size_t> aside;  // lines set beside the paragraph, read after it
@@ -721,6 +737,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       }
       const TextLine& line = lines[item.index];
       bool join = continues(para, line, list_text_x);
+      const TextLine* after = f + 1 < flow.size() && items[flow[f + 1]].kind == ItemKind::kLine
+                                  ? &lines[items[flow[f + 1]].index]
+                                  : nullptr;
+      if (join && list_text_x < 0 && StartsIndentedParagraph(para, line, after)) join = false;
       if (!join && !para.lines.empty() && f + 1 < flow.size() && items[flow[f + 1]].kind == ItemKind::kLine) {
         // A small line beside the paragraph, between two of its lines ("Chapter 1." left of a two-line
         // chapter title): read after the paragraph.

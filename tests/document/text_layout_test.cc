@@ -265,6 +265,31 @@ TEST(TextLayoutTest, ProseWithCodeInItIsOneParagraphWhicheverFaceHasMostOfALine)
   EXPECT_EQ(blocks[2].content, "asn1_node definitions = NULL;");
 }
 
+TEST(TextLayoutTest, AFirstLineIndentStartsAParagraphAndAHangingIndentDoesNot) {
+  // Paragraphs set solid, told only by their first lines' indents: the first one's last line ends a
+  // sentence nearly at the margin (too long to count as a short last line). Then references set with a
+  // hanging indent, one's full first line ending with a period, its second line indented under it.
+  std::vector<TextLine> lines = {
+      InFont(Line("The first paragraph runs on over two full lines and its last line", 50, 100), "Times"),
+      InFont(Line("is nearly as long as the others, and ends a sentence here.", 50, 112), "Times"),
+      InFont(Line("The second paragraph starts here with its first line indented", 70, 124), "Times"),
+      InFont(Line("by two em, as books and papers set them, and it goes on here", 50, 136), "Times"),
+      InFont(Line("for one more line of text, and then it ends on this line.", 50, 148), "Times"),
+      InFont(Line("[1] A. Author. A title of a paper that is long enough to wrap, Ed.", 50, 172), "Times"),
+      InFont(Line("onto the next line. Journal of Examples, 12(3), 2020, pages 1-9.", 70, 184), "Times"),
+      InFont(Line("[2] B. Author. Another title that also wraps onto a second line", 50, 196), "Times"),
+      InFont(Line("of its own. Journal of Examples, 12(4), 2020, pages 10 to 19.", 70, 208), "Times")};
+  for (size_t i : {0, 2, 3, 5, 7}) lines[i].box.x1 = 400;  // justified: full lines end at the margin
+  lines[1].box.x1 = 395;                                   // nearly full
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_GE(blocks.size(), 3u);
+  EXPECT_TRUE(blocks[0].content.ends_with("ends a sentence here.")) << blocks[0].content;
+  EXPECT_TRUE(blocks[1].content.starts_with("The second paragraph")) << blocks[1].content;
+  EXPECT_TRUE(blocks[1].content.ends_with("ends on this line.")) << blocks[1].content;
+  EXPECT_TRUE(blocks[2].content.starts_with("[1] A. Author.")) << blocks[2].content;
+  EXPECT_NE(blocks[2].content.find("Ed. onto the next line."), std::string::npos) << blocks[2].content;
+}
+
 TEST(TextLayoutTest, HelveticaNeueIsTheFamilyOfHelvetica) {
   std::vector<TextLine> lines;
   for (TextLine l : Body(50, 4)) lines.push_back(InFont(l, "Helvetica"));
