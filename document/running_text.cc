@@ -89,8 +89,12 @@ std::string RunningKey(const TextLine& line, const Rect& page) {
 bool IsPageNumberText(const std::string& text) {
   std::string t = MaskDigits(text);
   // "#-#": chapter-page numbering ("7-45").
-  static const char* kForms[] = {"#",        "-#-",     "–#–", "—#—", "page#", "#of#", "#/#",
-                                 "page#of#", "page#/#", "[#]", "(#)", "#-#",   "#–#"};
+  // Chinese and Japanese reports: "第 5 页", "第 5 页 共 120 页", "5 页", "第 5 頁".
+  static const char* kForms[] = {"#",           "-#-",          "–#–",         "—#—",     "page#",
+                                 "#of#",        "#/#",          "page#of#",    "page#/#", "[#]",
+                                 "(#)",         "#-#",          "#–#",         "第#页",   "第#页共#页",
+                                 "第#页,共#页", "第#页，共#页", "第#页/共#页", "#页",     "第#頁",
+                                 "第#頁共#頁",  "#頁"};
   for (const char* f : kForms) {
     if (t == f) return true;
   }

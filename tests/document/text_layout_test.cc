@@ -64,11 +64,13 @@ TEST(TextLayoutTest, ListMarkers) {
 }
 
 TEST(TextLayoutTest, PageNumbers) {
-  for (const char* s : {"7", "- 12 -", "Page 3", "3 of 10", "Page 2 of 9", "iv", "[4]"}) {
+  for (const char* s : {"7", "- 12 -", "Page 3", "3 of 10", "Page 2 of 9", "iv", "[4]", "\u7b2c 5 \u9875",
+                        "\u7b2c 5 \u9875 \u5171 120 \u9875", "\u7b2c5\u9801"}) {
     EXPECT_TRUE(IsPageNumberText(s)) << s;
   }
   EXPECT_TRUE(IsPageNumberText("7-45"));  // chapter-page
-  for (const char* s : {"Chapter 3", "Introduction", "3.5 Results", "1998-2004 survey", "X"}) {
+  for (const char* s : {"Chapter 3", "Introduction", "3.5 Results", "1998-2004 survey", "X",
+                        "\u7b2c 3 \u8282"}) {  // "section 3"
     EXPECT_FALSE(IsPageNumberText(s)) << s;
   }
 }
