@@ -312,6 +312,53 @@ void AppendChar(std::vector<TextChar>& chars, char32_t rune, const Rect& box) {
   }
 }
 
+// A line set with letter spacing (justified Chinese, a tracked heading) has that spacing between all its
+// glyphs, and MuPDF reads it as word spaces ("A n n u a l", "2 0 2 2 年"). On a line whose glyphs stand
+// apart by a tracking of at least kMinTrackingEms (the median gap between neighbouring glyphs: zero in
+// text set solid, where most neighbours are inside words), a space no wider than the tracking by
+// kSpaceOverTrackingEms is dropped; real word spaces add the space glyph's own width to the tracking.
+constexpr double kMinTrackingEms = 0.08;
+constexpr double kSpaceOverTrackingEms = 0.12;
+
+void DropTrackingSpaces(std::vector<TextChar>& chars, double size) {
+  if (size <= 0) return;
+  // Letters, digits and ideographs only: the dots of a leader stand apart (". . .") and stay so. Not
+  // Hangul: Korean puts spaces between its words, narrow ones in justified lines.
+  auto word_glyph = [](char32_t r) {
+    const bool hangul =
+        (r >= 0x1100 && r <= 0x11FF) || (r >= 0x3130 && r <= 0x318F) || (r >= 0xAC00 && r <= 0xD7AF);
+    return (IsLtrStrong(r) || (r >= '0' && r <= '9')) && !hangul;
+  };
+  std::vector<double> tracking;  // gaps between neighbouring glyphs, whether MuPDF put a space or not
+  const TextChar* last = nullptr;
+  for (const TextChar& c : chars) {
+    if (c.rune == ' ') continue;
+    if (last != nullptr && !c.ligature && word_glyph(c.rune) && word_glyph(last->rune)) {
+      tracking.push_back(c.box.x0 - last->box.x1);
+    }
+    last = &c;
+  }
+  if (tracking.size() < 3) return;
+  std::nth_element(tracking.begin(), tracking.begin() + static_cast<std::ptrdiff_t>(tracking.size() / 2),
+                   tracking.end());
+  const double track = tracking[tracking.size() / 2];
+  if (track < kMinTrackingEms * size) return;
+  std::vector<TextChar> kept;
+  for (size_t i = 0; i < chars.size(); ++i) {
+    if (chars[i].rune == ' ' && !kept.empty() && kept.back().rune != ' ') {
+      size_t next = i;
+      while (next < chars.size() && chars[next].rune == ' ') ++next;
+      if (next < chars.size() && word_glyph(kept.back().rune) && word_glyph(chars[next].rune) &&
+          chars[next].box.x0 - kept.back().box.x1 < track + kSpaceOverTrackingEms * size) {
+        i = next - 1;
+        continue;
+      }
+    }
+    kept.push_back(chars[i]);
+  }
+  chars = std::move(kept);
+}
+
 // A glyph's box as MuPDF gives it spans its font's ascender to its descender. Some fonts (TeX's math and
 // symbol fonts, Type3 fonts with a loose FontBBox) report twice the height of their ink, and a bullet in
 // such a font made its line overlap the next one, breaking the list item it starts. A horizontal glyph
@@ -394,6 +441,8 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   frag.italic = total > 0 && italic * 2 > total;
   frag.monospace = (total > 0 && mono * 2 > total) || MeasureAdvances(frag.chars) == Advances::kUniform;
   frag.rtl = rtl > ltr;
+  const bool left_to_right = std::fabs(line->dir.y) < 0.01 && line->dir.x > 0 && !frag.rtl;
+  if (left_to_right) DropTrackingSpaces(frag.chars, frag.font_size);
   if (ink_y0 < ink_y1) {
     frag.box.y0 = ink_y0;
     frag.box.y1 = ink_y1;

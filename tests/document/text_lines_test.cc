@@ -216,5 +216,17 @@ TEST(TextLinesTest, ARunInLabelSetWideBeforeItsParagraphIsPartOfTheLine) {
   EXPECT_EQ(LineTexts(testing::MakePdf({{total + rest + next}})).size(), 3u);
 }
 
+TEST(TextLinesTest, LetterSpacingIsNoWordSpace) {
+  // A heading tracked by 0.3 em (MuPDF puts a space between every letter), a line tracked by 0.12 em, and
+  // a line set solid: the words stay words and the real spaces stay.
+  const std::string content =
+      "BT /F1 10 Tf 72 700 Td 3 Tc (Annual Report 2022) Tj ET\n"
+      "BT /F1 10 Tf 72 680 Td 1.2 Tc (Letter spaced body text with words.) Tj ET\n" +
+      testing::TextAt(72, 660, 10, "Normal text set solid, with 12.5 and 1,234.");
+  EXPECT_EQ(LineTexts(testing::MakePdf({{content}})),
+            (std::vector<std::string>{"Annual Report 2022", "Letter spaced body text with words.",
+                                      "Normal text set solid, with 12.5 and 1,234."}));
+}
+
 }  // namespace
 }  // namespace mineru::document
