@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 #include <tuple>
 
 #include "document/aligned_table.h"
@@ -187,26 +188,26 @@ bool EndsSentence(const std::string& text) {
 }
 
 // Dots that lead the eye along a line to a page number, as in a table of contents.
-bool HasLeader(const std::string& text) {
+bool HasLeader(std::string_view text) {
   return text.find(". . .") != std::string::npos || text.find("....") != std::string::npos ||
          text.find("\u2026\u2026") != std::string::npos;
 }
 
 // A table of contents entry: a leader, then a page number (arabic or roman) at the end of the line.
-bool EndsInLeaderAndPage(const std::string& text) {
+bool EndsInLeaderAndPage(std::string_view text) {
   size_t end = text.find_last_not_of(' ');
-  if (end == std::string::npos) return false;
+  if (end == std::string_view::npos) return false;
   size_t start = text.find_last_of(" .", end);
-  start = start == std::string::npos ? 0 : start + 1;
-  const std::string page = text.substr(start, end + 1 - start);
+  start = start == std::string_view::npos ? 0 : start + 1;
+  const std::string_view page = text.substr(start, end + 1 - start);
   const bool arabic =
-      !page.empty() && page.size() <= 5 && page.find_first_not_of("0123456789") == std::string::npos;
+      !page.empty() && page.size() <= 5 && page.find_first_not_of("0123456789") == std::string_view::npos;
   const bool roman =
-      !page.empty() && page.size() <= 8 && page.find_first_not_of("ivxlcdmIVXLCDM") == std::string::npos;
+      !page.empty() && page.size() <= 8 && page.find_first_not_of("ivxlcdmIVXLCDM") == std::string_view::npos;
   if (!arabic && !roman) return false;
-  const std::string before = text.substr(0, start);
+  const std::string_view before = text.substr(0, start);
   const size_t last = before.find_last_not_of(' ');
-  return last != std::string::npos && (before[last] == '.' || before.ends_with("\u2026")) &&
+  return last != std::string_view::npos && (before[last] == '.' || before.ends_with("\u2026")) &&
          HasLeader(before);
 }
 
@@ -435,7 +436,7 @@ bool CutTrailingLeader(std::string& text) {
     }
     --end;
   }
-  if (dots < 3 || end == 0 || !HasLeader(text.substr(end))) return false;
+  if (dots < 3 || end == 0 || !HasLeader(std::string_view(text).substr(end))) return false;
   text.erase(end);
   return true;
 }
