@@ -193,7 +193,8 @@ bool HasLeader(std::string_view text) {
          text.find("\u2026\u2026") != std::string::npos;
 }
 
-// A table of contents entry: a leader, then a page number (arabic or roman) at the end of the line.
+// A table of contents entry: a leader, then a page number (arabic, roman, "3-12" or "A-1") at the end of
+// the line.
 bool EndsInLeaderAndPage(std::string_view text) {
   size_t end = text.find_last_not_of(' ');
   if (end == std::string_view::npos) return false;
@@ -204,7 +205,15 @@ bool EndsInLeaderAndPage(std::string_view text) {
       !page.empty() && page.size() <= 5 && page.find_first_not_of("0123456789") == std::string_view::npos;
   const bool roman =
       !page.empty() && page.size() <= 8 && page.find_first_not_of("ivxlcdmIVXLCDM") == std::string_view::npos;
-  if (!arabic && !roman) return false;
+  // Chapter-page and appendix pages: "3-12", "A-1", "B-17".
+  const size_t dash = page.find('-');
+  const bool chapter_page =
+      dash != std::string_view::npos && dash >= 1 && dash <= 2 && page.size() > dash + 1 &&
+      page.size() <= dash + 5 &&
+      page.substr(dash + 1).find_first_not_of("0123456789") == std::string_view::npos &&
+      (page.substr(0, dash).find_first_not_of("0123456789") == std::string_view::npos ||
+       page.substr(0, dash).find_first_not_of("ABCDEFGHIJKLMNOPQRSTUVWXYZ") == std::string_view::npos);
+  if (!arabic && !roman && !chapter_page) return false;
   const std::string_view before = text.substr(0, start);
   const size_t last = before.find_last_not_of(' ');
   return last != std::string_view::npos && (before[last] == '.' || before.ends_with("\u2026")) &&

@@ -160,7 +160,8 @@ TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
                                  Line("1.2 A longer entry that runs on to", 50, 86),
                                  Line("a second line . . . . . . . . . . 13", 50, 98),
                                  Line("Chapter 2. Roles . . . . . . . . . 17", 50, 110),
-                                 Line("Index ........................... 217", 50, 122)};
+                                 Line("Appendix A. Glossary . . . . . . A-1", 50, 122),
+                                 Line("Index ........................... 217", 50, 134)};
   for (TextLine& line : lines) line = InFont(line, "Times");
   lines[5] = InFont(lines[5], "Helvetica");
   for (int i = 0; i < 12; ++i) {
@@ -170,15 +171,16 @@ TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
   }
   PageContent page = Page(lines);
   std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
-  ASSERT_EQ(blocks.size(), 7u);
+  ASSERT_EQ(blocks.size(), 8u);
   EXPECT_EQ(blocks[0].content, "Notices . . . . . . . . . . . . vii");
   EXPECT_EQ(blocks[1].content, "Chapter 1. Securing data . . . . . 1");
   EXPECT_EQ(blocks[2].content, "1.1 Security fundamentals . . . . . 2");
   EXPECT_EQ(blocks[3].content, "1.2 A longer entry that runs on to a second line . . . . . . . . . . 13");
   EXPECT_EQ(blocks[4].content, "Chapter 2. Roles . . . . . . . . . 17");
-  EXPECT_EQ(blocks[5].content, "Index ........................... 217");
+  EXPECT_EQ(blocks[5].content, "Appendix A. Glossary . . . . . . A-1");
+  EXPECT_EQ(blocks[6].content, "Index ........................... 217");
   // Alone, short, bold or in the headings' family: entries all the same, not headings.
-  for (size_t i = 0; i < 6; ++i) EXPECT_EQ(blocks[i].type, BlockType::kText) << blocks[i].content;
+  for (size_t i = 0; i < 7; ++i) EXPECT_EQ(blocks[i].type, BlockType::kText) << blocks[i].content;
 }
 
 // Body text in a proportional "Times" at 10 pt from y = `y`, `n` lines, so that the body size and
