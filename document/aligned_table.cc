@@ -39,6 +39,16 @@ void AppendEscaped(std::string& out, const std::string& text) {
 
 }  // namespace
 
+namespace {
+
+// A figure with thousands separators ("29,760,021"): two of them side by side are two cells however
+// tight their columns are.
+bool Grouped(const std::string& text) {
+  return IsNumericCell(text) && text.find(',') != std::string::npos && text.find(' ') == std::string::npos;
+}
+
+}  // namespace
+
 std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
   // Characters in logical order run leftwards on a right-to-left line: it stays whole.
   if (line.rtl) return {{line.box.x0, line.box.x1, line.text}};
@@ -46,30 +56,34 @@ std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
     double x0, x1;
     std::string text;
     std::string spaces_before;
+    bool parted = false;  // after a space that parts two figures set with no gap
   };
   std::vector<Word> words;
   const double size = std::max(line.font_size > 0 ? line.font_size : line.box.height(), 1.0);
   std::string pending_spaces;
+  bool parted = false;
   for (const TextChar& ch : line.chars) {
     if (ch.rune == ' ') {
       if (!words.empty()) pending_spaces.push_back(' ');
+      parted = parted || ch.parts_numbers;
       continue;
     }
     if (words.empty() || !pending_spaces.empty() || ch.box.x0 - words.back().x1 >= kColumnGapEm * size) {
-      words.push_back({ch.box.x0, ch.box.x1, {}, std::move(pending_spaces)});
+      words.push_back({ch.box.x0, ch.box.x1, {}, std::move(pending_spaces), parted});
       pending_spaces.clear();
+      parted = false;
     }
     AppendUtf8(words.back().text, ch.rune);
     words.back().x1 = std::max(words.back().x1, ch.box.x1);
   }
   // Cells part at a gap of the line's size, or of half of it between two numbers (tight columns of
-  // figures: "29,760,021  33,871,648").
+  // figures: "29,760,021  33,871,648"), or at any space between two figures with thousands separators.
   std::vector<AlignedPiece> out;
   for (size_t i = 0; i < words.size(); ++i) {
     const Word& w = words[i];
     const double gap = i == 0 ? 0 : w.x0 - words[i - 1].x1;
     const bool apart =
-        i == 0 || gap >= kColumnGapEm * size ||
+        i == 0 || w.parted || gap >= kColumnGapEm * size || (Grouped(words[i - 1].text) && Grouped(w.text)) ||
         (gap >= kNumberGapEm * size && IsNumericCell(words[i - 1].text) && IsNumericCell(w.text));
     if (apart) {
       out.push_back({w.x0, w.x1, w.text});

@@ -359,6 +359,41 @@ void DropTrackingSpaces(std::vector<TextChar>& chars, double size) {
   chars = std::move(kept);
 }
 
+// Two figures with thousands separators set with no gap between them read as one
+// ("29,760,02133,871,648"): after a figure's leading group of 1 to 3 digits and its groups of three, a
+// group of 4 to 6 digits followed by another comma is the end of the figure (its first three digits) and
+// the start of the next one. A space marked `parts_numbers` goes between them. (Indian groups of two and
+// decimal commas never have a comma after 4 to 6 digits.)
+void SplitGluedNumbers(std::vector<TextChar>& chars) {
+  auto digit = [&](size_t i) { return i < chars.size() && chars[i].rune >= '0' && chars[i].rune <= '9'; };
+  for (size_t i = 0; i < chars.size(); ++i) {
+    const bool starts =
+        digit(i) && (i == 0 || !(digit(i - 1) || chars[i - 1].rune == ',' || chars[i - 1].rune == '.'));
+    if (!starts) continue;
+    size_t j = i;
+    while (digit(j)) ++j;
+    if (j - i > 3) continue;
+    while (j < chars.size() && chars[j].rune == ',') {
+      size_t k = j + 1;
+      while (digit(k)) ++k;
+      const size_t group = k - (j + 1);
+      if (group == 3) {
+        j = k;
+        continue;
+      }
+      if (group >= 4 && group <= 6 && k < chars.size() && chars[k].rune == ',') {
+        const size_t at = j + 4;  // after the comma and three digits
+        const Rect& next = chars[at].box;
+        TextChar space{' ', {next.x0, next.y0, next.x0, next.y1}};
+        space.parts_numbers = true;
+        chars.insert(chars.begin() + static_cast<std::ptrdiff_t>(at), space);
+        i = at;  // the next figure starts right after the space
+      }
+      break;
+    }
+  }
+}
+
 // A glyph's box as MuPDF gives it spans its font's ascender to its descender. Some fonts (TeX's math and
 // symbol fonts, Type3 fonts with a loose FontBBox) report twice the height of their ink, and a bullet in
 // such a font made its line overlap the next one, breaking the list item it starts. A horizontal glyph
@@ -442,7 +477,10 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   frag.monospace = (total > 0 && mono * 2 > total) || MeasureAdvances(frag.chars) == Advances::kUniform;
   frag.rtl = rtl > ltr;
   const bool left_to_right = std::fabs(line->dir.y) < 0.01 && line->dir.x > 0 && !frag.rtl;
-  if (left_to_right) DropTrackingSpaces(frag.chars, frag.font_size);
+  if (left_to_right) {
+    DropTrackingSpaces(frag.chars, frag.font_size);
+    SplitGluedNumbers(frag.chars);
+  }
   if (ink_y0 < ink_y1) {
     frag.box.y0 = ink_y0;
     frag.box.y1 = ink_y1;

@@ -20,6 +20,9 @@ struct TextChar {
   // One of the letters of a ligature glyph (U+FB00-FB06: ff, fi, fl, ffi, ffl, st), which is split into
   // its letters, each with its share of the glyph's box.
   bool ligature = false;
+  // A space put between two figures set with no gap between them ("29,760,021" and "33,871,648"): the
+  // figures are two cells of a table.
+  bool parts_numbers = false;
 };
 
 struct TextLine {

@@ -399,6 +399,11 @@ TEST(AlignedTableTest, TightColumnsOfFiguresInOneLine) {
             "<tr><td>New York</td><td>17,990,455</td><td>18,976,457</td><td>19,378,102</td></tr></table>");
   auto words = SplitAtColumnGaps(InFont(Line("in 1990 2000 people", 100, 100), "Helvetica"));
   EXPECT_EQ(words.size(), 1u);
+  // Figures with thousands separators one space apart are two cells all the same; other numbers are not.
+  auto grouped = SplitAtColumnGaps(InFont(Line("29,760,021 33,871,648", 100, 100), "Helvetica"));
+  ASSERT_EQ(grouped.size(), 2u);
+  EXPECT_EQ(grouped[1].text, "33,871,648");
+  EXPECT_EQ(SplitAtColumnGaps(InFont(Line("between 12.5 13.0", 100, 100), "Helvetica")).size(), 1u);
 }
 
 TEST(AlignedTableTest, ACaptionCentredAboveIsNotAHeaderLine) {

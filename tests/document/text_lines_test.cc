@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "document/aligned_table.h"
 #include "document/output_writer.h"
 #include "document/pdf_document.h"
 #include "document/text_backend.h"
@@ -226,6 +227,23 @@ TEST(TextLinesTest, LetterSpacingIsNoWordSpace) {
   EXPECT_EQ(LineTexts(testing::MakePdf({{content}})),
             (std::vector<std::string>{"Annual Report 2022", "Letter spaced body text with words.",
                                       "Normal text set solid, with 12.5 and 1,234."}));
+}
+
+TEST(TextLinesTest, FiguresSetWithNoGapAreTwoFigures) {
+  // Two columns of a tight table, the figures touching; then figures grouped in other ways.
+  const std::string content =
+      testing::TextAt(72, 700, 9, "29,760,02133,871,648") +
+      testing::TextAt(72, 680, 9, "Indian 1,23,45,678 and decimal 1,2345 stay whole.");
+  const std::vector<uint8_t> pdf = testing::MakePdf({{content}});
+  EXPECT_EQ(LineTexts(pdf), (std::vector<std::string>{"29,760,021 33,871,648",
+                                                      "Indian 1,23,45,678 and decimal 1,2345 stay whole."}));
+  auto doc = PdfDocument::Open(pdf, {});
+  ASSERT_TRUE(doc.ok());
+  auto page = ExtractPageContent(**doc, 0);
+  ASSERT_TRUE(page.ok());
+  std::vector<std::string> cells;
+  for (const AlignedPiece& p : SplitAtColumnGaps(page->lines[0])) cells.push_back(p.text);
+  EXPECT_EQ(cells, (std::vector<std::string>{"29,760,021", "33,871,648"}));  // two cells
 }
 
 }  // namespace
