@@ -366,13 +366,16 @@ void DropTrackingSpaces(std::vector<TextChar>& chars, double size) {
 // decimal commas never have a comma after 4 to 6 digits.)
 void SplitGluedNumbers(std::vector<TextChar>& chars) {
   auto digit = [&](size_t i) { return i < chars.size() && chars[i].rune >= '0' && chars[i].rune <= '9'; };
+  std::vector<size_t> splits;  // a space goes before each of these characters
   for (size_t i = 0; i < chars.size(); ++i) {
-    const bool starts =
-        digit(i) && (i == 0 || !(digit(i - 1) || chars[i - 1].rune == ',' || chars[i - 1].rune == '.'));
-    if (!starts) continue;
+    const bool after_figure = i > 0 && (digit(i - 1) || chars[i - 1].rune == ',' || chars[i - 1].rune == '.');
+    if (!digit(i) || (after_figure && (splits.empty() || splits.back() != i))) continue;
     size_t j = i;
     while (digit(j)) ++j;
-    if (j - i > 3) continue;
+    if (j - i > 3) {
+      i = j - 1;
+      continue;
+    }
     while (j < chars.size() && chars[j].rune == ',') {
       size_t k = j + 1;
       while (digit(k)) ++k;
@@ -382,16 +385,28 @@ void SplitGluedNumbers(std::vector<TextChar>& chars) {
         continue;
       }
       if (group >= 4 && group <= 6 && k < chars.size() && chars[k].rune == ',') {
-        const size_t at = j + 4;  // after the comma and three digits
-        const Rect& next = chars[at].box;
-        TextChar space{' ', {next.x0, next.y0, next.x0, next.y1}};
-        space.parts_numbers = true;
-        chars.insert(chars.begin() + static_cast<std::ptrdiff_t>(at), space);
-        i = at;  // the next figure starts right after the space
+        splits.push_back(j + 4);  // after the comma and three digits: the next figure starts there
+        j += 3;
       }
       break;
     }
+    i = splits.empty() || splits.back() <= i ? j - 1 : splits.back() - 1;
   }
+  if (splits.empty()) return;
+  std::vector<TextChar> out;
+  out.reserve(chars.size() + splits.size());
+  size_t s = 0;
+  for (size_t i = 0; i < chars.size(); ++i) {
+    if (s < splits.size() && splits[s] == i) {
+      const Rect& next = chars[i].box;
+      TextChar space{' ', {next.x0, next.y0, next.x0, next.y1}};
+      space.parts_numbers = true;
+      out.push_back(space);
+      ++s;
+    }
+    out.push_back(chars[i]);
+  }
+  chars = std::move(out);
 }
 
 // A glyph's box as MuPDF gives it spans its font's ascender to its descender. Some fonts (TeX's math and
