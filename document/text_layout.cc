@@ -696,7 +696,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // and the line `after` it, set as close, is back at the left edge. A paragraph of one line must end
   // short of the margin (an em before `line` or `after` ends): a hanging indent, as of a reference list, puts
   // a full line alone over lines indented under it.
-  auto StartsIndentedParagraph = [&](const Paragraph& p, const TextLine& line, const TextLine* after) {
+  auto starts_indented_paragraph = [&](const Paragraph& p, const TextLine& line, const TextLine* after) {
     if (p.lines.empty() || after == nullptr || line.monospace) return false;
     const TextLine& prev = lines[p.lines.back()];
     const double em = std::max(1.0, line.font_size);
@@ -750,7 +750,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       const TextLine* after = f + 1 < flow.size() && items[flow[f + 1]].kind == ItemKind::kLine
                                   ? &lines[items[flow[f + 1]].index]
                                   : nullptr;
-      if (join && list_text_x < 0 && StartsIndentedParagraph(para, line, after)) join = false;
+      if (join && list_text_x < 0 && starts_indented_paragraph(para, line, after)) join = false;
       if (!join && !para.lines.empty() && f + 1 < flow.size() && items[flow[f + 1]].kind == ItemKind::kLine) {
         // A small line beside the paragraph, between two of its lines ("Chapter 1." left of a two-line
         // chapter title): read after the paragraph.
