@@ -68,8 +68,8 @@ std::tuple<double, double, double> FindGutter(const std::vector<Item>& items, co
 // A vertical whitespace strip at least 6 points wide that at most a tenth of the items cross (titles,
 // wide figures), with at least two items on each side, three quarters of them on one side or the other,
 // and mostly wide lines on one side: the gutter beside a narrow side column whose neighbour is a column
-// of running text (a grid of short cells is no such pair of columns). (score, x0, x1);
-// score 0: none.
+// of running text (a grid of short cells is no such pair of columns); or the gutter between two columns
+// of running text that a centred title or two cross. (score, x0, x1); score 0: none.
 std::tuple<double, double, double> FindClearGutter(const std::vector<Item>& items,
                                                    const std::vector<size_t>& ids, const Rect& region) {
   int width = static_cast<int>(std::ceil(region.width()));
@@ -92,19 +92,23 @@ std::tuple<double, double, double> FindClearGutter(const std::vector<Item>& item
     double g0 = region.x0 + run_start, g1 = region.x0 + x;
     run_start = -1;
     if (g1 - g0 < 6) continue;
-    size_t left = 0, right = 0, crossing = 0, left_wide = 0, right_wide = 0;
+    size_t left = 0, right = 0, crossing = 0, left_wide = 0, right_wide = 0, left_long = 0, right_long = 0;
     for (size_t id : ids) {
       const Rect& b = items[id].box;
       bool wide = b.width() >= 0.45 * region.width();
-      if (b.x1 <= g0 + 1) ++left, left_wide += wide;
-      if (b.x0 >= g1 - 1) ++right, right_wide += wide;
+      bool long_line = b.width() >= 0.3 * region.width();
+      if (b.x1 <= g0 + 1) ++left, left_wide += wide, left_long += long_line;
+      if (b.x0 >= g1 - 1) ++right, right_wide += wide, right_long += long_line;
       if (b.x0 < g0 - 1 && b.x1 > g1 + 1) ++crossing;
     }
     bool clear = crossing * 10 <= ids.size() && (left + right) * 4 >= ids.size() * 3;
-    // One side is a column of running text (mostly wide lines), not a grid of short cells.
+    // One side is a column of running text (mostly wide lines), not a grid of short cells; or both sides
+    // are columns of running text narrower than that (two columns under a centred title that crosses
+    // the gutter: mostly lines a third of the width or more on each side).
     bool prose = left_wide * 2 >= left || right_wide * 2 >= right;
+    bool two_columns = left_long * 2 >= left && right_long * 2 >= right;
     double score = static_cast<double>(std::min(left, right));
-    if (clear && prose && left >= 2 && right >= 2 && score > best_score) {
+    if (clear && (prose || two_columns) && left >= 2 && right >= 2 && score > best_score) {
       best_score = score;
       gx0 = g0;
       gx1 = g1;

@@ -294,6 +294,25 @@ TEST(TextLayoutTest, AFirstLineIndentStartsAParagraphAndAHangingIndentDoesNot) {
   EXPECT_NE(blocks[2].content.find("Ed. onto the next line."), std::string::npos) << blocks[2].content;
 }
 
+TEST(TextLayoutTest, TwoColumnsUnderACentredTitleThatCrossesTheirGutter) {
+  // A paper's title, centred and narrower than half the page, over two columns of running text whose
+  // baselines do not line up: the gutter between the columns holds, the title across it.
+  std::vector<TextLine> lines = {Line("A Study of Long Inputs in Practice", 150, 40, 12)};
+  for (int i = 0; i < 8; ++i) {
+    lines.push_back(
+        Line("left column words that run on, line " + std::to_string(i), 72, 100 + 11.0 * i, 9.5));
+    lines.push_back(
+        Line("right column words that run on, line " + std::to_string(i), 320, 105 + 11.0 * i, 9.5));
+  }
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[0].content, "A Study of Long Inputs in Practice");
+  EXPECT_TRUE(blocks[1].content.starts_with("left column words that run on, line 0 left"))
+      << blocks[1].content;
+  EXPECT_TRUE(blocks[1].content.ends_with("line 7")) << blocks[1].content;
+  EXPECT_TRUE(blocks[2].content.starts_with("right column words")) << blocks[2].content;
+}
+
 TEST(TextLayoutTest, HelveticaNeueIsTheFamilyOfHelvetica) {
   std::vector<TextLine> lines;
   for (TextLine l : Body(50, 4)) lines.push_back(InFont(l, "Helvetica"));
