@@ -37,10 +37,6 @@ void AppendEscaped(std::string& out, const std::string& text) {
   }
 }
 
-}  // namespace
-
-namespace {
-
 // A figure with thousands separators ("29,760,021"): two of them side by side are two cells however
 // tight their columns are.
 bool Grouped(const std::string& text) {
