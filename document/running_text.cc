@@ -5,6 +5,9 @@
 #include <map>
 #include <set>
 
+#include "document/aligned_rows.h"
+#include "document/page_geometry.h"
+
 namespace mineru::document {
 namespace {
 
@@ -12,6 +15,7 @@ constexpr double kPageNumberBand = 0.14;  // top / bottom fraction of the height
 constexpr double kRepeatBand = 0.20;      // top / bottom fraction where repeated lines are looked for
 constexpr double kSideBand = 0.10;        // left / right fraction of the width (margin stamps)
 constexpr double kSamePlace = 0.02;       // of the page's height or width
+constexpr double kCellReach = 0.25;       // of the page's width: at most this far apart, numbers are cells
 
 std::string MaskDigits(const std::string& text) {
   std::string out;
@@ -64,6 +68,23 @@ bool InStack(const TextLine& line, const PageContent& page) {
       continue;
     double gap = std::max(other.box.y0 - line.box.y1, line.box.y0 - other.box.y1);
     if (gap >= -0.2 * size && gap < 0.6 * size) return true;
+  }
+  return false;
+}
+
+// A bare number among table cells: another number of its size near it on its baseline (a header of years,
+// a row of figures; not the facing page number of a spread), or one right above or below it in its column
+// (a table's last rows at the page's foot).
+bool AmongCells(const TextLine& line, const PageContent& page) {
+  const double size = std::max(1.0, line.font_size);
+  for (const TextLine& other : page.lines) {
+    if (&other == &line || std::fabs(other.font_size - line.font_size) > 0.5) continue;
+    if (!IsNumericCell(other.text) && !IsPlaceholderCell(other.text)) continue;
+    const double x_gap = std::max(other.box.x0 - line.box.x1, line.box.x0 - other.box.x1);
+    const double y_gap = std::max(other.box.y0 - line.box.y1, line.box.y0 - other.box.y1);
+    const bool beside = VerticalOverlap(other.box, line.box) >= 0.6 && x_gap < kCellReach * page.page.width();
+    const bool stacked = x_gap < 0 && y_gap < size;
+    if (beside || stacked) return true;
   }
   return false;
 }
@@ -131,10 +152,15 @@ std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pa
   return keys;
 }
 
-bool IsRunningLine(const TextLine& line, const Rect& page,
+bool IsPageNumber(const TextLine& line, const PageContent& page) {
+  return InPageNumberBand(line, page.page) && IsPageNumberText(line.text) && !AmongCells(line, page);
+}
+
+bool IsRunningLine(const TextLine& line, const PageContent& content,
                    const std::map<std::string, double>& running_keys) {
+  const Rect& page = content.page;
   bool in_band = InPageNumberBand(line, page);
-  if (in_band && IsPageNumberText(line.text)) return true;
+  if (in_band && IsPageNumber(line, content)) return true;
   std::string key = RunningKey(line, page);
   auto it = key.empty() ? running_keys.end() : running_keys.find(key);
   if (it == running_keys.end()) return false;

@@ -9,7 +9,8 @@
 // another; in the outer 14% of the height (the classic header and footer band) the place may vary.
 // Outside that band a line inside a stack of lines of its own style (a paragraph) and a bare number (a
 // section number, a table cell) are no candidates.
-// Page numbers ("7", "- 7 -", "Page 7 of 9", roman numerals) are dropped in the 14% bands on every page.
+// Page numbers ("7", "- 7 -", "Page 7 of 9", roman numerals) are dropped in the 14% bands on every page,
+// unless they sit among numbers like cells of a table (a header of years at the top of a page).
 #pragma once
 
 #include <map>
@@ -29,11 +30,16 @@ bool InPageNumberBand(const TextLine& line, const Rect& page);
 // True for "12", "- 12 -", "Page 3", "3 of 10", "iv".
 bool IsPageNumberText(const std::string& text);
 
+// True for a page number: page-number text in its band, and not among cells (another number on its
+// baseline, or right above or below it: a table's header of years or its last rows).
+bool IsPageNumber(const TextLine& line, const PageContent& page);
+
 // The keys that are running text in `pages` (see above), each with the place where it repeats.
 std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pages);
 
 // True when `line` is left out of the body: a page number in its band, or a line with a running key in
 // the 14% band or, outside it, at the place where the key repeats.
-bool IsRunningLine(const TextLine& line, const Rect& page, const std::map<std::string, double>& running_keys);
+bool IsRunningLine(const TextLine& line, const PageContent& page,
+                   const std::map<std::string, double>& running_keys);
 
 }  // namespace mineru::document

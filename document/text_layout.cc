@@ -304,7 +304,7 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
   // Font sizes of the text that stays (running headers and page numbers do not set the body size).
   for (const PageContent& page : pages) {
     for (const TextLine& line : page.lines) {
-      if (IsRunningLine(line, page.page, style.running_keys)) continue;
+      if (IsRunningLine(line, page, style.running_keys)) continue;
       sizes[static_cast<int>(std::lround(line.font_size * 2))] += line.text.size();
       fonts[line.font] += line.text.size();
     }
@@ -461,11 +461,11 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // single page).
   std::vector<Rect> page_numbers;
   for (const TextLine& line : page.lines) {
-    if (InPageNumberBand(line, pr) && IsPageNumberText(line.text)) page_numbers.push_back(line.box);
+    if (IsPageNumber(line, page)) page_numbers.push_back(line.box);
   }
   std::vector<TextLine> lines;
   for (const TextLine& line : page.lines) {
-    if (IsRunningLine(line, pr, style.running_keys)) continue;
+    if (IsRunningLine(line, page, style.running_keys)) continue;
     bool beside_number = false;
     for (const Rect& n : page_numbers) {
       // Apart from the number (a section number sits next to its heading).

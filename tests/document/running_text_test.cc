@@ -104,10 +104,31 @@ TEST(RunningTextTest, AlternatingHeadersWithThePageNumberOnEitherSide) {
 
 TEST(RunningTextTest, PageNumbersOnlyInTheClassicBand) {
   PageContent page = Page(1, {});
-  EXPECT_TRUE(IsRunningLine(Line("7", 300, 770, 9), page.page, {}));
-  EXPECT_TRUE(IsRunningLine(Line("- 7 -", 300, 20, 9), page.page, {}));
+  EXPECT_TRUE(IsRunningLine(Line("7", 300, 770, 9), page, {}));
+  EXPECT_TRUE(IsRunningLine(Line("- 7 -", 300, 20, 9), page, {}));
   // 17% from the bottom: a number there is a figure's or a table's, not the page's.
-  EXPECT_FALSE(IsRunningLine(Line("7", 300, 660, 9), page.page, {}));
+  EXPECT_FALSE(IsRunningLine(Line("7", 300, 660, 9), page, {}));
+}
+
+TEST(RunningTextTest, NumbersAmongCellsInTheBandAreNoPageNumbers) {
+  // A table at the top of the page: its header of years, and its first rows, in the 14% band.
+  PageContent page = Page(1, {Line("2019", 300, 40, 8), Line("2020", 360, 40, 8), Line("Total", 70, 52, 8),
+                              Line("41", 306, 52, 8)});
+  // Its last rows at the foot: one figure per row, a column of them.
+  page.lines.push_back(Line("Mining", 70, 740, 8));
+  page.lines.push_back(Line("12", 306, 740, 8));
+  page.lines.push_back(Line("Logging", 70, 750, 8));
+  page.lines.push_back(Line("7", 308, 750, 8));
+  page.lines.push_back(Line("3", 300, 780, 9));  // the page number, apart from them
+  page.lines.push_back(Line("4", 570, 780, 9));  // and the facing page's (a spread)
+  std::string body = BodyText(page, AnalyzeStyle({page}));
+  for (const char* cell : {"2019", "2020", "41", "Mining", "12", "Logging", "7"})
+    EXPECT_NE(body.find(cell), std::string::npos) << cell << " in\n" << body;
+  EXPECT_EQ(body.find("3\n"), std::string::npos) << body;
+  for (size_t i = 4; i < page.lines.size(); ++i) {
+    const bool number = page.lines[i].text == "3" || page.lines[i].text == "4";
+    EXPECT_EQ(IsPageNumber(page.lines[i], page), number) << page.lines[i].text;
+  }
 }
 
 }  // namespace
