@@ -18,7 +18,8 @@ constexpr double kColumnGapEm =
     1.0;  // a gap this wide (in the line's size) inside one text line splits cells
 constexpr double kNumberGapEm = 0.5;  // between two numbers, half of it does
 constexpr size_t kMaxColumns = 100;
-constexpr double kMinGutter = 1.5;  // points: no cell of any row inside it
+constexpr double kMinGutter = 1.5;         // points: no cell of any row inside it
+constexpr size_t kMaxHeaderRowsAbove = 2;  // header rows over the columns taken above a table's rows
 
 using Piece = RowPiece;
 using Row = TextRow;
@@ -382,6 +383,46 @@ bool IsTextTable(const std::vector<Row>& rows, const std::vector<std::pair<doubl
   return true;
 }
 
+// A header row over the columns only (a heading across two of them), the first column left empty; not
+// the table's caption centred above it.
+bool OverColumns(const Row& row, const std::vector<std::pair<double, double>>& gutters) {
+  BlockType captions = BlockType::kText;
+  for (const Piece& p : row.pieces) {
+    if (ColumnOf(gutters, p.x0) == 0 || StartsCaption(p.text, &captions)) return false;
+  }
+  return !row.pieces.empty();
+}
+
+// Header rows right above the first rule of a table in `region` whose first row is no header (the rule
+// is under the header, none above it): rows of short cells over the columns, each close above the one
+// below, at most kMaxHeaderRowsAbove of them.
+void TakeHeaderAbove(std::vector<Row>& rows, const std::vector<TextLine>& lines,
+                     const std::vector<bool>& used, const Rect& region) {
+  std::vector<std::pair<double, double>> gutters = GuttersOf(rows, false);
+  if (gutters.empty() || rows.empty() || OverColumns(rows.front(), gutters)) return;
+  std::vector<bool> outside = used;
+  for (size_t li = 0; li < lines.size(); ++li) {
+    const Rect& b = lines[li].box;
+    const double reach = (kMaxHeaderRowsAbove + 1) * 1.5 * std::max(1.0, lines[li].font_size);
+    outside[li] = outside[li] || b.x0 < region.x0 - 4 || b.x1 > region.x1 + 4 || b.y1 > region.y0 + 1 ||
+                  b.y1 < region.y0 - reach;
+  }
+  std::vector<Row> above = BuildRows(lines, outside);
+  double below = region.y0;
+  for (size_t taken = 0; taken < kMaxHeaderRowsAbove && !above.empty(); ++taken) {
+    Row& row = above.back();
+    bool short_cells = true;
+    for (const Piece& p : row.pieces) short_cells = short_cells && Utf8Length(p.text) <= kMaxCellChars;
+    if (below - row.box.y1 > 1.5 * std::max(row.box.height(), 1.0) || !short_cells ||
+        !OverColumns(row, gutters)) {
+      return;
+    }
+    below = row.box.y0;
+    rows.insert(rows.begin(), std::move(row));
+    above.pop_back();
+  }
+}
+
 // Emits a table of `rows` when their cells fall into >= 2 consistent columns; a cell across a column
 // gutter spans those columns (a header over two columns).
 void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines,
@@ -507,16 +548,10 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
                          rows.begin() + static_cast<std::ptrdiff_t>(end));
     std::vector<std::pair<double, double>> gutters = GuttersOf(run, true);
     // Header lines over the columns only (a heading across two of them), the first column left empty.
-    for (size_t top = begin; top > taken && begin - top < 2 && !gutters.empty() && close_above(top - 1) &&
-                             short_row(rows[top - 1]);
+    for (size_t top = begin; top > taken && begin - top < kMaxHeaderRowsAbove && !gutters.empty() &&
+                             close_above(top - 1) && short_row(rows[top - 1]);
          --top) {
-      // (Not the table's caption centred above it.)
-      BlockType captions = BlockType::kText;
-      bool over_columns = true;
-      for (const Piece& p : rows[top - 1].pieces) {
-        over_columns = over_columns && ColumnOf(gutters, p.x0) > 0 && !StartsCaption(p.text, &captions);
-      }
-      if (!over_columns) break;
+      if (!OverColumns(rows[top - 1], gutters)) break;
       run.insert(run.begin(), rows[top - 1]);
     }
     // Lines set smaller than the row above, alone on their baselines, end the table: notes under it ("a
@@ -601,6 +636,7 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
       for (const Rect& image : images) clear = clear && image.Intersect(region).area() < 0.2 * region.area();
       if (clear && num_rows >= 2 && multi * 2 >= num_rows) {
         std::vector<Row> table_rows = BuildRows(lines, in_table);
+        TakeHeaderAbove(table_rows, lines, band_used, region);
         size_t chars = 0, pieces = 0;
         for (const Row& row : table_rows) {
           for (const Piece& p : row.pieces) {

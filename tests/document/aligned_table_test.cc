@@ -135,6 +135,39 @@ TEST(AlignedTableTest, AHeadingOverARuleOfItsOwnSpansTheColumnsUnderTheRule) {
       "<tr><td>Fees</td><td>845</td><td>830</td><td>902</td><td>880</td></tr></table>");
 }
 
+TEST(AlignedTableTest, AHeaderAboveTheFirstRuleWhenNothingIsRuledAboveIt) {
+  // A rule under the header and one under the last row, none on top: the header's two rows (regions
+  // over pairs of years) are the table's, the caption and the note above it are not.
+  std::vector<RulingSegment> rules = {Rule(131, 50, 500), Rule(175, 50, 500)};
+  std::vector<TextLine> lines = {Line("Table 2. Revenue by region", 50, 70),
+                                 Line("[In thousands]", 50, 84),
+                                 Line("Eastern region", 285, 100),
+                                 Line("Western region", 422, 100),
+                                 Line("2021", 270, 118),
+                                 Line("2022", 340, 118),
+                                 Line("2021", 410, 118),
+                                 Line("2022", 470, 118),
+                                 Line("Taxes", 50, 136),
+                                 Line("1,204", 275, 136),
+                                 Line("1,250", 345, 136),
+                                 Line("1,310", 415, 136),
+                                 Line("1,290", 475, 136),
+                                 Line("Fees", 50, 150),
+                                 Line("845", 285, 150),
+                                 Line("830", 355, 150),
+                                 Line("902", 425, 150),
+                                 Line("880", 485, 150)};
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(
+      tables[0].html,
+      "<table><tr><td></td><td colspan=\"2\">Eastern region</td><td colspan=\"2\">Western region</td></tr>"
+      "<tr><td></td><td>2021</td><td>2022</td><td>2021</td><td>2022</td></tr>"
+      "<tr><td>Taxes</td><td>1,204</td><td>1,250</td><td>1,310</td><td>1,290</td></tr>"
+      "<tr><td>Fees</td><td>845</td><td>830</td><td>902</td><td>880</td></tr></table>");
+  EXPECT_EQ(tables[0].line_indices.size(), lines.size() - 2);
+}
+
 std::string TableOf(const std::vector<TextLine>& lines) {
   auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
   if (tables.size() != 1) return "tables: " + std::to_string(tables.size());
