@@ -138,8 +138,9 @@ size_t HeaderEnd(const std::vector<TextRow>& rows, const Layout& L) {
 
 // Each heading is over the columns whose extent (that of the cells below the header) it is centred on:
 // a heading of an upper line centred over several columns spans them although it is narrower than they
-// are (it may reach across none of their gutters), and a heading wider than its column, reaching past a
-// gutter's middle, is still that column's alone. Its x range becomes theirs.
+// are (it may reach across none of their gutters; one narrower than a column spans only when centred on
+// a gutter), and a heading wider than its column, reaching past a gutter's middle, is still that
+// column's alone. Its x range becomes theirs.
 void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
   const size_t num_cols = L.gutters.size() + 1;
   std::vector<std::pair<double, double>> extent(num_cols, {1e18, -1e18});
@@ -179,6 +180,9 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
         }
       }
       const double centre = (p.x0 + p.x1) / 2;
+      bool over_a_column = false;
+      for (size_t c = 0; c < num_cols; ++c)
+        over_a_column = over_a_column || (known(c) && centre >= extent[c].first && centre <= extent[c].second);
       double best = 1e18;
       size_t from = 0, to = 0;
       for (size_t c = 0; c < num_cols; ++c) {
@@ -187,8 +191,9 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
           const double x0 = extent[c].first, x1 = extent[d].second;
           widest = std::max(widest, extent[d].second - extent[d].first);
           if (p.x1 < x0 || p.x0 > x1 || sibling_in(c, d)) continue;  // not over these columns alone
-          // A heading no wider than one of the columns is that column's, wherever it is centred.
-          if (d > c && p.x1 - p.x0 <= widest) continue;
+          // A heading no wider than one of the columns is that column's, unless it is centred on a
+          // gutter between columns.
+          if (d > c && p.x1 - p.x0 <= widest && over_a_column) continue;
           const double off = std::abs(centre - (x0 + x1) / 2);
           // The fewer columns when two ranges are centred alike (as one column and it with both
           // neighbours are).

@@ -71,6 +71,23 @@ TEST(AlignedTableTest, AHeaderOverTwoColumnsSpansThem) {
             "<tr><td>South</td><td>9</td><td>11</td></tr></table>");
 }
 
+TEST(AlignedTableTest, AHeadingNarrowerThanAColumnCentredOnAGutterSpansItsTwoColumns) {
+  // "West" (20 wide) over figures 25 wide, centred on the gutter between 2021 and 2022; "East" over the
+  // left pair the same way.
+  std::vector<TextLine> lines = {
+      Line("East", 212.5, 100), Line("West", 322.5, 100), Line("2021", 180, 114),  Line("2022", 235, 114),
+      Line("2021", 290, 114),   Line("2022", 345, 114),   Line("Taxes", 100, 128), Line("1,204", 180, 128),
+      Line("1,250", 235, 128),  Line("1,310", 290, 128),  Line("1,290", 345, 128), Line("Fees", 100, 142),
+      Line("845", 190, 142),    Line("830", 245, 142),    Line("902", 300, 142),   Line("880", 355, 142)};
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td></td><td colspan=\"2\">East</td><td colspan=\"2\">West</td></tr>"
+            "<tr><td></td><td>2021</td><td>2022</td><td>2021</td><td>2022</td></tr>"
+            "<tr><td>Taxes</td><td>1,204</td><td>1,250</td><td>1,310</td><td>1,290</td></tr>"
+            "<tr><td>Fees</td><td>845</td><td>830</td><td>902</td><td>880</td></tr></table>");
+}
+
 TEST(AlignedTableTest, AFewLongValuesDoNotSplitTheirColumn) {
   // Gutters: only where no row (of three) has text; a long value reaching further does not make the
   // short values' right side a column of its own.
