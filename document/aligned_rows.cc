@@ -182,7 +182,8 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
       const double centre = (p.x0 + p.x1) / 2;
       bool over_a_column = false;
       for (size_t c = 0; c < num_cols; ++c)
-        over_a_column = over_a_column || (known(c) && centre >= extent[c].first && centre <= extent[c].second);
+        over_a_column =
+            over_a_column || (known(c) && centre >= extent[c].first && centre <= extent[c].second);
       double best = 1e18;
       size_t from = 0, to = 0;
       for (size_t c = 0; c < num_cols; ++c) {
