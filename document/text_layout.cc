@@ -17,6 +17,8 @@ namespace {
 
 constexpr int kMaxDepth = 12;
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
+constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
+constexpr double kMinProseLineEm = 15;  // a line this long (in its size) is running text, not a cell or a label
 
 bool IsLetter(char32_t c) { return IsLowerLatin(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
 
@@ -298,17 +300,26 @@ std::string StyleKey(const TextLine& line) {
 
 DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
   DocumentStyle style;
-  std::map<int, size_t> sizes;          // half points -> characters
-  std::map<std::string, size_t> fonts;  // family -> characters
+  // Characters by size (half points) and by family, of all lines and of lines of running text only.
+  std::map<int, size_t> sizes, prose_sizes;
+  std::map<std::string, size_t> fonts, prose_fonts;
   style.running_keys = FindRunningKeys(pages);
-  // Font sizes of the text that stays (running headers and page numbers do not set the body size).
+  // Font sizes of the text that stays (running headers and page numbers do not set the body size). Long
+  // lines are the body's; short ones (a table's cells, a chart's labels) set it only where there are none
+  // (a page mostly of a table in small type has its text set larger).
   for (const PageContent& page : pages) {
     for (const TextLine& line : page.lines) {
       if (IsRunningLine(line, page, style.running_keys)) continue;
-      sizes[static_cast<int>(std::lround(line.font_size * 2))] += line.text.size();
+      const int half_points = static_cast<int>(std::lround(line.font_size * 2));
+      sizes[half_points] += line.text.size();
       fonts[line.font] += line.text.size();
+      if (line.box.width() < kMinProseLineEm * line.font_size) continue;
+      prose_sizes[half_points] += line.text.size();
+      prose_fonts[line.font] += line.text.size();
     }
   }
+  const std::map<int, size_t>& body_sizes = prose_sizes.empty() ? sizes : prose_sizes;
+  const std::map<std::string, size_t>& body_fonts = prose_fonts.empty() ? fonts : prose_fonts;
   // Styles whose lines mostly stand in stacks: a line with a line of the same style right below it (x
   // ranges overlapping, gap under one line height). Lines sorted by top; each looks only a little down.
   std::map<std::string, std::pair<int, int>> stacked;  // key -> (lines in a stack, lines)
@@ -356,14 +367,14 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
     if (counts.first >= 2 && counts.first * 2 >= counts.second) style.stacked_styles.insert(key);
   }
   size_t most = 0;
-  for (const auto& [name, n] : fonts) {
+  for (const auto& [name, n] : body_fonts) {
     if (n > most) {
       most = n;
       style.body_font = name;
     }
   }
   size_t best = 0;
-  for (auto [s, n] : sizes) {
+  for (auto [s, n] : body_sizes) {
     if (n > best) {
       best = n;
       style.body_size = s / 2.0;
@@ -606,8 +617,12 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     bool larger = size >= style.body_size * kHeadingRatio;
     // A bulleted line is a list item at any size. "(1) Scope" set in a heading size is a numbered heading,
     // not a list; a numbered list merely set larger than the body stays a list.
+    // A long sentence set larger is a paragraph (a page's text set larger than its notes), no heading.
+    const char32_t last = LastRune(text);
+    const bool long_sentence = (last == '.' || last == '!' || last == '?' || last == 0x3002) &&
+                               Utf8Length(text) >= kMaxSentenceHeadingChars;
     if ((marker == 0 || (numbered && larger && p.lines.size() == 1)) && p.lines.size() <= 3 &&
-        text.size() <= 200 && !all_mono && !leaders && !address) {
+        text.size() <= 200 && !all_mono && !leaders && !address && !long_sentence) {
       for (size_t k = 0; k < style.heading_sizes.size(); ++k) {
         if (size >= style.heading_sizes[k] - 0.45) {
           level = static_cast<int>(k) + 1;

@@ -150,6 +150,43 @@ TEST(TextLayoutTest, HeadingsListsAndParagraphs) {
   EXPECT_EQ(blocks[6].content, "A closing paragraph here.");
 }
 
+TEST(TextLayoutTest, TheBodySizeIsThatOfRunningTextNotOfATablesCells) {
+  // A page mostly of a table in 8 pt (more characters than anything else) under two lines of text in
+  // 10 pt: the text is the body, not a heading; the 12 pt title is the heading.
+  std::vector<TextLine> lines = {Line("Results", 50, 40, 12, true),
+                                 Line("The programs below were funded in fiscal year 2020; each one", 50, 70),
+                                 Line("is run by the agency named beside it in the table.", 50, 82)};
+  for (int r = 0; r < 12; ++r) {
+    const double y = 120 + 11 * r;
+    lines.push_back(Line("Program number " + std::to_string(r), 50, y, 8));
+    for (int c = 0; c < 5; ++c) lines.push_back(Line(std::to_string(1000 + 37 * r + c), 200 + 60 * c, y, 8));
+  }
+  PageContent page = Page(lines);
+  DocumentStyle style = AnalyzeStyle({page});
+  EXPECT_EQ(style.body_size, 10);
+  std::vector<Block> blocks = LayoutPage(page, style);
+  ASSERT_GE(blocks.size(), 2u);
+  EXPECT_EQ(blocks[0].type, BlockType::kTitle);
+  EXPECT_EQ(blocks[0].content, "Results");
+  EXPECT_EQ(blocks[1].type, BlockType::kText);
+  EXPECT_EQ(blocks[1].content.substr(0, 12), "The programs");
+}
+
+TEST(TextLayoutTest, ALongSentenceSetLargerIsNoHeading) {
+  std::vector<TextLine> lines = {
+      Line("Summary", 50, 40, 12, true),
+      Line("Employment fell in every region in 2020, with the largest losses in services.", 50, 70, 12),
+      Line("Body text body text body text body text body text body text body text.", 50, 100),
+      Line("Body text body text body text body text body text body text body text.", 50, 112),
+      Line("Body text body text body text body text body text body text body text.", 50, 124)};
+  PageContent page = Page(lines);
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[0].type, BlockType::kTitle);
+  EXPECT_EQ(blocks[1].type, BlockType::kText);
+  EXPECT_EQ(blocks[1].content.substr(0, 10), "Employment");
+}
+
 TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
   // A table of contents: each entry a line with a leader and a page number, lines set as close as a
   // paragraph's; one chapter's entry in bold, another's in the sans family of the headings. The entry
