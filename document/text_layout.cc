@@ -18,8 +18,7 @@ namespace {
 constexpr int kMaxDepth = 12;
 constexpr double kHeadingRatio = 1.08;           // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
-constexpr double kMinProseLineEm =
-    15;  // a line this long (in its size) is running text, not a cell or a label
+constexpr double kMinProseLineEm = 15;           // ems: a line this long is running text, not a cell
 
 bool IsLetter(char32_t c) { return IsLowerLatin(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
 
