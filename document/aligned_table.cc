@@ -393,9 +393,19 @@ bool OverColumns(const Row& row, const std::vector<std::pair<double, double>>& g
   return !row.pieces.empty();
 }
 
+// A header row with a heading over the labels too ("Program", "Agency", "Funding"): a heading in at
+// least half of the columns, none across a gutter.
+bool HeadsColumns(const Row& row, const std::vector<std::pair<double, double>>& gutters) {
+  if (row.pieces.size() < 2 || row.pieces.size() * 2 < gutters.size() + 1) return false;
+  for (const Piece& p : row.pieces) {
+    if (ColumnOf(gutters, p.x0) != ColumnOf(gutters, p.x1)) return false;
+  }
+  return true;
+}
+
 // Header rows right above the first rule of a table in `region` whose first row is no header (the rule
-// is under the header, none above it): rows of short cells over the columns, each close above the one
-// below, at most kMaxHeaderRowsAbove of them.
+// is under the header, none above it): rows of short cells over the columns or heading them, each close
+// above the one below, at most kMaxHeaderRowsAbove of them.
 void TakeHeaderAbove(std::vector<Row>& rows, const std::vector<TextLine>& lines,
                      const std::vector<bool>& used, const Rect& region) {
   std::vector<std::pair<double, double>> gutters = GuttersOf(rows, false);
@@ -414,7 +424,7 @@ void TakeHeaderAbove(std::vector<Row>& rows, const std::vector<TextLine>& lines,
     bool short_cells = true;
     for (const Piece& p : row.pieces) short_cells = short_cells && Utf8Length(p.text) <= kMaxCellChars;
     if (below - row.box.y1 > 1.5 * std::max(row.box.height(), 1.0) || !short_cells ||
-        !OverColumns(row, gutters)) {
+        !(OverColumns(row, gutters) || HeadsColumns(row, gutters))) {
       return;
     }
     below = row.box.y0;

@@ -185,6 +185,30 @@ TEST(AlignedTableTest, AHeaderAboveTheFirstRuleWhenNothingIsRuledAboveIt) {
   EXPECT_EQ(tables[0].line_indices.size(), lines.size() - 2);
 }
 
+TEST(AlignedTableTest, AHeaderWithAStubHeadAboveTheFirstRule) {
+  // "Program" heads the labels; "Funding" is wrapped over "($m)"; a caption across the columns is not
+  // the header.
+  std::vector<RulingSegment> rules = {Rule(131, 50, 500), Rule(175, 50, 500)};
+  std::vector<TextLine> lines = {Line("Table 3. Selected programs and their funding", 50, 92),
+                                 Line("Funding", 465, 106),
+                                 Line("Program", 50, 118),
+                                 Line("Agency", 200, 118),
+                                 Line("($m)", 475, 118),
+                                 Line("Head Start", 50, 136),
+                                 Line("HHS", 200, 136),
+                                 Line("10,613", 465, 136),
+                                 Line("Job Corps", 50, 150),
+                                 Line("Labor", 200, 150),
+                                 Line("1,744", 470, 150)};
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Program</td><td>Agency</td><td>Funding ($m)</td></tr>"
+            "<tr><td>Head Start</td><td>HHS</td><td>10,613</td></tr>"
+            "<tr><td>Job Corps</td><td>Labor</td><td>1,744</td></tr></table>");
+  EXPECT_EQ(tables[0].line_indices.size(), lines.size() - 1);
+}
+
 std::string TableOf(const std::vector<TextLine>& lines) {
   auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
   if (tables.size() != 1) return "tables: " + std::to_string(tables.size());
