@@ -140,7 +140,8 @@ size_t HeaderEnd(const std::vector<TextRow>& rows, const Layout& L) {
 // a heading of an upper line centred over several columns spans them although it is narrower than they
 // are (it may reach across none of their gutters; one narrower than a column spans only when centred on
 // a gutter), and a heading wider than its column, reaching past a gutter's middle, is still that
-// column's alone. Its x range becomes theirs.
+// column's alone, unless it reaches over the headings of other columns on the next line: it spans at
+// least those. Its x range becomes theirs.
 void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
   const size_t num_cols = L.gutters.size() + 1;
   std::vector<std::pair<double, double>> extent(num_cols, {1e18, -1e18});
@@ -184,6 +185,17 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
       for (size_t c = 0; c < num_cols; ++c)
         over_a_column =
             over_a_column || (known(c) && centre >= extent[c].first && centre <= extent[c].second);
+      // The columns of the headings of the next line that it reaches over: a heading over the headings
+      // of several columns is over all of those columns.
+      size_t lo = num_cols, hi = 0;
+      for (size_t q = 0; r + 1 < header_end && q < rows[r + 1].pieces.size(); ++q) {
+        const RowPiece& under = rows[r + 1].pieces[q];
+        if (under.x1 <= p.x0 || under.x0 >= p.x1) continue;
+        const size_t c = ColumnOf(L.gutters, (under.x0 + under.x1) / 2);
+        lo = std::min(lo, c);
+        hi = std::max(hi, c);
+      }
+      if (lo == hi) lo = num_cols, hi = 0;  // over one heading only: no bound
       double best = 1e18;
       size_t from = 0, to = 0;
       for (size_t c = 0; c < num_cols; ++c) {
@@ -192,6 +204,7 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
           const double x0 = extent[c].first, x1 = extent[d].second;
           widest = std::max(widest, extent[d].second - extent[d].first);
           if (p.x1 < x0 || p.x0 > x1 || sibling_in(c, d)) continue;  // not over these columns alone
+          if (c > lo || d < hi) continue;                            // not over all the headings under it
           // A heading no wider than one of the columns is that column's, unless it is centred on a
           // gutter between columns.
           if (d > c && p.x1 - p.x0 <= widest && over_a_column) continue;

@@ -433,6 +433,19 @@ void TakeHeaderAbove(std::vector<Row>& rows, const std::vector<TextLine>& lines,
   }
 }
 
+// Drops the leading rows of `rows` that are a caption ("Table 7. ...") set inside the table's rules,
+// moving the top of `region` under them; true when there was one.
+bool DropCaptionRows(std::vector<Row>& rows, Rect& region) {
+  BlockType captions = BlockType::kText;
+  size_t n = 0;
+  while (n < rows.size() && rows[n].pieces.size() == 1 && StartsCaption(rows[n].pieces[0].text, &captions)) {
+    region.y0 = std::max(region.y0, rows[n].box.y1);
+    ++n;
+  }
+  rows.erase(rows.begin(), rows.begin() + static_cast<std::ptrdiff_t>(n));
+  return n > 0;
+}
+
 // Emits a table of `rows` when their cells fall into >= 2 consistent columns; a cell across a column
 // gutter spans those columns (a header over two columns).
 void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines,
@@ -646,7 +659,8 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
       for (const Rect& image : images) clear = clear && image.Intersect(region).area() < 0.2 * region.area();
       if (clear && num_rows >= 2 && multi * 2 >= num_rows) {
         std::vector<Row> table_rows = BuildRows(lines, in_table);
-        TakeHeaderAbove(table_rows, lines, band_used, region);
+        // The table's caption set between its rules is no row (the header is under it, not above).
+        if (!DropCaptionRows(table_rows, region)) TakeHeaderAbove(table_rows, lines, band_used, region);
         size_t chars = 0, pieces = 0;
         for (const Row& row : table_rows) {
           for (const Piece& p : row.pieces) {
@@ -662,8 +676,7 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         }
         if (!gutters.empty() && chars <= kMaxCellChars * pieces) {
           RuledTable table = EmitTable(table_rows, 0, table_rows.size(), gutters, Wrapped::kSparse);
-          table.box =
-              table.box.Union({stack[first].x0, stack[first].cy(), stack[first].x1, stack[last].cy()});
+          table.box = table.box.Union(region);
           for (size_t li : table.line_indices) taken[li] = true;
           out.push_back(std::move(table));
         }

@@ -88,6 +88,30 @@ TEST(AlignedTableTest, AHeadingNarrowerThanAColumnCentredOnAGutterSpansItsTwoCol
             "<tr><td>Fees</td><td>845</td><td>830</td><td>902</td><td>880</td></tr></table>");
 }
 
+TEST(AlignedTableTest, AHeadingOverTheHeadingsOfSeveralColumnsSpansThemAll) {
+  // "Establishments counted" is centred on the middle column but reaches over the headings of all three
+  // on the next line: it is theirs, not the middle column's.
+  std::vector<TextLine> lines = {Line("Establishments counted", 220, 100),
+                                 Line("Number", 195, 114),
+                                 Line("Change", 255, 114),
+                                 Line("Percent", 315, 114),
+                                 Line("Mining", 100, 128),
+                                 Line("1,204", 200, 128),
+                                 Line("(12)", 265, 128),
+                                 Line("(1.0)", 320, 128),
+                                 Line("Utilities", 100, 142),
+                                 Line("845", 210, 142),
+                                 Line("30", 275, 142),
+                                 Line("3.7", 330, 142)};
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td></td><td colspan=\"3\">Establishments counted</td></tr>"
+            "<tr><td></td><td>Number</td><td>Change</td><td>Percent</td></tr>"
+            "<tr><td>Mining</td><td>1,204</td><td>(12)</td><td>(1.0)</td></tr>"
+            "<tr><td>Utilities</td><td>845</td><td>30</td><td>3.7</td></tr></table>");
+}
+
 TEST(AlignedTableTest, AFewLongValuesDoNotSplitTheirColumn) {
   // Gutters: only where no row (of three) has text; a long value reaching further does not make the
   // short values' right side a column of its own.
@@ -207,6 +231,29 @@ TEST(AlignedTableTest, AHeaderWithAStubHeadAboveTheFirstRule) {
             "<tr><td>Head Start</td><td>HHS</td><td>10,613</td></tr>"
             "<tr><td>Job Corps</td><td>Labor</td><td>1,744</td></tr></table>");
   EXPECT_EQ(tables[0].line_indices.size(), lines.size() - 1);
+}
+
+TEST(AlignedTableTest, ACaptionBetweenTheRulesIsNoRow) {
+  // The top rule is over the caption; the header is under the caption, above the second rule.
+  std::vector<RulingSegment> rules = {Rule(88, 50, 500), Rule(131, 50, 500), Rule(175, 50, 500)};
+  std::vector<TextLine> lines = {Line("Table 3. Programs and their funding in two years", 50, 95),
+                                 Line("Program", 50, 118),
+                                 Line("2021", 280, 118),
+                                 Line("2022", 380, 118),
+                                 Line("Head Start", 50, 136),
+                                 Line("10,613", 270, 136),
+                                 Line("10,748", 370, 136),
+                                 Line("Job Corps", 50, 150),
+                                 Line("1,744", 275, 150),
+                                 Line("1,749", 375, 150)};
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Program</td><td>2021</td><td>2022</td></tr>"
+            "<tr><td>Head Start</td><td>10,613</td><td>10,748</td></tr>"
+            "<tr><td>Job Corps</td><td>1,744</td><td>1,749</td></tr></table>");
+  EXPECT_EQ(tables[0].line_indices.size(), lines.size() - 1);
+  EXPECT_GE(tables[0].box.y0, lines[0].box.y1);  // the caption is outside the table's box
 }
 
 std::string TableOf(const std::vector<TextLine>& lines) {
