@@ -15,6 +15,7 @@ constexpr double kPageNumberBand = 0.14;  // top / bottom fraction of the height
 constexpr double kRepeatBand = 0.20;      // top / bottom fraction where repeated lines are looked for
 constexpr double kSideBand = 0.10;        // left / right fraction of the width (margin stamps)
 constexpr double kSamePlace = 0.02;       // of the page's height or width
+constexpr size_t kMinLineNumbers = 5;     // a column of line numbers in a margin has at least this many
 constexpr double kCellReach = 0.25;       // of the page's width: at most this far apart, numbers are cells
 
 std::string MaskDigits(const std::string& text) {
@@ -150,6 +151,55 @@ std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pa
     if (num_pages >= 2 && key.size() > 2 && count >= wanted) keys[key] = place;
   }
   return keys;
+}
+
+std::vector<bool> FindLineNumbers(const PageContent& page) {
+  const std::vector<TextLine>& lines = page.lines;
+  std::vector<bool> found(lines.size(), false);
+  std::vector<size_t> numbers;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string& t = lines[i].text;
+    if (!t.empty() && t.size() <= 4 && t.find_first_not_of("0123456789") == std::string::npos)
+      numbers.push_back(i);
+  }
+  if (numbers.size() < kMinLineNumbers) return found;
+  // Columns of numbers: x ranges that overlap, grown from left to right.
+  std::sort(numbers.begin(), numbers.end(),
+            [&](size_t a, size_t b) { return lines[a].box.x0 < lines[b].box.x0; });
+  for (size_t begin = 0; begin < numbers.size();) {
+    Rect column = lines[numbers[begin]].box;
+    size_t end = begin + 1;
+    while (end < numbers.size() && lines[numbers[end]].box.x0 <= column.x1)
+      column = column.Union(lines[numbers[end++]].box);
+    std::vector<size_t> col(numbers.begin() + static_cast<std::ptrdiff_t>(begin),
+                            numbers.begin() + static_cast<std::ptrdiff_t>(end));
+    begin = end;
+    if (col.size() < kMinLineNumbers) continue;
+    std::sort(col.begin(), col.end(), [&](size_t a, size_t b) { return lines[a].box.y0 < lines[b].box.y0; });
+    // Counting up in one step (every line, or every fifth): not a column of figures, nor page numbers in a
+    // table of contents.
+    std::map<int, size_t> steps;
+    for (size_t k = 1; k < col.size(); ++k)
+      ++steps[std::stoi(lines[col[k]].text) - std::stoi(lines[col[k - 1]].text)];
+    auto step = std::max_element(steps.begin(), steps.end(),
+                                 [](const auto& a, const auto& b) { return a.second < b.second; });
+    if (step->first < 1 || step->second * 10 < (col.size() - 1) * 8) continue;
+    // Every other line of the page (but for its header and footer bands) on one side of the column: the
+    // column is a margin. (A table's column of row numbers has the body's text above or below it starting
+    // as far left.)
+    bool left = true, right = true;
+    std::vector<bool> in_col(lines.size(), false);
+    for (size_t i : col) in_col[i] = true;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const Rect& b = lines[i].box;
+      if (in_col[i] || InPageNumberBand(lines[i], page.page)) continue;
+      left = left && b.x0 >= column.x1;
+      right = right && b.x1 <= column.x0;
+    }
+    if (!left && !right) continue;
+    for (size_t i : col) found[i] = true;
+  }
+  return found;
 }
 
 bool IsPageNumber(const TextLine& line, const PageContent& page) {

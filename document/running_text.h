@@ -34,6 +34,13 @@ bool IsPageNumberText(const std::string& text);
 // baseline, or right above or below it: a table's header of years or its last rows).
 bool IsPageNumber(const TextLine& line, const PageContent& page);
 
+// Line numbers in a margin (a manuscript's or a preprint's): for each of `page.lines`, true when it is a
+// bare number (up to 4 digits) in a column of at least five of them, increasing down the page, with every
+// other line beside that column's height entirely on one side of it (left of a right margin's numbers,
+// right of a left margin's). A table's column of row numbers has its table's text and the body on both
+// sides, so it is none.
+std::vector<bool> FindLineNumbers(const PageContent& page);
+
 // The keys that are running text in `pages` (see above), each with the place where it repeats.
 std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pages);
 

@@ -131,5 +131,46 @@ TEST(RunningTextTest, NumbersAmongCellsInTheBandAreNoPageNumbers) {
   }
 }
 
+TEST(RunningTextTest, LineNumbersInTheMarginsAreLeftOut) {
+  // Two columns, each line numbered in the margin beside it (the right column's in the right margin).
+  PageContent page;
+  page.page = {0, 0, 600, 800};
+  for (int k = 0; k < 8; ++k) {
+    const double y = 200 + 12 * k;
+    page.lines.push_back(Line("Left column text of line " + std::to_string(k), 70, y));
+    page.lines.push_back(Line(std::to_string(k + 1), 50, y, 7));
+    page.lines.push_back(Line("Right column text line " + std::to_string(k), 320, y));
+    page.lines.push_back(Line(std::to_string(k + 9), 560, y, 7));
+  }
+  std::vector<bool> numbers = FindLineNumbers(page);
+  for (size_t i = 0; i < page.lines.size(); ++i) {
+    const bool bare = page.lines[i].text.find(' ') == std::string::npos;
+    EXPECT_EQ(numbers[i], bare) << page.lines[i].text;
+  }
+  std::string body = BodyText(page, AnalyzeStyle({page}));
+  EXPECT_EQ(body.find("\n1"), std::string::npos) << body;
+  EXPECT_NE(body.find("Left column text of line 7"), std::string::npos) << body;
+}
+
+TEST(RunningTextTest, TablesAndContentsAreNoLineNumbering) {
+  // A table's rows numbered 1 to 6 at the body's left margin (the text above starts as far left), and a
+  // last column of years counting up inside the text's width (the text above reaches past it).
+  PageContent page =
+      Page(1, {Line("A line of text as wide as the body, which reaches the right margin", 70, 380)});
+  for (int k = 0; k < 6; ++k) {
+    const double y = 400 + 12 * k;
+    page.lines.push_back(Line(std::to_string(k + 1), 70, y));
+    page.lines.push_back(Line("Item " + std::to_string(k), 100, y));
+    page.lines.push_back(Line(std::to_string(2015 + k), 300, y));
+  }
+  // Page numbers of a table of contents, at the right of everything: they do not count up in one step.
+  for (int k = 0; k < 6; ++k) {
+    page.lines.push_back(Line("Chapter " + std::to_string(k + 1), 70, 500 + 12 * k));
+    page.lines.push_back(Line(std::to_string(3 + k * k), 560, 500 + 12 * k));
+  }
+  std::vector<bool> numbers = FindLineNumbers(page);
+  EXPECT_EQ(std::count(numbers.begin(), numbers.end(), true), 0);
+}
+
 }  // namespace
 }  // namespace mineru::document
