@@ -508,6 +508,14 @@ bool IsNarrowGlyph(char32_t c) {
          c == ':' || c == ';' || c == '!' || c == '\'' || c == '|' || c == '(' || c == ')';
 }
 
+// A bare number (up to four digits) set smaller than the line beside it and apart from it by half an em
+// or more: a line number in the margin, not part of that line (a footnote mark touches its word).
+bool IsMarginNumber(const TextLine& number, const TextLine& line, double gap) {
+  const std::string& t = number.text;
+  return !t.empty() && t.size() <= 4 && t.find_first_not_of("0123456789") == std::string::npos &&
+         number.font_size <= 0.85 * line.font_size && gap >= 0.5 * line.font_size;
+}
+
 // Whether `label` (fragments, left of `rest` on one baseline: "Table 1.", "Proof.", "Note:") is the
 // run-in label of a paragraph whose first line goes on at `rest`, set a wide space after it (a justified
 // line): the label is short and ends in a period or colon, and a single line right under them spans both
@@ -834,7 +842,9 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
           used[j] = true;
           continue;
         }
-        if (!columns && VerticalOverlap(box, b) > 0.6 && (gap < 1.2 * size || run_in) &&
+        const bool margin_number = IsMarginNumber(fragments[j], fragments[i], gap) ||
+                                   (group.size() == 1 && IsMarginNumber(fragments[i], fragments[j], gap));
+        if (!columns && !margin_number && VerticalOverlap(box, b) > 0.6 && (gap < 1.2 * size || run_in) &&
             std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
           group.push_back(fragments[j]);
           used[j] = true;

@@ -217,6 +217,19 @@ TEST(TextLinesTest, ARunInLabelSetWideBeforeItsParagraphIsPartOfTheLine) {
   EXPECT_EQ(LineTexts(testing::MakePdf({{total + rest + next}})).size(), 3u);
 }
 
+TEST(TextLinesTest, ALineNumberInTheMarginIsNoPartOfItsLine) {
+  // Line numbers set in 7 pt one em of the 10 pt text before and after its lines; a footnote mark set
+  // small against its word, and a number of the text's size, stay in their lines.
+  const std::string content =
+      testing::TextAt(54.2, 700, 7, "12") + testing::TextAt(72, 700, 10, "Text of a line.") +
+      testing::TextAt(72, 686, 10, "Another line of text") + testing::TextAt(165.4, 686, 7, "13") +
+      testing::TextAt(72, 672, 10, "A note") + testing::TextAt(101, 676, 6, "3") +
+      testing::TextAt(72, 658, 10, "Total") + testing::TextAt(105, 658, 10, "14");
+  EXPECT_EQ(LineTexts(testing::MakePdf({{content}})),
+            (std::vector<std::string>{"Text of a line.", "12", "Another line of text", "13", "A note3",
+                                      "Total 14"}));
+}
+
 TEST(TextLinesTest, LetterSpacingIsNoWordSpace) {
   // A heading tracked by 0.3 em (MuPDF puts a space between every letter), a line tracked by 0.12 em, and
   // a line set solid: the words stay words and the real spaces stay.
