@@ -18,6 +18,7 @@ namespace {
 constexpr int kMaxDepth = 12;
 constexpr double kHeadingRatio = 1.08;           // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
+constexpr double kCjkShortEm = 2.5;              // a Chinese line this much short of the measure ends
 constexpr double kMinProseLineEm = 15;           // ems: a line this long is running text, not a cell
 
 bool IsLetter(char32_t c) { return IsLowerLatin(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
@@ -706,6 +707,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     double gap = line.box.y0 - prev.box.y1;
     bool overlaps_x = line.box.x0 < para.box.x1 && line.box.x1 > para.box.x0;
     bool prev_short = prev.box.x1 < para.box.x1 - 0.2 * para.box.width() && EndsSentence(prev.text);
+    // Chinese and Japanese lines fill the measure (a line may end at any character): one ending more than
+    // two and a half ems short ends its paragraph, whatever it ends with ("一、概述" over its text).
+    prev_short = prev_short || (IsCjkChar(LastRune(prev.text)) &&
+                                prev.box.x1 < std::max(para.box.x1, line.box.x1) - kCjkShortEm * size);
     // Headings (larger than body text) have more leading than paragraphs.
     double max_gap = (line.font_size >= kHeadingRatio * style.body_size ? 1.1 : 0.75) * size;
     bool join = gap < max_gap && gap > -0.5 * size && same_style && overlaps_x && !prev_short;

@@ -187,6 +187,25 @@ TEST(TextLayoutTest, ALongSentenceSetLargerIsNoHeading) {
   EXPECT_EQ(blocks[1].content.substr(0, 10), "Employment");
 }
 
+TEST(TextLayoutTest, AChineseLineEndingShortEndsItsParagraph) {
+  // "一、概述" (a heading in the body's face) over a paragraph indented two ems that fills the measure, and a
+  // line ending under two characters short inside the paragraph (the measure is not always filled to the
+  // last em).
+  std::vector<TextLine> lines = {
+      Line("\u4e00\u3001\u6982\u8ff0", 50, 100),
+      Line("\u62a5\u544a\u671f\u5185\uff0c\u516c\u53f8\u5b9e\u73b0\u8425\u4e1a\u6536\u5165\u589e\u957f", 70,
+           113),
+      Line("\u516c\u53f8\u6301\u7eed\u52a0\u5927\u7814\u53d1\u6295\u5165\uff0c\u4f18\u5316\u4ea7\u54c1", 50,
+           126),
+      Line("\u7ed3\u6784\u3002", 50, 139)};
+  PageContent page = Page(lines);
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_EQ(blocks[0].content, "\u4e00\u3001\u6982\u8ff0");
+  EXPECT_EQ(blocks[1].content.substr(0, 6), "\u62a5\u544a");
+  EXPECT_NE(blocks[1].content.find("\u54c1\u7ed3\u6784"), std::string::npos);
+}
+
 TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
   // A table of contents: each entry a line with a leader and a page number, lines set as close as a
   // paragraph's; one chapter's entry in bold, another's in the sans family of the headings. The entry
