@@ -12,9 +12,10 @@
 namespace mineru::document {
 namespace {
 
-constexpr double kIndentEm = 0.8;      // a continuation line indented this much under its label
-constexpr double kCloserLines = 0.25;  // of a line's height: a gap this much smaller ties two rows
-constexpr double kSameCentre = 1.0;    // points: ranges of columns centred this close are centred alike
+constexpr double kIndentEm = 0.8;             // a continuation line indented this much under its label
+constexpr size_t kMinWrappedLabelChars = 16;  // a label's line wrapped at its column's measure is longer
+constexpr double kCloserLines = 0.25;         // of a line's height: a gap this much smaller ties two rows
+constexpr double kSameCentre = 1.0;  // points: ranges of columns centred this close are centred alike
 
 // "2019", "2019-20", "FY 2021": a column heading, not a value.
 bool IsYearLike(std::string_view t) {
@@ -62,7 +63,23 @@ struct Layout {
   // tells nothing about a line continuing another.
   bool lower_case_labels = false;
 
+  double label_right = 0;  // where the widest label ends: the label column's measure
+
   bool starts_lower(const std::string& text) const { return !lower_case_labels && StartsLower(text); }
+  // Whether `line` of a label fills the label column: the first word of `next`, the label's next line at
+  // the same indent, would not have fit after it (its width estimated from `next`'s).
+  bool fills(const RowPiece& line, const RowPiece& next) const {
+    const size_t chars = Utf8Length(next.text);
+    // (A line of one word, or a short one, tells nothing: the widest of short labels "fills" its column.)
+    if (chars == 0 || std::fabs(next.x0 - line.x0) > 1.5 || line.text.find(' ') == std::string::npos ||
+        Utf8Length(line.text) < kMinWrappedLabelChars) {
+      return false;
+    }
+    const size_t space = next.text.find(' ');
+    const size_t word = Utf8Length(next.text.substr(0, space)) + 1;
+    return line.x1 + (next.x1 - next.x0) * static_cast<double>(word) / static_cast<double>(chars) >
+           label_right;
+  }
 
   size_t first(const RowPiece& p) const { return ColumnOf(gutters, p.x0); }
   size_t last(const RowPiece& p) const { return ColumnOf(gutters, p.x1); }
@@ -286,7 +303,11 @@ std::vector<TextRow> JoinUp(std::vector<TextRow>& rows, size_t header_end, const
       const double em = row.box.height();
       const bool indented =
           piece.x0 > label.x0 + kIndentEm * em && (next == nullptr || next->x0 < piece.x0 - kIndentEm * em);
-      if (L.starts_lower(piece.text) || EndsOpen(label.text) || indented ||
+      // The label above filled its column and this line is the rest of it (it does not fill the column
+      // itself, and no line is indented under it as under a section's heading).
+      const bool rest = L.fills(label, piece) && !(next != nullptr && L.fills(piece, *next)) &&
+                        (next == nullptr || next->x0 < piece.x0 + kIndentEm * em);
+      if (L.starts_lower(piece.text) || EndsOpen(label.text) || indented || rest ||
           (!EndsOpen(piece.text) && Closer(row, gap_above, below, gap_below))) {
         AppendPiece(above->pieces[0], piece);
         joined = true;
@@ -321,7 +342,8 @@ std::vector<TextRow> JoinDown(std::vector<TextRow>& rows, size_t header_end, con
     if (below != nullptr && k + 1 > header_end && L.label_only(row) && !EndsWithColon(row.pieces[0].text)) {
       // Text cues only: a section's heading, too, sits closer to its first row than to the row above.
       const RowPiece& piece = row.pieces[0];
-      if (EndsOpen(piece.text) || L.starts_lower(L.label(*below)->text)) {
+      const RowPiece& next = *L.label(*below);
+      if (EndsOpen(piece.text) || L.starts_lower(next.text) || L.fills(piece, next)) {
         PrependPiece(below->pieces[0], piece);
         Absorb(*below, row);
         continue;
@@ -433,6 +455,10 @@ void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<dou
     lower += StartsLower(layout.label(row)->text);
   }
   layout.lower_case_labels = lower * 3 >= labelled && lower > 0;
+  for (const TextRow& row : rows) {
+    const RowPiece* label = layout.label(row);
+    if (label != nullptr) layout.label_right = std::max(layout.label_right, label->x1);
+  }
   SnapHeadings(rows, HeaderEnd(rows, layout), layout);
   JoinHeader(rows, HeaderEnd(rows, layout), layout);
   const size_t header_end = HeaderEnd(rows, layout);

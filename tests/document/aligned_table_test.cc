@@ -347,6 +347,31 @@ TEST(AlignedTableTest, ALineSetCloserToTheRowAboveThanToTheNextContinuesIt) {
             "<tr><td>Epsilon Zeta</td><td>20</td></tr><tr><td>Eta Theta</td><td>30</td></tr></table>");
 }
 
+TEST(AlignedTableTest, ALabelLineThatFillsItsColumnGoesOnWithoutACue) {
+  // Rows evenly spaced; the long labels wrap at the column's measure with no cue in the text (the next
+  // line starts with a capital, the line ends in a noun). The values sit on the label's last line, then
+  // on its first.
+  for (const bool values_on_last_line : {true, false}) {
+    std::vector<TextLine> lines = {Line("Agency", 100, 100),
+                                   Line("Outlays", 300, 100),
+                                   Line("Department of Agriculture", 100, 114),
+                                   Line("150", 300, 114),
+                                   Line("Department of Health and Human", 100, 128),
+                                   Line("Services", 100, 142),
+                                   Line("Social Security Administration", 100, 156),
+                                   Line("1,101", 300, 156),
+                                   Line("Environmental Protection Agency", 100, 170),
+                                   Line("9", 300, 170)};
+    lines.push_back(Line("1,214", 300, values_on_last_line ? 142 : 128));
+    EXPECT_EQ(TableOf(lines),
+              "<table><tr><td>Agency</td><td>Outlays</td></tr><tr><td>Department of Agriculture</td>"
+              "<td>150</td></tr><tr><td>Department of Health and Human Services</td><td>1,214</td></tr>"
+              "<tr><td>Social Security Administration</td><td>1,101</td></tr>"
+              "<tr><td>Environmental Protection Agency</td><td>9</td></tr></table>")
+        << values_on_last_line;
+  }
+}
+
 TEST(AlignedTableTest, AWrappedHeaderIsOneRowAndAHeaderUnderNothingSpansTheHeaderRows) {
   // Column headings on two lines, nothing across two columns: one header row.
   std::vector<TextLine> wrapped = {
