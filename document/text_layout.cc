@@ -120,6 +120,25 @@ std::tuple<double, double, double> FindClearGutter(const std::vector<Item>& item
   return {best_score, gx0, gx1};
 }
 
+// `ids` cut into bands, top to bottom, where a blank line at least as tall as the median item runs across
+// all of them (no item covers it).
+std::vector<std::vector<size_t>> SplitAtBlankLines(const std::vector<Item>& items, std::vector<size_t> ids) {
+  std::vector<double> heights;
+  for (size_t id : ids) heights.push_back(items[id].box.height());
+  std::nth_element(heights.begin(), heights.begin() + static_cast<std::ptrdiff_t>(heights.size() / 2),
+                   heights.end());
+  const double blank = heights.empty() ? 0 : heights[heights.size() / 2];
+  std::sort(ids.begin(), ids.end(), [&](size_t a, size_t b) { return items[a].box.y0 < items[b].box.y0; });
+  std::vector<std::vector<size_t>> bands;
+  double reach = -1e18;  // the lowest bottom edge so far
+  for (size_t id : ids) {
+    if (bands.empty() || items[id].box.y0 - reach >= blank) bands.emplace_back();
+    bands.back().push_back(id);
+    reach = std::max(reach, items[id].box.y1);
+  }
+  return bands;
+}
+
 // Reading order of `ids` (indices into items) appended to `out` as flows (each flow is read top-down).
 void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rtl, int depth,
                 std::vector<std::vector<size_t>>& flows) {
@@ -139,8 +158,15 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
   auto [best_score, gx0, gx1] = FindGutter(items, ids, region);
   if (best_score == 0) std::tie(best_score, gx0, gx1) = FindClearGutter(items, ids, region);
   if (best_score == 0) {
-    std::sort(ids.begin(), ids.end(), by_y);
-    flows.push_back(std::move(ids));
+    // No gutter down the whole region (an author centred over the columns' gutter crosses it): bands set
+    // apart by a blank line are read one after the other, each with its own columns.
+    std::vector<std::vector<size_t>> bands = SplitAtBlankLines(items, std::move(ids));
+    if (bands.size() == 1) {
+      std::sort(bands[0].begin(), bands[0].end(), by_y);
+      flows.push_back(std::move(bands[0]));
+      return;
+    }
+    for (std::vector<size_t>& band : bands) OrderItems(items, std::move(band), rtl, depth + 1, flows);
     return;
   }
   // Items crossing the gutter cut the region into bands.
@@ -511,6 +537,19 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       }
     }
   }
+  // Row peers centred over a smaller line right under them (their own x centre, another left edge): an
+  // author block's names over their affiliations, not headings however large.
+  std::vector<bool> byline(lines.size(), false);
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!row_peer[i]) continue;
+    const Rect& a = lines[i].box;
+    const double em = std::max(1.0, lines[i].font_size);
+    for (const TextLine& under : lines) {
+      const Rect& b = under.box;
+      if (b.y0 < a.y1 - 0.2 * em || b.y0 > a.y1 + em || under.font_size >= lines[i].font_size) continue;
+      byline[i] = byline[i] || (std::fabs(b.cx() - a.cx()) <= 0.5 * em && std::fabs(b.x0 - a.x0) >= em);
+    }
+  }
   // 2. Tables and images.
   std::vector<RulingSegment> rules = page.rules;
   for (const RulingSegment& edge : CellFillEdges(page.fills, pr)) rules.push_back(edge);
@@ -633,6 +672,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         }
       }
       if (level == 0 && larger) level = std::max(1, static_cast<int>(style.heading_sizes.size()));
+      if (byline[p.lines.front()]) level = 0;
       // Headings at body size, told by style alone: never a cell of a row of same-style lines.
       bool by_style = !row_peer[p.lines.front()] && marker == 0;
       // A single short line at body size in another font family than the body (sans headings over serif

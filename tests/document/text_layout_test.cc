@@ -206,6 +206,36 @@ TEST(TextLayoutTest, AChineseLineEndingShortEndsItsParagraph) {
   EXPECT_NE(blocks[1].content.find("\u54c1\u7ed3\u6784"), std::string::npos);
 }
 
+TEST(TextLayoutTest, AnAuthorBlockOverTheGutterIsReadAuthorByAuthorAndTheColumnsBelowItColumnByColumn) {
+  // Three authors (11 pt names centred over 9 pt affiliations; the middle one centred over the gutter of
+  // the two columns below), then two columns of body text: nothing runs down the whole page clear.
+  std::vector<TextLine> lines = {Line("A Title Set Large", 200, 40, 16, true)};
+  const double centres[] = {150, 300, 450};
+  for (int a = 0; a < 3; ++a) {
+    const std::string name = "Author " + std::string(1, static_cast<char>('A' + a));
+    const std::string place = "University " + std::to_string(a + 1) + " Town";
+    lines.push_back(Line(name, centres[a] - 5.5 * 0.5 * name.size(), 80, 11));
+    lines.push_back(Line(place, centres[a] - 4.5 * 0.5 * place.size(), 93, 9));
+  }
+  for (int k = 0; k < 8; ++k) {
+    // 60..290 and 310..540: a gutter 20 points wide around x 300.
+    lines.push_back(
+        Line("Left column line " + std::to_string(k) + " of the body text, set wide.", 60, 130 + 12 * k));
+    lines.push_back(
+        Line("Right column line " + std::to_string(k) + " of the body text, set wide", 310, 130 + 12 * k));
+  }
+  PageContent page = Page(lines);
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  std::string order;
+  for (const Block& b : blocks) {
+    order += (b.type == BlockType::kTitle ? "# " : "") + b.content.substr(0, 17) + "|";
+  }
+  EXPECT_EQ(order,
+            "# A Title Set Large|Author A|University 1 Town|Author B|University 2 Town|Author C|"
+            "University 3 Town|Left column line |Right column line|")
+      << order;
+}
+
 TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
   // A table of contents: each entry a line with a leader and a page number, lines set as close as a
   // paragraph's; one chapter's entry in bold, another's in the sans family of the headings. The entry
