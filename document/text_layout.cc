@@ -28,7 +28,8 @@ enum class ItemKind { kLine, kTable, kImage };
 struct Item {
   Rect box;
   ItemKind kind;
-  size_t index;  // into lines, tables or images
+  size_t index;       // into lines, tables or images
+  bool code = false;  // a line in a monospaced font
 };
 
 // The best gutter (score, x0, x1) among the x gaps in the coverage of the items of `ids` narrower than
@@ -120,6 +121,57 @@ std::tuple<double, double, double> FindClearGutter(const std::vector<Item>& item
   return {best_score, gx0, gx1};
 }
 
+// Whether the items either side of the gutter gx0..gx1 are rows rather than columns: a code listing's
+// lines cut into pieces at wide gaps ("x   INTEGER,": three in four items on each side monospaced); or,
+// in a `band` of a region with no gutter down it (see SplitAtBlankLines), rows of a key and its value (an
+// option and what it does, a field and its size): three in four items on each side share a baseline with
+// one on the other side, keys flush left or right and values flush left (three in four; an author
+// block's lines are centred), the keys' side reaches less than 0.4 of the region's width, and the values'
+// side is no running text (mostly lines under 0.45 of the page's `measure`; a sidebar beside a report's
+// text is a column). (Short lists side by side on a slide pair up too, where a gutter runs down the page.)
+bool RowsAcross(const std::vector<Item>& items, const std::vector<size_t>& ids, const Rect& region,
+                double gx0, double gx1, bool rtl, double measure, bool band) {
+  std::vector<size_t> left, right;
+  for (size_t id : ids) {
+    const Rect& b = items[id].box;
+    if (b.x1 <= gx0 + 1) left.push_back(id);
+    if (b.x0 >= gx1 - 1) right.push_back(id);
+  }
+  if (rtl) std::swap(left, right);
+  auto paired = [&](const std::vector<size_t>& side, const std::vector<size_t>& other) {
+    size_t n = 0;
+    for (size_t a : side) {
+      n += std::any_of(other.begin(), other.end(),
+                       [&](size_t b) { return VerticalOverlap(items[a].box, items[b].box) >= 0.5; });
+    }
+    return n * 4 >= side.size() * 3;
+  };
+  auto code = [&](const std::vector<size_t>& side) {
+    return std::count_if(side.begin(), side.end(), [&](size_t id) { return items[id].code; }) * 4 >=
+           static_cast<std::ptrdiff_t>(side.size()) * 3;
+  };
+  if (left.empty() || right.empty()) return false;
+  if (code(left) && code(right)) return true;
+  if (!band) return false;
+  // Keys flush left or right (names, sizes), values flush left: not the centred lines of an author block.
+  auto flush = [&](const std::vector<size_t>& side, bool left_edge) {
+    auto edge = [&](size_t id) { return left_edge ? items[id].box.x0 : items[id].box.x1; };
+    size_t best = 0;
+    for (size_t a : side) {
+      best = std::max<size_t>(best, std::count_if(side.begin(), side.end(), [&](size_t b) {
+                                return std::fabs(edge(a) - edge(b)) <= 2;
+                              }));
+    }
+    return best * 4 >= side.size() * 3;
+  };
+  if (!(flush(left, true) || flush(left, false)) || !flush(right, !rtl)) return false;
+  size_t wide_values = 0;
+  for (size_t id : right) wide_values += items[id].box.width() >= 0.45 * measure;
+  const double keys_reach = rtl ? region.x1 - gx1 : gx0 - region.x0;
+  return keys_reach < 0.4 * region.width() && wide_values * 2 < right.size() && paired(left, right) &&
+         paired(right, left);
+}
+
 // `ids` cut into bands, top to bottom, where a blank line at least as tall as the median item runs across
 // all of them (no item covers it).
 std::vector<std::vector<size_t>> SplitAtBlankLines(const std::vector<Item>& items, std::vector<size_t> ids) {
@@ -139,9 +191,10 @@ std::vector<std::vector<size_t>> SplitAtBlankLines(const std::vector<Item>& item
   return bands;
 }
 
-// Reading order of `ids` (indices into items) appended to `out` as flows (each flow is read top-down).
-void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rtl, int depth,
-                std::vector<std::vector<size_t>>& flows) {
+// Reading order of `ids` (indices into items) appended to `out` as flows (each flow is read top-down);
+// `measure` is the width of the page's items (depth 0 sets it).
+void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rtl, int depth, double measure,
+                bool band, std::vector<std::vector<size_t>>& flows) {
   auto by_y = [&](size_t a, size_t b) {
     if (std::fabs(items[a].box.y0 - items[b].box.y0) > 2) return items[a].box.y0 < items[b].box.y0;
     return rtl ? items[a].box.x1 > items[b].box.x1 : items[a].box.x0 < items[b].box.x0;
@@ -153,10 +206,12 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
   }
   Rect region;
   for (size_t id : ids) region = region.Union(items[id].box);
+  if (depth == 0) measure = region.width();
   // Gutters: x gaps in the coverage of narrow items; failing that, a whitespace strip that at most a tenth
   // of the items cross (a narrow side column beside a column of wide lines, under a title).
   auto [best_score, gx0, gx1] = FindGutter(items, ids, region);
   if (best_score == 0) std::tie(best_score, gx0, gx1) = FindClearGutter(items, ids, region);
+  if (best_score > 0 && RowsAcross(items, ids, region, gx0, gx1, rtl, measure, band)) best_score = 0;
   if (best_score == 0) {
     // No gutter down the whole region (an author centred over the columns' gutter crosses it): bands set
     // apart by a blank line are read one after the other, each with its own columns.
@@ -166,7 +221,8 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
       flows.push_back(std::move(bands[0]));
       return;
     }
-    for (std::vector<size_t>& band : bands) OrderItems(items, std::move(band), rtl, depth + 1, flows);
+    for (std::vector<size_t>& band : bands)
+      OrderItems(items, std::move(band), rtl, depth + 1, measure, true, flows);
     return;
   }
   // Items crossing the gutter cut the region into bands.
@@ -193,8 +249,8 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
       (items[id].box.cx() < gutter_middle ? left : right).push_back(id);
     }
     if (rtl) std::swap(left, right);
-    OrderItems(items, std::move(left), rtl, depth + 1, flows);
-    OrderItems(items, std::move(right), rtl, depth + 1, flows);
+    OrderItems(items, std::move(left), rtl, depth + 1, measure, false, flows);
+    OrderItems(items, std::move(right), rtl, depth + 1, measure, false, flows);
   };
   // Consecutive spanning items form one flow (a paragraph across the gutter keeps its lines together).
   std::vector<size_t> run;
@@ -614,7 +670,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   int rtl_lines = 0;
   for (size_t li = 0; li < lines.size(); ++li) {
     if (consumed[li]) continue;
-    items.push_back({lines[li].box, ItemKind::kLine, li});
+    items.push_back({lines[li].box, ItemKind::kLine, li, lines[li].monospace});
     if (lines[li].rtl) ++rtl_lines;
   }
   for (size_t t = 0; t < tables.size(); ++t) items.push_back({tables[t].box, ItemKind::kTable, t});
@@ -625,7 +681,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   std::vector<size_t> ids(items.size());
   for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
   std::vector<std::vector<size_t>> flows;
-  OrderItems(items, std::move(ids), rtl, 0, flows);
+  OrderItems(items, std::move(ids), rtl, 0, 0, false, flows);
 
   // 4. Paragraphs and block types.
   std::vector<Block> blocks;

@@ -236,6 +236,49 @@ TEST(TextLayoutTest, AnAuthorBlockOverTheGutterIsReadAuthorByAuthorAndTheColumns
       << order;
 }
 
+TEST(TextLayoutTest, OptionsAndWhatTheyDoAreReadRowByRowAndSoIsCode) {
+  // Between paragraphs across the page, options and their descriptions set apart (keys flush left,
+  // values flush left at one x): each option with what it does, not all options then all descriptions.
+  auto paragraphs = [](double y, int n) {
+    std::vector<TextLine> lines;
+    for (int k = 0; k < n; ++k) {
+      lines.push_back(
+          Line("A paragraph of text that runs across the whole page, line " + std::to_string(k) + ".", 50,
+               y + 12 * k));
+    }
+    return lines;
+  };
+  std::vector<TextLine> lines = paragraphs(26, 6);
+  const char* options[][2] = {{"-c, --check", "checks the syntax only"},
+                              {"-o, --output=FILE", "output file"},
+                              {"-n, --name=NAME", "array name"},
+                              {"-h, --help", "display this help and exit"}};
+  for (int k = 0; k < 4; ++k) {
+    lines.push_back(Line(options[k][0], 60, 112 + 12 * k));
+    lines.push_back(Line(options[k][1], 200, 112 + 12 * k));
+  }
+  for (TextLine& l : paragraphs(182, 3)) lines.push_back(std::move(l));
+  PageContent page = Page(lines);
+  std::string text;
+  for (const Block& b : LayoutPage(page, AnalyzeStyle({page}))) text += b.content + "|";
+  EXPECT_NE(text.find("|-c, --check|checks the syntax only|-o, --output=FILE|output file|"),
+            std::string::npos)
+      << text;
+  // A listing whose lines are cut at wide gaps, in a monospaced font, under a paragraph.
+  lines = paragraphs(170, 2);
+  const char* code[][2] = {{"x", "INTEGER,"}, {"y", "CHOICE {"}, {"z", "BOOLEAN }"}};
+  for (int k = 0; k < 3; ++k) {
+    for (int c = 0; c < 2; ++c) {
+      lines.push_back(InFont(Line(code[k][c], 60 + 60 * c, 200 + 12 * k), "Courier"));
+      lines.back().monospace = true;
+    }
+  }
+  page = Page(lines);
+  text.clear();
+  for (const Block& b : LayoutPage(page, AnalyzeStyle({page}))) text += b.content + "|";
+  EXPECT_NE(text.find("x|INTEGER,|y|CHOICE {|z|BOOLEAN }|"), std::string::npos) << text;
+}
+
 TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
   // A table of contents: each entry a line with a leader and a page number, lines set as close as a
   // paragraph's; one chapter's entry in bold, another's in the sans family of the headings. The entry
