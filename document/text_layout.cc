@@ -575,6 +575,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // Lines with a line of the same style on their baseline (and apart from it): cells of a header row or
   // form labels, not headings by weight or font.
   std::vector<bool> row_peer(lines.size(), false);
+  // Row peers centred over a smaller line right under them (their own x centre, another left edge): an
+  // author block's names over their affiliations, not headings however large.
+  std::vector<bool> byline(lines.size(), false);
   {
     std::vector<size_t> order(lines.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -592,18 +595,17 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         row_peer[i] = row_peer[j] = true;
       }
     }
-  }
-  // Row peers centred over a smaller line right under them (their own x centre, another left edge): an
-  // author block's names over their affiliations, not headings however large.
-  std::vector<bool> byline(lines.size(), false);
-  for (size_t i = 0; i < lines.size(); ++i) {
-    if (!row_peer[i]) continue;
-    const Rect& a = lines[i].box;
-    const double em = std::max(1.0, lines[i].font_size);
-    for (const TextLine& under : lines) {
-      const Rect& b = under.box;
-      if (b.y0 < a.y1 - 0.2 * em || b.y0 > a.y1 + em || under.font_size >= lines[i].font_size) continue;
-      byline[i] = byline[i] || (std::fabs(b.cx() - a.cx()) <= 0.5 * em && std::fabs(b.x0 - a.x0) >= em);
+    for (size_t i = 0; i < lines.size(); ++i) {
+      if (!row_peer[i]) continue;
+      const Rect& a = lines[i].box;
+      const double em = std::max(1.0, lines[i].font_size);
+      auto oj = std::lower_bound(order.begin(), order.end(), a.y1 - 0.2 * em,
+                                 [&](size_t k, double y) { return lines[k].box.y0 < y; });
+      for (; oj != order.end() && lines[*oj].box.y0 <= a.y1 + em && !byline[i]; ++oj) {
+        const Rect& b = lines[*oj].box;
+        byline[i] = lines[*oj].font_size < lines[i].font_size && std::fabs(b.cx() - a.cx()) <= 0.5 * em &&
+                    std::fabs(b.x0 - a.x0) >= em;
+      }
     }
   }
   // 2. Tables and images.
