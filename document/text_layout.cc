@@ -19,6 +19,7 @@ constexpr int kMaxDepth = 12;
 constexpr double kHeadingRatio = 1.08;           // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
 constexpr double kCjkShortEm = 2.5;              // a Chinese line this much short of the measure ends
+constexpr size_t kMinProseLines = 3;             // long lines that are enough to set the body size
 constexpr double kMinProseLineEm = 15;           // ems: a line this long is running text, not a cell
 
 bool IsLetter(char32_t c) { return IsLowerLatin(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
@@ -386,10 +387,12 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
   // Characters by size (half points) and by family, of all lines and of lines of running text only.
   std::map<int, size_t> sizes, prose_sizes;
   std::map<std::string, size_t> fonts, prose_fonts;
+  size_t prose_lines = 0;
   style.running_keys = FindRunningKeys(pages);
   // Font sizes of the text that stays (running headers and page numbers do not set the body size). Long
-  // lines are the body's; short ones (a table's cells, a chart's labels) set it only where there are none
-  // (a page mostly of a table in small type has its text set larger).
+  // lines are the body's; short ones (a table's cells, a chart's labels) set it only where there are
+  // fewer than kMinProseLines long ones (a page mostly of a table in small type has its text set larger;
+  // a statement's one note under its table does not set the body).
   for (const PageContent& page : pages) {
     for (const TextLine& line : page.lines) {
       if (IsRunningLine(line, page, style.running_keys)) continue;
@@ -399,10 +402,12 @@ DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages) {
       if (line.box.width() < kMinProseLineEm * line.font_size) continue;
       prose_sizes[half_points] += line.text.size();
       prose_fonts[line.font] += line.text.size();
+      ++prose_lines;
     }
   }
-  const std::map<int, size_t>& body_sizes = prose_sizes.empty() ? sizes : prose_sizes;
-  const std::map<std::string, size_t>& body_fonts = prose_fonts.empty() ? fonts : prose_fonts;
+  const bool prose = prose_lines >= kMinProseLines;
+  const std::map<int, size_t>& body_sizes = prose ? prose_sizes : sizes;
+  const std::map<std::string, size_t>& body_fonts = prose ? prose_fonts : fonts;
   // Styles whose lines mostly stand in stacks: a line with a line of the same style right below it (x
   // ranges overlapping, gap under one line height). Lines sorted by top; each looks only a little down.
   std::map<std::string, std::pair<int, int>> stacked;  // key -> (lines in a stack, lines)
@@ -721,8 +726,12 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     const char32_t last = LastRune(text);
     const bool long_sentence = (last == '.' || last == '!' || last == '?' || last == 0x3002) &&
                                Utf8Length(text) >= kMaxSentenceHeadingChars;
+    // A line in parentheses or brackets is a note ("(In thousands, except share data)", "[Unaudited]"), no
+    // heading.
+    const bool parenthesised =
+        (text.starts_with("(") && last == ')') || (text.starts_with("[") && last == ']');
     if ((marker == 0 || (numbered && larger && p.lines.size() == 1)) && p.lines.size() <= 3 &&
-        text.size() <= 200 && !all_mono && !leaders && !address && !long_sentence) {
+        text.size() <= 200 && !all_mono && !leaders && !address && !long_sentence && !parenthesised) {
       for (size_t k = 0; k < style.heading_sizes.size(); ++k) {
         if (size >= style.heading_sizes[k] - 0.45) {
           level = static_cast<int>(k) + 1;

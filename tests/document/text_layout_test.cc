@@ -151,16 +151,22 @@ TEST(TextLayoutTest, HeadingsListsAndParagraphs) {
 }
 
 TEST(TextLayoutTest, TheBodySizeIsThatOfRunningTextNotOfATablesCells) {
-  // A page mostly of a table in 8 pt (more characters than anything else) under two lines of text in
+  // A page mostly of a table in 8 pt (more characters than anything else) under three lines of text in
   // 10 pt: the text is the body, not a heading; the 12 pt title is the heading.
   std::vector<TextLine> lines = {Line("Results", 50, 40, 12, true),
                                  Line("The programs below were funded in fiscal year 2020; each one", 50, 70),
-                                 Line("is run by the agency named beside it in the table.", 50, 82)};
-  for (int r = 0; r < 12; ++r) {
-    const double y = 120 + 11 * r;
-    lines.push_back(Line("Program number " + std::to_string(r), 50, y, 8));
-    for (int c = 0; c < 5; ++c) lines.push_back(Line(std::to_string(1000 + 37 * r + c), 200 + 60 * c, y, 8));
-  }
+                                 Line("is run by the agency named beside it in the table, and the", 50, 82),
+                                 Line("amounts are obligations reported by each of the agencies.", 50, 94)};
+  auto table = [&](double size) {
+    for (int r = 0; r < 12; ++r) {
+      const double y = 120 + 11 * r;
+      lines.push_back(Line("Program number " + std::to_string(r), 50, y, size));
+      for (int c = 0; c < 5; ++c) {
+        lines.push_back(Line(std::to_string(1000 + 37 * r + c), 200 + 60 * c, y, size));
+      }
+    }
+  };
+  table(8);
   PageContent page = Page(lines);
   DocumentStyle style = AnalyzeStyle({page});
   EXPECT_EQ(style.body_size, 10);
@@ -170,21 +176,39 @@ TEST(TextLayoutTest, TheBodySizeIsThatOfRunningTextNotOfATablesCells) {
   EXPECT_EQ(blocks[0].content, "Results");
   EXPECT_EQ(blocks[1].type, BlockType::kText);
   EXPECT_EQ(blocks[1].content.substr(0, 12), "The programs");
+  // A statement: its table in 9 pt, a unit line in parentheses set larger over it, one note in 8 pt under it.
+  // The note alone does not set the body; the unit line is no heading.
+  lines = {Line("(In thousands, except share data)", 50, 90, 10)};
+  table(9);
+  lines.push_back(Line("The accompanying notes are an integral part of these statements.", 50, 270, 8));
+  page = Page(lines);
+  style = AnalyzeStyle({page});
+  EXPECT_EQ(style.body_size, 9);
+  blocks = LayoutPage(page, style);
+  ASSERT_GE(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].type, BlockType::kText) << blocks[0].content;
 }
 
-TEST(TextLayoutTest, ALongSentenceSetLargerIsNoHeading) {
+TEST(TextLayoutTest, ALongSentenceOrANoteInParenthesesSetLargerIsNoHeading) {
   std::vector<TextLine> lines = {
       Line("Summary", 50, 40, 12, true),
       Line("Employment fell in every region in 2020, with the largest losses in services.", 50, 70, 12),
       Line("Body text body text body text body text body text body text body text.", 50, 100),
       Line("Body text body text body text body text body text body text body text.", 50, 112),
-      Line("Body text body text body text body text body text body text body text.", 50, 124)};
+      Line("Body text body text body text body text body text body text body text.", 50, 124),
+      Line("(Unaudited)", 50, 160, 12),
+      Line("Body text body text body text body text body text.", 50, 190),
+      Line("[In thousands]", 50, 220, 12),
+      Line("Body text body text body text body text body text.", 50, 250)};
   PageContent page = Page(lines);
   std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
-  ASSERT_EQ(blocks.size(), 3u);
+  ASSERT_EQ(blocks.size(), 7u);
   EXPECT_EQ(blocks[0].type, BlockType::kTitle);
   EXPECT_EQ(blocks[1].type, BlockType::kText);
   EXPECT_EQ(blocks[1].content.substr(0, 10), "Employment");
+  // A line in parentheses or brackets set larger is a note, no heading either.
+  EXPECT_EQ(blocks[3].type, BlockType::kText) << blocks[3].content;
+  EXPECT_EQ(blocks[5].type, BlockType::kText) << blocks[5].content;
 }
 
 TEST(TextLayoutTest, AChineseLineEndingShortEndsItsParagraph) {
