@@ -90,6 +90,15 @@ bool AmongCells(const TextLine& line, const PageContent& page) {
   return false;
 }
 
+// "(3)" at the end of a line with text on its left: a display equation's number, not a page number (nor
+// is the equation a footer beside one).
+bool NumbersAnEquation(const TextLine& line, const PageContent& page) {
+  if (MaskDigits(line.text) != "(#)") return false;
+  return std::any_of(page.lines.begin(), page.lines.end(), [&](const TextLine& other) {
+    return &other != &line && other.box.x1 <= line.box.x0 && VerticalOverlap(other.box, line.box) >= 0.5;
+  });
+}
+
 }  // namespace
 
 bool InPageNumberBand(const TextLine& line, const Rect& page) {
@@ -203,7 +212,8 @@ std::vector<bool> FindLineNumbers(const PageContent& page) {
 }
 
 bool IsPageNumber(const TextLine& line, const PageContent& page) {
-  return InPageNumberBand(line, page.page) && IsPageNumberText(line.text) && !AmongCells(line, page);
+  return InPageNumberBand(line, page.page) && IsPageNumberText(line.text) && !AmongCells(line, page) &&
+         !NumbersAnEquation(line, page);
 }
 
 bool IsRunningLine(const TextLine& line, const PageContent& content,

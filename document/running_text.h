@@ -31,7 +31,8 @@ bool InPageNumberBand(const TextLine& line, const Rect& page);
 bool IsPageNumberText(const std::string& text);
 
 // True for a page number: page-number text in its band, and not among cells (another number on its
-// baseline, or right above or below it: a table's header of years or its last rows).
+// baseline, or right above or below it: a table's header of years or its last rows) nor an equation's
+// number ("(3)" with text on its left on its baseline).
 bool IsPageNumber(const TextLine& line, const PageContent& page);
 
 // Line numbers in a margin (a manuscript's or a preprint's): for each of `page.lines`, true when it is a

@@ -131,6 +131,16 @@ TEST(RunningTextTest, NumbersAmongCellsInTheBandAreNoPageNumbers) {
   }
 }
 
+TEST(RunningTextTest, AnEquationsNumberInTheBandIsNoPageNumber) {
+  // A display equation near the foot of the page, numbered "(3)" at the right margin; the page's own
+  // number "(7)" stands alone under it.
+  PageContent page = Page(1, {Line("E = m c 2 + x", 250, 720), Line("(3)", 520, 720), Line("(7)", 295, 770)});
+  std::string body = BodyText(page, AnalyzeStyle({page}));
+  EXPECT_NE(body.find("E = m c 2 + x"), std::string::npos) << body;
+  EXPECT_NE(body.find("(3)"), std::string::npos) << body;
+  EXPECT_EQ(body.find("(7)"), std::string::npos) << body;
+}
+
 TEST(RunningTextTest, LineNumbersInTheMarginsAreLeftOut) {
   // Two columns, each line numbered in the margin beside it (the right column's in the right margin).
   PageContent page;
