@@ -720,8 +720,6 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     bool address = text.find(' ') == std::string::npos && text.find('/') != std::string::npos &&
                    text.find('.') != std::string::npos;
     bool larger = size >= style.body_size * kHeadingRatio;
-    // A bulleted line is a list item at any size. "(1) Scope" set in a heading size is a numbered heading,
-    // not a list; a numbered list merely set larger than the body stays a list.
     // A long sentence set larger is a paragraph (a page's text set larger than its notes), no heading.
     const char32_t last = LastRune(text);
     const bool long_sentence = (last == '.' || last == '!' || last == '?' || last == 0x3002) &&
@@ -730,6 +728,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     // heading.
     const bool parenthesised =
         (text.starts_with("(") && last == ')') || (text.starts_with("[") && last == ']');
+    // A bulleted line is a list item at any size. "(1) Scope" set in a heading size is a numbered heading,
+    // not a list; a numbered list merely set larger than the body stays a list.
     if ((marker == 0 || (numbered && larger && p.lines.size() == 1)) && p.lines.size() <= 3 &&
         text.size() <= 200 && !all_mono && !leaders && !address && !long_sentence && !parenthesised) {
       for (size_t k = 0; k < style.heading_sizes.size(); ++k) {

@@ -511,9 +511,8 @@ bool IsNarrowGlyph(char32_t c) {
 // A bare number (up to four digits) set smaller than the line beside it and apart from it by half an em
 // or more: a line number in the margin, not part of that line (a footnote mark touches its word).
 bool IsMarginNumber(const TextLine& number, const TextLine& line, double gap) {
-  const std::string& t = number.text;
-  return !t.empty() && t.size() <= 4 && t.find_first_not_of("0123456789") == std::string::npos &&
-         number.font_size <= 0.85 * line.font_size && gap >= 0.5 * line.font_size;
+  return IsBareNumber(number.text) && number.font_size <= 0.85 * line.font_size &&
+         gap >= 0.5 * line.font_size;
 }
 
 // Whether `label` (fragments, left of `rest` on one baseline: "Table 1.", "Proof.", "Note:") is the
@@ -619,6 +618,10 @@ bool IsLigatureGap(const TextChar& prev, char32_t next) {
 
 bool IsRtlChar(char32_t c) {
   return (c >= 0x0590 && c <= 0x08FF) || (c >= 0xFB1D && c <= 0xFDFF) || (c >= 0xFE70 && c <= 0xFEFF);
+}
+
+bool IsBareNumber(std::string_view text) {
+  return !text.empty() && text.size() <= 4 && text.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
 size_t Utf8Length(std::string_view text) {
@@ -816,6 +819,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
   for (size_t i = 0; i < fragments.size(); ++i) {
     if (used[i]) continue;
     std::vector<TextLine> group{fragments[i]};
+    std::vector<const TextLine*> members{&fragments[i]};  // the group's fragments, where they stay put
     used[i] = true;
     Rect box = fragments[i].box;
     double size = std::max(1.0, fragments[i].font_size);
@@ -827,11 +831,12 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         const Rect& b = fragments[j].box;
         double gap = std::max(b.x0 - box.x1, box.x0 - b.x1);
         bool columns = origin[i].first != origin[j].first && origin[i].second > 1 && origin[j].second > 1;
-        // A label set wide before its paragraph's first line, the label either side of the group so far.
-        std::vector<const TextLine*> so_far;
-        for (const TextLine& g : group) so_far.push_back(&g);
-        bool run_in = IsRunInLabel(so_far, b, size, fragments, j + 1) ||
-                      IsRunInLabel({&fragments[j]}, box, size, fragments, j + 1);
+        // A label set wide before its paragraph's first line, the label either side of the group so far
+        // (asked only of a gap too wide for a word space).
+        auto run_in = [&] {
+          return IsRunInLabel(members, b, size, fragments, j + 1) ||
+                 IsRunInLabel({&fragments[j]}, box, size, fragments, j + 1);
+        };
         // The same text drawn twice at (almost) the same place fakes bold: keep one copy.
         bool overprint = false;
         for (const TextLine& g : group) {
@@ -844,9 +849,10 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         }
         const bool margin_number = IsMarginNumber(fragments[j], fragments[i], gap) ||
                                    (group.size() == 1 && IsMarginNumber(fragments[i], fragments[j], gap));
-        if (!columns && !margin_number && VerticalOverlap(box, b) > 0.6 && (gap < 1.2 * size || run_in) &&
+        if (!columns && !margin_number && VerticalOverlap(box, b) > 0.6 && (gap < 1.2 * size || run_in()) &&
             std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
           group.push_back(fragments[j]);
+          members.push_back(&fragments[j]);
           used[j] = true;
           box = box.Union(b);
           grew = true;
