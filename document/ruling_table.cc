@@ -309,10 +309,16 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
       for (size_t li : table.line_indices) line_used[li] = false;
       continue;
     }
+    // On a right-to-left page a row's first cell is its rightmost (a spanning cell comes where its
+    // leftmost column is met).
+    size_t rtl_lines = 0;
+    for (size_t li : table.line_indices) rtl_lines += lines[li].rtl;
+    const bool rtl = rtl_lines * 2 > table.line_indices.size();
     std::string html = "<table>";
     for (int r = 0; r < rows; ++r) {
       html += "<tr>";
-      for (int c = 0; c < cols; ++c) {
+      for (int k = 0; k < cols; ++k) {
+        const int c = rtl ? cols - 1 - k : k;
         size_t id = cell(r, c);
         if (owner[id] != id) continue;
         const Span& s = spans[cells.Find(id)];

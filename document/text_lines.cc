@@ -2,8 +2,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 
+#include "document/bidi.h"
 #include "document/pdf_document_impl.h"
 
 namespace mineru::document {
@@ -11,12 +13,6 @@ namespace {
 
 constexpr double kMinRuleLength = 6;     // points
 constexpr double kMaxRuleThickness = 3;  // points
-
-bool IsLtrStrong(char32_t c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
-         (c >= 0xC0 && c < 0x590 && c != 0xD7 && c != 0xF7) || (c >= 0x900 && c < 0x2000) ||
-         (c >= 0x3000 && c < 0xFB1D) || (c >= 0xAC00 && c <= 0xD7AF);
-}
 
 // Builds `text` from `chars` (collapses whitespace, trims).
 void BuildText(TextLine& line) {
@@ -32,47 +28,6 @@ void BuildText(TextLine& line) {
     pending_space = false;
     AppendUtf8(line.text, c.rune);
   }
-}
-
-// Reverses a visually ordered right-to-left run of chars into logical order, keeping runs of
-// left-to-right letters and digits (with the punctuation between them) left-to-right.
-void ToLogicalRtl(std::vector<TextChar>& chars) {
-  std::reverse(chars.begin(), chars.end());
-  size_t i = 0;
-  while (i < chars.size()) {
-    char32_t r = chars[i].rune;
-    bool ltr = IsLtrStrong(r) || (r >= '0' && r <= '9');
-    if (!ltr) {
-      ++i;
-      continue;
-    }
-    size_t j = i;
-    size_t last_ltr = i;
-    while (j < chars.size()) {
-      char32_t c = chars[j].rune;
-      if (IsRtlChar(c)) break;
-      if (IsLtrStrong(c) || (c >= '0' && c <= '9')) last_ltr = j;
-      ++j;
-    }
-    std::reverse(chars.begin() + static_cast<ptrdiff_t>(i),
-                 chars.begin() + static_cast<ptrdiff_t>(last_ltr) + 1);
-    i = last_ltr + 1;
-  }
-}
-
-// True when most consecutive non-space characters advance to the right (visual order).
-bool InVisualOrder(const std::vector<TextChar>& chars) {
-  int right = 0, left = 0;
-  const TextChar* prev = nullptr;
-  for (const TextChar& c : chars) {
-    if (c.rune == ' ') continue;
-    if (prev != nullptr) {
-      if (c.box.cx() > prev->box.cx()) ++right;
-      if (c.box.cx() < prev->box.cx()) ++left;
-    }
-    prev = &c;
-  }
-  return right > left;
 }
 
 struct Collector {
@@ -616,10 +571,6 @@ bool IsLigatureGap(const TextChar& prev, char32_t next) {
   return prev.ligature && (prev.rune == 'i' || prev.rune == 'l') && IsLowerLatin(next);
 }
 
-bool IsRtlChar(char32_t c) {
-  return (c >= 0x0590 && c <= 0x08FF) || (c >= 0xFB1D && c <= 0xFDFF) || (c >= 0xFE70 && c <= 0xFEFF);
-}
-
 bool IsBareNumber(std::string_view text) {
   return !text.empty() && text.size() <= 4 && text.find_first_not_of("0123456789") == std::string_view::npos;
 }
@@ -694,17 +645,32 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
       line.font = name;
     }
   }
+  const double space_gap = 0.15 * std::max(1.0, line.font_size);
+  if (line.rtl) {
+    // Glyphs of all the fragments by x: producers split such lines at any point, runs in any order.
+    std::vector<TextChar> drawn;
+    for (const TextLine& f : fragments) drawn.insert(drawn.end(), f.chars.begin(), f.chars.end());
+    line.chars = RightToLeftLogical(drawn, space_gap);
+    BuildText(line);
+    return line;
+  }
+  double ink_x1 = 0;  // right edge of the glyphs so far
   for (TextLine& f : fragments) {
-    // A fragment in visual order (x increasing) of a right-to-left script is turned into logical order.
-    if (f.rtl && InVisualOrder(f.chars)) ToLogicalRtl(f.chars);
+    if (f.rtl) f.chars = RightToLeftLogical(f.chars, space_gap);  // a phrase in Arabic or Hebrew
+    double ink_x0 = std::numeric_limits<double>::max();
+    for (const TextChar& c : f.chars) {
+      if (c.rune != ' ') ink_x0 = std::min(ink_x0, c.box.x0);
+    }
     if (!line.chars.empty() && !f.chars.empty()) {
       const TextChar& prev = line.chars.back();
       const TextChar& next = f.chars.front();
-      double gap = line.rtl ? prev.box.x0 - next.box.x1 : next.box.x0 - prev.box.x1;
       bool space_already = prev.rune == ' ' || next.rune == ' ';
-      if (!space_already && gap > 0.15 * std::max(1.0, line.font_size) && !IsLigatureGap(prev, next.rune)) {
+      if (!space_already && ink_x0 - ink_x1 > space_gap && !IsLigatureGap(prev, next.rune)) {
         line.chars.push_back({' ', {}});
       }
+    }
+    for (const TextChar& c : f.chars) {
+      if (c.rune != ' ') ink_x1 = std::max(ink_x1, c.box.x1);
     }
     line.chars.insert(line.chars.end(), f.chars.begin(), f.chars.end());
   }

@@ -64,7 +64,7 @@ struct PageContent {
 Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index);
 
 // Builds a visual line from fragments already known to share a baseline (exposed for tests):
-// orders them by x, reverses right-to-left runs into logical order, inserts spaces at gaps.
+// orders them by x, puts right-to-left lines and phrases in logical order (bidi.h), inserts spaces at gaps.
 TextLine MergeFragments(std::vector<TextLine> fragments);
 
 // The advance widths of a line's characters: kUniform when every non-space character has the same width
@@ -73,9 +73,6 @@ TextLine MergeFragments(std::vector<TextLine> fragments);
 // there is nothing to compare (fewer than 6 characters, no narrow glyph, no other Latin letter).
 enum class Advances { kUnknown, kUniform, kVaried };
 Advances MeasureAdvances(const std::vector<TextChar>& chars);
-
-// True for characters of right-to-left scripts (Hebrew, Arabic, Syriac, Thaana, NKo, presentation forms).
-bool IsRtlChar(char32_t c);
 
 void AppendUtf8(std::string& out, char32_t c);
 

@@ -47,6 +47,18 @@ TEST(RulingTableTest, RowspanAndEscaping) {
             "<table><tr><td rowspan=\"2\">k&lt;v</td><td>1</td></tr><tr><td>2</td></tr></table>");
 }
 
+TEST(RulingTableTest, RightToLeftRowsStartAtTheRight) {
+  // A header across both columns, then a label (right) and its value (left), on a right-to-left page.
+  std::vector<RulingSegment> rules = {H(100, 100, 300), H(120, 100, 300), H(140, 100, 300),
+                                      V(100, 100, 140), V(300, 100, 140), V(200, 120, 140)};
+  std::vector<TextLine> lines = {Line("head", 110, 105), Line("value", 110, 125), Line("label", 210, 125)};
+  for (TextLine& line : lines) line.rtl = true;
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td colspan=\"2\">head</td></tr><tr><td>label</td><td>value</td></tr></table>");
+}
+
 TEST(RulingTableTest, FramesAndLoneRulesAreNotTables) {
   // A box around a paragraph is a 1 x 1 grid: not a table.
   std::vector<RulingSegment> frame = {H(100, 100, 300), H(200, 100, 300), V(100, 100, 200), V(300, 100, 200)};

@@ -36,14 +36,6 @@ TEST(TextLinesTest, UniformAdvancesMarkAMonospacedLine) {
   EXPECT_EQ(MeasureAdvances(testing::Line("li x", 50, 100).chars), Advances::kUnknown);
 }
 
-TEST(TextLinesTest, RtlDetection) {
-  EXPECT_TRUE(IsRtlChar(U'\u05D0'));  // Hebrew alef
-  EXPECT_TRUE(IsRtlChar(U'\u0627'));  // Arabic alef
-  EXPECT_TRUE(IsRtlChar(U'\uFEFB'));  // Arabic presentation form
-  EXPECT_FALSE(IsRtlChar(U'a'));
-  EXPECT_FALSE(IsRtlChar(U'1'));
-}
-
 TEST(TextLinesTest, LeftToRightFragmentsJoinInXOrderWithSpaces) {
   std::vector<TextLine> frags = {Visual(U"world", 200, false), Visual(U"Hello", 100, false)};
   TextLine line = MergeFragments(frags);
