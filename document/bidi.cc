@@ -133,7 +133,14 @@ std::vector<TextChar> RightToLeftLogical(const std::vector<TextChar>& chars, dou
   }
   std::vector<TextChar> logical;
   logical.reserve(chars.size() + 8);
-  for (const Cluster& cl : order) {
+  for (size_t k = 0; k < order.size(); ++k) {
+    const Cluster& cl = order[k];
+    // No word mixes Latin and Arabic or Hebrew letters: where they touch, a word processor drew the
+    // space between them on the far side of the Latin run.
+    if (k > 0 && IsLtrStrong(order[k - 1].head()) != IsLtrStrong(cl.head()) &&
+        (EndsLtrRun(order[k - 1].head()) || EndsLtrRun(cl.head()))) {
+      logical.push_back({' ', {}});
+    }
     logical.insert(logical.end(), cl.chars.begin(), cl.chars.end());
     logical.insert(logical.end(), cl.marks.begin(), cl.marks.end());
   }

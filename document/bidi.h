@@ -22,7 +22,7 @@ bool IsLtrStrong(char32_t c);
 // Arabic-Indic digits, with the separators between them: "1403/09/19", "12.5") left to right. The letters
 // a ligature glyph stands for (the ones after the first have no width: lam-alef) keep their order, and a
 // combining mark follows the letter it is drawn on. A space goes where neighbouring glyphs stand more
-// than `space_gap` apart and none is drawn.
+// than `space_gap` apart and none is drawn, and between a Latin and an Arabic or Hebrew letter that touch.
 std::vector<TextChar> RightToLeftLogical(const std::vector<TextChar>& chars, double space_gap);
 
 }  // namespace mineru::document

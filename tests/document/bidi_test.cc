@@ -94,6 +94,14 @@ TEST(BidiTest, NumbersAndLatinReadLeftToRight) {
   EXPECT_EQ(Text(RightToLeftLogical(Drawn(U"R and Python \u0628"), 1)), Utf8(U"\u0628 R and Python"));
 }
 
+TEST(BidiTest, LatinAndArabicLettersThatTouchAreTwoWords) {
+  // A word processor draws the space between "Python" and the Arabic word after it on Python's other
+  // side; no word mixes the scripts. A year with its letter ("2023م") is one word.
+  EXPECT_EQ(Text(RightToLeftLogical(Drawn(U"\u0646\u0645Python \u0648"), 1)),
+            Utf8(U"\u0648 Python \u0645\u0646"));
+  EXPECT_EQ(Text(RightToLeftLogical(Drawn(U"\u06452023"), 1)), Utf8(U"2023\u0645"));
+}
+
 TEST(BidiTest, SpaceWhereGlyphsStandApart) {
   // Two words with a gap of 4 pt and no space glyph.
   std::vector<TextChar> chars = {{U'\u05D1', {100, 100, 105, 110}}, {U'\u05D0', {109, 100, 114, 110}}};
