@@ -31,7 +31,8 @@ bool StartsLtrRun(char32_t c) { return IsLtrStrong(c) || IsDigit(c); }
 // Signs that go with the number they touch ("50%", "$12", "45°"): the bidi class ET.
 bool IsNumberTerminator(char32_t c) {
   return c == '#' || c == '$' || c == '%' || (c >= 0xA2 && c <= 0xA5) || c == 0xB0 || c == 0xB1 ||
-         c == 0x066A || c == 0x2030 || c == 0x2031 || (c >= 0x2032 && c <= 0x2034) || (c >= 0x20A0 && c <= 0x20CF);
+         c == 0x066A || c == 0x2030 || c == 0x2031 || (c >= 0x2032 && c <= 0x2034) ||
+         (c >= 0x20A0 && c <= 0x20CF);
 }
 
 bool IsSpace(char32_t c) { return c == ' ' || c == 0xA0; }
@@ -125,7 +126,8 @@ std::vector<TextChar> RightToLeftLogical(const std::vector<TextChar>& chars, dou
       if (StartsLtrRun(order[j].head())) last = j;
     }
     while (i > 0 && IsDigit(order[i].head()) && IsNumberTerminator(order[i - 1].head())) --i;
-    while (last + 1 < order.size() && IsDigit(order[last].head()) && IsNumberTerminator(order[last + 1].head())) {
+    while (last + 1 < order.size() && IsDigit(order[last].head()) &&
+           IsNumberTerminator(order[last + 1].head())) {
       ++last;
     }
     std::reverse(order.begin() + static_cast<ptrdiff_t>(i), order.begin() + static_cast<ptrdiff_t>(last) + 1);
