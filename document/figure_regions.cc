@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <numeric>
+#include <string_view>
 
 namespace mineru::document {
 namespace {
@@ -10,6 +11,7 @@ constexpr double kTouch = 3;                 // points a path is grown by before
 constexpr size_t kMinPaths = 8;              // paths in a figure
 constexpr size_t kMaxLabelChars = 40;        // bytes of a label line
 constexpr size_t kMaxMarginLabelChars = 25;  // bytes of a label beside the figure
+constexpr size_t kMinTickValues = 3;         // beside a chart with no text inside its paths
 
 Rect Grow(const Rect& r, double d) { return {r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d}; }
 
@@ -25,6 +27,20 @@ size_t Find(std::vector<size_t>& parent, size_t i) {
 bool Inside(const Rect& inner, const Rect& outer) {
   Rect in = inner.Intersect(outer);
   return !in.empty() && in.area() >= 0.9 * inner.area();
+}
+
+// A tick value of an axis: a number with its sign, separators and unit ("0", "-2.5", "1,000", "40%", "$5").
+bool IsTickValue(const std::string& text) {
+  if (text.empty() || text.size() > 12) return false;
+  bool digit = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      digit = true;
+    } else if (std::string_view("+-.,%$ ").find(c) == std::string_view::npos) {
+      return false;
+    }
+  }
+  return digit;
 }
 
 }  // namespace
@@ -84,7 +100,14 @@ std::vector<Rect> FindVectorFigures(const PageContent& page, const std::vector<T
       text_area += l.box.area();
       prose = prose || l.text.size() > kMaxLabelChars || l.monospace;
     }
-    if (labels == 0 || prose || text_area > 0.3 * r.area()) continue;
+    // A chart whose plot area holds no text (bars, gridlines) has its tick values beside it.
+    if (labels == 0) {
+      labels = static_cast<size_t>(std::count_if(lines.begin(), lines.end(), [&](const TextLine& l) {
+        return IsTickValue(l.text) && IsFigureLabel(l, r);
+      }));
+      if (labels < kMinTickValues) continue;
+    }
+    if (prose || text_area > 0.3 * r.area()) continue;
     figures.push_back(r);
   }
   return figures;

@@ -84,5 +84,25 @@ TEST(FigureRegionsTest, FewPathsOrLongLinesAreNoFigure) {
   EXPECT_TRUE(FindVectorFigures(page, {label}, {{90, 90, 310, 210}}).empty());
 }
 
+TEST(FigureRegionsTest, AChartWithNoTextAmongItsBarsHasItsTickValuesBeside) {
+  // Ten bars over x 100..300, y 100..200, and nothing written among them.
+  PageContent page;
+  page.page = {0, 0, 600, 800};
+  for (int k = 0; k < 10; ++k) page.drawings.push_back({100.0 + 20 * k, 100, 116.0 + 20 * k, 200});
+  auto tick = [](const std::string& text, double y) {
+    TextLine l;
+    l.box = {80, y, 95, y + 8};
+    l.text = text;
+    l.font_size = 8;
+    return l;
+  };
+  std::vector<TextLine> ticks = {tick("0", 196), tick("50%", 146), tick("1,000", 96)};
+  EXPECT_TRUE(FindVectorFigures(page, {}, {}).empty());
+  EXPECT_EQ(FindVectorFigures(page, ticks, {}).size(), 1u);
+  // Two numbers beside a drawing, or words, are no axis.
+  EXPECT_TRUE(FindVectorFigures(page, {ticks[0], ticks[1]}, {}).empty());
+  EXPECT_TRUE(FindVectorFigures(page, {tick("Name", 196), tick("Date", 146), tick("Place", 96)}, {}).empty());
+}
+
 }  // namespace
 }  // namespace mineru::document
