@@ -12,6 +12,9 @@ constexpr size_t kMinPaths = 8;              // paths in a figure
 constexpr size_t kMaxLabelChars = 40;        // bytes of a label line
 constexpr size_t kMaxMarginLabelChars = 25;  // bytes of a label beside the figure
 constexpr size_t kMinTickValues = 3;         // beside a chart with no text inside its paths
+constexpr double kMaxSwatch = 30;            // points: the longer side of a legend's key
+constexpr double kLegendReach = 30;          // points from the figure to a legend's key
+constexpr size_t kMinLegendEntries = 2;
 
 Rect Grow(const Rect& r, double d) { return {r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d}; }
 
@@ -41,6 +44,30 @@ bool IsTickValue(const std::string& text) {
     }
   }
   return digit;
+}
+
+// `figure` grown by its legend: two or more keys (small paths, a colour swatch or a line's sample) near
+// it, each with a short label right after it on its line ("■ Revenue  ■ Costs" set beside the plot).
+Rect WithLegend(const Rect& figure, const std::vector<Rect>& drawings, const std::vector<TextLine>& lines) {
+  Rect legend;
+  size_t entries = 0;
+  const Rect reach = Grow(figure, kLegendReach);
+  for (const Rect& key : drawings) {
+    if (std::max(key.width(), key.height()) > kMaxSwatch || !Touch(key, reach) || Inside(key, figure))
+      continue;
+    for (const TextLine& l : lines) {
+      const double gap = l.box.x0 - key.x1;
+      if (l.text.size() > kMaxMarginLabelChars || l.text.find(':') != std::string::npos || gap < 0 ||
+          gap > 1.5 * std::max(1.0, l.font_size) || key.cy() < l.box.y0 || key.cy() > l.box.y1) {
+        continue;
+      }
+      Rect entry = key.Union(l.box);
+      legend = entries == 0 ? entry : legend.Union(entry);
+      ++entries;
+      break;
+    }
+  }
+  return entries >= kMinLegendEntries ? figure.Union(legend) : figure;
 }
 
 }  // namespace
@@ -108,7 +135,7 @@ std::vector<Rect> FindVectorFigures(const PageContent& page, const std::vector<T
       if (labels < kMinTickValues) continue;
     }
     if (prose || text_area > 0.3 * r.area()) continue;
-    figures.push_back(r);
+    figures.push_back(WithLegend(r, page.drawings, lines));
   }
   return figures;
 }

@@ -11,12 +11,13 @@
 
 namespace mineru::document {
 
-// The regions of `page` that are vector figures. Paths (page.drawings, each grown by 3 points) that touch
-// form a group; a group is a figure when it holds at least 8 paths, covers at least 2% of the page and
-// 40 x 40 points but less than 70% of it, overlaps no table in `tables` by half, and the text lines
-// inside it are labels: at least one (or, with none inside, at least 3 tick values beside it: a chart's
-// bars and gridlines), none longer than 40 characters or monospaced, at most 30% of the group's area. A frame
-// or a shaded box around paragraphs or code therefore is no figure.
+// The regions of `page` that are vector figures, each with its legend when one is set beside it (two or
+// more small paths within 30 points of it, each with a short label right after it on its line). Paths
+// (page.drawings, each grown by 3 points) that touch form a group; a group is a figure when it holds at least
+// 8 paths, covers at least 2% of the page and 40 x 40 points but less than 70% of it, overlaps no table in
+// `tables` by half, and the text lines inside it are labels: at least one (or, with none inside, at least 3
+// tick values beside it: a chart's bars and gridlines), none longer than 40 characters or monospaced, at most
+// 30% of the group's area. A frame or a shaded box around paragraphs or code therefore is no figure.
 std::vector<Rect> FindVectorFigures(const PageContent& page, const std::vector<TextLine>& lines,
                                     const std::vector<Rect>& tables);
 

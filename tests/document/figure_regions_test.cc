@@ -104,5 +104,33 @@ TEST(FigureRegionsTest, AChartWithNoTextAmongItsBarsHasItsTickValuesBeside) {
   EXPECT_TRUE(FindVectorFigures(page, {tick("Name", 196), tick("Date", 146), tick("Place", 96)}, {}).empty());
 }
 
+TEST(FigureRegionsTest, ALegendBesideAChartIsPartOfIt) {
+  PageContent page;
+  page.page = {0, 0, 600, 800};
+  for (int k = 0; k < 10; ++k) page.drawings.push_back({100.0 + 20 * k, 100, 116.0 + 20 * k, 200});
+  TextLine label;
+  label.box = {120, 150, 140, 158};
+  label.text = "12";
+  label.font_size = 8;
+  // Two keys 10 points right of the bars, each with its series' name after it.
+  auto entry = [&](const std::string& name, double y) {
+    page.drawings.push_back({310, y + 1, 316, y + 7});
+    TextLine l = label;
+    l.box = {320, y, 360, y + 8};
+    l.text = name;
+    return l;
+  };
+  std::vector<TextLine> lines = {label, entry("Revenue", 140)};
+  std::vector<Rect> one = FindVectorFigures(page, lines, {});
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_DOUBLE_EQ(one[0].x1, 296);  // one key and its name are no legend
+  lines.push_back(entry("Costs", 160));
+  std::vector<Rect> two = FindVectorFigures(page, lines, {});
+  ASSERT_EQ(two.size(), 1u);
+  EXPECT_DOUBLE_EQ(two[0].x1, 360);
+  EXPECT_TRUE(IsFigureLabel(lines[1], two[0]));
+  EXPECT_TRUE(IsFigureLabel(lines[2], two[0]));
+}
+
 }  // namespace
 }  // namespace mineru::document
