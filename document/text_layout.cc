@@ -371,10 +371,6 @@ char32_t LastRune(const std::string& s) {
   return DecodeUtf8(s, i);
 }
 
-bool IsCjkChar(char32_t c) {
-  return (c >= 0x3000 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
-}
-
 std::string StyleKey(const TextLine& line) {
   std::string key = line.font + "@" + std::to_string(std::lround(line.font_size * 2));
   if (line.bold) key += "/b";

@@ -53,8 +53,6 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
 char32_t DecodeUtf8(const std::string& s, size_t& i);
 // The last code point of `s` (0 when empty).
 char32_t LastRune(const std::string& s);
-// Han, kana, CJK punctuation and full-width forms: no spaces between them.
-bool IsCjkChar(char32_t c);
 
 // Joins two lines of one paragraph: de-hyphenates "exam-" + "ple", no space between CJK characters.
 void JoinLine(std::string& paragraph, const std::string& next_line);

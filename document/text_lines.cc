@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 
 #include "document/bidi.h"
 #include "document/pdf_document_impl.h"
@@ -314,6 +315,41 @@ void DropTrackingSpaces(std::vector<TextChar>& chars, double size) {
   chars = std::move(kept);
 }
 
+// A CJK font that gives no widths of its own (no /W array) advances every glyph a full em, and sets
+// digits and Latin letters in full-width cells; MuPDF reads the rest of each cell as a word space
+// ("1 2 3 , 4 5 6 . 7 8 万元"). A space after a half-width character drawn by a font that draws the
+// line's CJK characters too, before another character of that font whose left edge stands one em from
+// the first's (a space of its own would take a cell more), is dropped, unless two half-width characters of
+// the line touch with less than an em between them.
+void DropFullWidthCellSpaces(std::vector<TextChar>& chars, const std::vector<bool>& in_cjk_font,
+                             double size) {
+  auto half_width = [&](size_t i) {
+    return chars[i].rune != ' ' && chars[i].rune < 0x2E80 && in_cjk_font[i];
+  };
+  // Half-width characters of such a font that touch with less than an em between their left edges: the
+  // font has widths (MS Mincho's half-width Latin), and "Hello world" has a real space.
+  for (size_t i = 0; i + 1 < chars.size(); ++i) {
+    if (half_width(i) && half_width(i + 1) && chars[i + 1].box.x0 - chars[i].box.x0 < 0.9 * size) return;
+  }
+  std::vector<TextChar> kept;
+  size_t last = SIZE_MAX;  // index in `chars` of kept.back() when it is no space
+  for (size_t i = 0; i < chars.size(); ++i) {
+    if (chars[i].rune == ' ' && last != SIZE_MAX) {
+      size_t next = i;
+      while (next < chars.size() && chars[next].rune == ' ') ++next;
+      const double step = next < chars.size() ? chars[next].box.x0 - chars[last].box.x0 : 0;
+      if (next < chars.size() && half_width(last) && in_cjk_font[next] &&
+          std::fabs(step - size) <= 0.1 * size) {
+        i = next - 1;
+        continue;
+      }
+    }
+    last = chars[i].rune == ' ' ? SIZE_MAX : i;
+    kept.push_back(chars[i]);
+  }
+  chars = std::move(kept);
+}
+
 // Two figures with thousands separators set with no gap between them read as one
 // ("29,760,02133,871,648"): after a figure's leading group of 1 to 3 digits and its groups of three, a
 // group of 4 to 6 digits followed by another comma is the end of the figure (its first three digits) and
@@ -393,6 +429,8 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   fz_font* last_font = nullptr;
   std::string last_family, last_face;
   int bold = 0, mono = 0, italic = 0, rtl = 0, ltr = 0, total = 0;
+  std::vector<fz_font*> char_fonts;    // per char of frag.chars
+  std::set<fz_font*> ideograph_fonts;  // fonts that draw CJK characters on this line
   for (fz_stext_char* ch = line->first_char; ch != nullptr; ch = ch->next) {
     Rect box = GlyphBox(line, ch);
     ink_y0 = std::min(ink_y0, box.y0);
@@ -403,6 +441,8 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
       continue;
     }
     AppendChar(frag.chars, rune, box);
+    char_fonts.resize(frag.chars.size(), ch->font);
+    if (IsCjkChar(rune)) ideograph_fonts.insert(ch->font);
     // A ToUnicode map that turns one ligature glyph into several letters gives the letters after the
     // first no width of their own.
     size_t n = frag.chars.size();
@@ -448,6 +488,12 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   frag.rtl = rtl > ltr;
   const bool left_to_right = std::fabs(line->dir.y) < 0.01 && line->dir.x > 0 && !frag.rtl;
   if (left_to_right) {
+    if (!ideograph_fonts.empty()) {
+      std::vector<bool> in_cjk_font(frag.chars.size());
+      for (size_t i = 0; i < frag.chars.size(); ++i)
+        in_cjk_font[i] = ideograph_fonts.count(char_fonts[i]) > 0;
+      DropFullWidthCellSpaces(frag.chars, in_cjk_font, frag.font_size);
+    }
     DropTrackingSpaces(frag.chars, frag.font_size);
     SplitGluedNumbers(frag.chars);
   }
@@ -569,6 +615,10 @@ bool ShareFace(const TextLine& a, const TextLine& b) {
 
 bool IsLigatureGap(const TextChar& prev, char32_t next) {
   return prev.ligature && (prev.rune == 'i' || prev.rune == 'l') && IsLowerLatin(next);
+}
+
+bool IsCjkChar(char32_t c) {
+  return (c >= 0x3000 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
 }
 
 bool IsBareNumber(std::string_view text) {

@@ -79,6 +79,9 @@ void AppendUtf8(std::string& out, char32_t c);
 // Characters (code points) of UTF-8 text: its bytes that do not continue a character.
 size_t Utf8Length(std::string_view text);
 
+// Han, kana, CJK punctuation and full-width forms: no spaces between them.
+bool IsCjkChar(char32_t c);
+
 // A bare number of one to four digits ("7", "120"): a line number, a page number, a section number.
 bool IsBareNumber(std::string_view text);
 

@@ -251,5 +251,44 @@ TEST(TextLinesTest, FiguresSetWithNoGapAreTwoFigures) {
   EXPECT_EQ(cells, (std::vector<std::string>{"29,760,021", "33,871,648"}));  // two cells
 }
 
+// A Chinese font the file does not embed (the reader substitutes one), with widths `widths` ("" for
+// none: every glyph advances a full em) over CIDs; Unicode code points as 2-byte codes.
+std::vector<std::string> CjkLines(const std::string& widths, const std::vector<std::u16string>& lines) {
+  std::string content;
+  double y = 700;
+  for (const std::u16string& line : lines) {
+    content += "BT /F3 10 Tf 72 " + std::to_string(y) + " Td <";
+    for (char16_t c : line) {
+      char hex[5];
+      std::snprintf(hex, sizeof hex, "%04X", static_cast<unsigned>(c));
+      content += hex;
+    }
+    content += "> Tj ET\n";
+    y -= 20;
+  }
+  const std::string font =
+      "<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light /Encoding /UniGB-UCS2-H /DescendantFonts [7 0 "
+      "R] "
+      ">>";
+  const std::string cid_font =
+      "<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light /CIDSystemInfo << /Registry (Adobe) "
+      "/Ordering (GB1) /Supplement 2 >> /FontDescriptor 8 0 R " +
+      widths + " >>";
+  const std::string descriptor =
+      "<< /Type /FontDescriptor /FontName /STSong-Light /Flags 6 /FontBBox [0 -200 1000 900] /ItalicAngle 0 "
+      "/Ascent 880 /Descent -120 /CapHeight 700 /StemV 80 >>";
+  return LineTexts(testing::MakePdfWithFont(content, font, {cid_font, descriptor}));
+}
+
+TEST(TextLinesTest, DigitsInFullWidthCellsOfAChineseFontAreOneNumber) {
+  // No widths: every digit takes a full em, the rest of its cell reads as a space ("1 2 3 , 4 5 6 万元");
+  // a space of the text's own stays.
+  EXPECT_EQ(CjkLines("", {u"收入123,456万元", u"2020 年"}),
+            (std::vector<std::string>{"收入123,456万元", "2020 年"}));
+  // Half-width digits with widths (CIDs 1-95 of Adobe-GB1, 500 each): a space of the text's own after a
+  // figure takes half an em, and stays.
+  EXPECT_EQ(CjkLines("/W [1 95 500]", {u"2020 年 12 月"}), (std::vector<std::string>{"2020 年 12 月"}));
+}
+
 }  // namespace
 }  // namespace mineru::document
