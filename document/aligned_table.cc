@@ -44,11 +44,63 @@ bool Grouped(const std::string& text) {
   return IsNumericCell(text) && text.find(',') != std::string::npos && text.find(' ') == std::string::npos;
 }
 
+// The pieces of a right-to-left line. Its characters are in logical order, which runs leftwards and left
+// to right again inside numbers and Latin words, so the gaps are found between its glyphs taken by x;
+// each piece gets the characters that stand in it, in logical order.
+std::vector<AlignedPiece> SplitRightToLeft(const TextLine& line, double size) {
+  std::vector<Rect> glyphs;
+  for (const TextChar& c : line.chars) {
+    if (c.rune != ' ') glyphs.push_back(c.box);
+  }
+  std::sort(glyphs.begin(), glyphs.end(), [](const Rect& a, const Rect& b) { return a.x0 < b.x0; });
+  // Runs of glyphs at least half a column gap apart, then the texts of runs that stand a gap apart.
+  std::vector<AlignedPiece> runs;
+  for (const Rect& g : glyphs) {
+    if (runs.empty() || g.x0 - runs.back().x1 >= kNumberGapEm * size) {
+      runs.push_back({g.x0, g.x1, {}});
+    } else {
+      runs.back().x1 = std::max(runs.back().x1, g.x1);
+    }
+  }
+  auto texts = [&](std::vector<AlignedPiece>& pieces) {
+    size_t last = SIZE_MAX;
+    bool space = false;
+    for (const TextChar& c : line.chars) {
+      if (c.rune == ' ') {
+        space = true;
+        continue;
+      }
+      auto at = std::upper_bound(pieces.begin(), pieces.end(), c.box.cx(),
+                                 [](double x, const AlignedPiece& p) { return x < p.x0; });
+      size_t k = at == pieces.begin() ? 0 : static_cast<size_t>(at - pieces.begin()) - 1;
+      if (space && k == last && !pieces[k].text.empty()) pieces[k].text.push_back(' ');
+      AppendUtf8(pieces[k].text, c.rune);
+      last = k;
+      space = false;
+    }
+  };
+  texts(runs);
+  std::vector<AlignedPiece> out;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const double gap = i == 0 ? 0 : runs[i].x0 - runs[i - 1].x1;
+    const bool apart = i == 0 || gap >= kColumnGapEm * size ||
+                       (IsNumericCell(runs[i - 1].text) && IsNumericCell(runs[i].text));
+    if (apart) {
+      out.push_back({runs[i].x0, runs[i].x1, {}});
+    } else {
+      out.back().x1 = runs[i].x1;
+    }
+  }
+  if (out.size() <= 1) return {{line.box.x0, line.box.x1, line.text}};
+  texts(out);
+  return out;
+}
+
 }  // namespace
 
 std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
-  // Characters in logical order run leftwards on a right-to-left line: it stays whole.
-  if (line.rtl) return {{line.box.x0, line.box.x1, line.text}};
+  const double size = std::max(line.font_size > 0 ? line.font_size : line.box.height(), 1.0);
+  if (line.rtl) return SplitRightToLeft(line, size);
   struct Word {
     double x0, x1;
     std::string text;
@@ -56,7 +108,6 @@ std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
     bool parted = false;  // after a space that parts two figures set with no gap
   };
   std::vector<Word> words;
-  const double size = std::max(line.font_size > 0 ? line.font_size : line.box.height(), 1.0);
   std::string pending_spaces;
   bool parted = false;
   for (const TextChar& ch : line.chars) {

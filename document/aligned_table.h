@@ -17,8 +17,9 @@
 
 namespace mineru::document {
 
-// A line's cells: pieces split at gaps of at least the line's size (the whole line when there is none,
-// and a right-to-left line whole).
+// A line's cells: pieces split at gaps of at least the line's size (the whole line when there is none),
+// left to right. A right-to-left line is cut where its glyphs, taken by x, stand apart, each piece with
+// the characters that stand in it in logical order.
 struct AlignedPiece {
   double x0 = 0, x1 = 0;
   std::string text;

@@ -324,6 +324,54 @@ void DemoteTitle(Block& b) {
       (numbered ? b.content.substr(0, marker - 1) + " " : std::string("- ")) + b.content.substr(marker);
 }
 
+Rect Mirrored(const Rect& r, const Rect& page) {
+  const double m = page.x0 + page.x1;
+  return {m - r.x1, r.y0, m - r.x0, r.y1};
+}
+
+// The tables of a page that are no ruled grid: between rules (FindRuleBandTables), then aligned on
+// whitespace (FindAlignedTables); their lines are marked in `consumed`. On a right-to-left page (most
+// lines) they are read in a mirror of the page: a row starts at the right, where its label stands, and
+// the column rules (the first column holds labels, a line that leaves it empty goes on the row above)
+// hold as they are.
+std::vector<RuledTable> FindUnruledTables(const std::vector<TextLine>& lines,
+                                          const std::vector<RulingSegment>& rules,
+                                          const std::vector<Rect>& images, const Rect& page,
+                                          std::vector<bool>& consumed) {
+  const size_t rtl =
+      static_cast<size_t>(std::count_if(lines.begin(), lines.end(), [](const TextLine& l) { return l.rtl; }));
+  const bool mirror = 2 * rtl > lines.size();
+  std::vector<TextLine> mirrored_lines;
+  std::vector<RulingSegment> mirrored_rules;
+  std::vector<Rect> mirrored_images;
+  if (mirror) {
+    mirrored_lines = lines;
+    for (TextLine& l : mirrored_lines) {
+      l.box = Mirrored(l.box, page);
+      for (TextChar& c : l.chars) c.box = Mirrored(c.box, page);
+      // Left-to-right lines run leftwards in the mirror: they too are cut where their glyphs stand apart,
+      // as right-to-left lines are (SplitAtColumnGaps).
+      l.rtl = true;
+    }
+    for (RulingSegment r : rules) mirrored_rules.push_back({Mirrored(r.box, page), r.horizontal});
+    for (const Rect& im : images) mirrored_images.push_back(Mirrored(im, page));
+  }
+  const std::vector<TextLine>& ls = mirror ? mirrored_lines : lines;
+  std::vector<RuledTable> tables = FindRuleBandTables(mirror ? mirrored_rules : rules, ls, consumed,
+                                                      mirror ? mirrored_images : images, page);
+  for (const RuledTable& t : tables) {
+    for (size_t li : t.line_indices) consumed[li] = true;
+  }
+  for (RuledTable& t : FindAlignedTables(ls, consumed, page)) {
+    for (size_t li : t.line_indices) consumed[li] = true;
+    tables.push_back(std::move(t));
+  }
+  if (mirror) {
+    for (RuledTable& t : tables) t.box = Mirrored(t.box, page);
+  }
+  return tables;
+}
+
 }  // namespace
 
 bool StartsCaption(const std::string& text, BlockType* body) {
@@ -617,14 +665,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   for (const RuledTable& t : tables) {
     for (size_t li : t.line_indices) consumed[li] = true;
   }
-  for (RuledTable& t : FindRuleBandTables(rules, lines, consumed, page.images, pr)) {
-    for (size_t li : t.line_indices) consumed[li] = true;
+  for (RuledTable& t : FindUnruledTables(lines, rules, page.images, pr, consumed))
     tables.push_back(std::move(t));
-  }
-  for (RuledTable& t : FindAlignedTables(lines, consumed, pr)) {
-    for (size_t li : t.line_indices) consumed[li] = true;
-    tables.push_back(std::move(t));
-  }
   std::vector<Rect> images;
   for (const Rect& raw : page.images) {
     Rect r = raw.Intersect(pr);

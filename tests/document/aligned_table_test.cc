@@ -56,6 +56,19 @@ TEST(AlignedTableTest, ColumnsSetApartBySpacesInOneLine) {
             "<tr><td>Blue ducks</td><td>135</td></tr><tr><td>Green ducks</td><td>7</td></tr></table>");
 }
 
+TEST(AlignedTableTest, ARightToLeftLineIsCutWhereItsGlyphsStandApart) {
+  // "סך הכל" (total) at the right, its figure far to its left: two pieces, left to right, each in
+  // logical order. With the figure a space away, one piece.
+  auto pieces =
+      SplitAtColumnGaps(testing::RtlRow(U"\u05E1\u05DA \u05D4\u05DB\u05DC", 500, "1,234", 300, 100));
+  ASSERT_EQ(pieces.size(), 2u);
+  EXPECT_EQ(pieces[0].text, "1,234");
+  EXPECT_DOUBLE_EQ(pieces[0].x0, 300);
+  EXPECT_EQ(pieces[1].text, "\u05E1\u05DA \u05D4\u05DB\u05DC");
+  EXPECT_DOUBLE_EQ(pieces[1].x1, 500);
+  EXPECT_EQ(SplitAtColumnGaps(testing::RtlRow(U"\u05E1\u05DA", 500, "12", 485, 100)).size(), 1u);
+}
+
 TEST(AlignedTableTest, AHeaderOverTwoColumnsSpansThem) {
   // "Sales" is centred over the gutter between 2019 and 2020 (x 190..240 crosses 210..230).
   std::vector<TextLine> lines = {

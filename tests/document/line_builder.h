@@ -40,4 +40,27 @@ inline TextLine InFont(TextLine line, const std::string& font) {
   return line;
 }
 
+// A row of a right-to-left table as the text layer gives it (logical order): `label` (Hebrew or Arabic)
+// ending at x1, its letters placed leftwards, then `number` (digits read left to right) from x0; 5 pt per
+// character, size 10.
+inline TextLine RtlRow(const std::u32string& label, double x1, const std::string& number, double x0,
+                       double y) {
+  TextLine line;
+  for (size_t i = 0; i < label.size(); ++i) {
+    double right = x1 - 5.0 * static_cast<double>(i);
+    line.chars.push_back({label[i], {right - 5, y, right, y + 10}});
+    AppendUtf8(line.text, label[i]);
+  }
+  line.chars.push_back({U' ', {}});
+  line.text += " " + number;
+  for (size_t i = 0; i < number.size(); ++i) {
+    double left = x0 + 5.0 * static_cast<double>(i);
+    line.chars.push_back({static_cast<char32_t>(number[i]), {left, y, left + 5, y + 10}});
+  }
+  line.box = {x0, y, x1, y + 10};
+  line.font_size = 10;
+  line.rtl = true;
+  return line;
+}
+
 }  // namespace mineru::document::testing

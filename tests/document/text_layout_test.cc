@@ -83,6 +83,37 @@ PageContent Page(std::vector<TextLine> lines) {
   return p;
 }
 
+TEST(TextLayoutTest, AWhitespaceTableOnARightToLeftPageStartsItsRowsAtTheRight) {
+  // Hebrew labels at the right (x 400..500), figures at the left (x 100..): rows of two cells, the
+  // label first; a paragraph under the table.
+  const std::u32string labels[] = {U"\u05D0\u05D1\u05D2", U"\u05D3\u05D4", U"\u05D5\u05D6\u05D7",
+                                   U"\u05D8\u05D9"};
+  const char* figures[] = {"1,200", "340", "5,600", "78"};
+  std::vector<TextLine> lines;
+  for (int r = 0; r < 4; ++r)
+    lines.push_back(testing::RtlRow(labels[r], 500, figures[r], 100, 100 + 14.0 * r));
+  // A row with a Latin label: a left-to-right line, read left to right ("9,218 Sum").
+  TextLine latin = Line("9,218", 100, 156);
+  TextLine sum = Line("Sum", 485, 156);
+  latin.chars.push_back({U' ', {}});
+  latin.chars.insert(latin.chars.end(), sum.chars.begin(), sum.chars.end());
+  latin.text = "9,218 Sum";
+  latin.box = latin.box.Union(sum.box);
+  lines.push_back(latin);
+  std::string label0, label1;
+  for (char32_t c : labels[0]) AppendUtf8(label0, c);
+  for (char32_t c : labels[1]) AppendUtf8(label1, c);
+  PageContent page = Page(lines);
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  ASSERT_EQ(blocks.size(), 1u);
+  ASSERT_EQ(blocks[0].type, BlockType::kTable);
+  EXPECT_EQ(blocks[0].content.substr(0, blocks[0].content.find("</tr>") + 5),
+            "<table><tr><td>" + label0 + "</td><td>1,200</td></tr>");
+  EXPECT_NE(blocks[0].content.find("<tr><td>" + label1 + "</td><td>340</td></tr>"), std::string::npos);
+  EXPECT_NE(blocks[0].content.find("<tr><td>Sum</td><td>9,218</td></tr>"), std::string::npos)
+      << blocks[0].content;
+}
+
 TEST(TextLayoutTest, RunningHeadersRepeatAcrossPages) {
   std::vector<PageContent> pages;
   for (int i = 1; i <= 3; ++i) {
