@@ -372,6 +372,22 @@ std::vector<RuledTable> FindUnruledTables(const std::vector<TextLine>& lines,
   return tables;
 }
 
+// A caption's label with its delimiter: "Table 3: ...", "Figure 2. ...", "Fig. 4.1: ...", "Figure 5 | ...";
+// not "Table 3 shows ..." at the start of a line of running text.
+bool StartsLabelledCaption(const std::string& text) {
+  BlockType body;
+  if (!StartsCaption(text, &body)) return false;
+  size_t label = text.find(' ');
+  if (text.compare(0, label, "Fig.") == 0) label = text.find(' ', label + 1);  // "Fig. 2."
+  if (label == std::string::npos) return false;
+  const size_t number_end = text.find(' ', label + 1);
+  const std::string_view number = std::string_view(text).substr(label + 1, number_end - label - 1);
+  if (number.ends_with(':') || number.ends_with('.')) return true;
+  return number_end != std::string::npos &&
+         (text.compare(number_end + 1, 1, "|") == 0 || text.compare(number_end + 1, 3, "\u2014") == 0 ||
+          text.compare(number_end + 1, 1, ":") == 0);
+}
+
 }  // namespace
 
 bool StartsCaption(const std::string& text, BlockType* body) {
@@ -832,8 +848,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     const TextLine& prev = lines[para.lines.back()];
     bool numbered = false;
     if (ListMarkerLength(line.text, &numbered) > 0) return false;
-    // An entry of a table of contents ends at its page number.
-    if (EndsInLeaderAndPage(prev.text)) return false;
+    // An entry of a table of contents ends at its page number; a caption starts a block of its own (a
+    // float set inside a paragraph, whose line before it ends mid-sentence).
+    if (EndsInLeaderAndPage(prev.text) || StartsLabelledCaption(line.text)) return false;
     double size = std::max(1.0, std::max(prev.font_size, line.font_size));
     bool heading_size = std::min(prev.font_size, line.font_size) >= kHeadingRatio * style.body_size;
     // Lines of mixed faces (prose with code or math in it) may differ in the face most of their

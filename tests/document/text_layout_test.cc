@@ -334,6 +334,25 @@ TEST(TextLayoutTest, OptionsAndWhatTheyDoAreReadRowByRowAndSoIsCode) {
   EXPECT_NE(text.find("x|INTEGER,|y|CHOICE {|z|BOOLEAN }|"), std::string::npos) << text;
 }
 
+TEST(TextLayoutTest, ACaptionSetRightUnderAParagraphStartsABlockOfItsOwn) {
+  // A float set inside a paragraph: the line before its caption ends mid-sentence, as close as the
+  // paragraph's own lines. "Table 3 shows" at the start of a line of running text is no caption.
+  PageContent page = Page({Line("The results of every run are in the table below, which lists", 50, 100),
+                           Line("the scores of each method on the held-out sets and", 50, 112),
+                           Line("Table 3: Scores on the held-out sets.", 50, 124),
+                           Line("The scores of each method, as the numbers in", 50, 160),
+                           Line("Table 3 shows, are lower on the reports than on papers.", 50, 172)});
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[0].content,
+            "The results of every run are in the table below, which lists the scores of each method on the "
+            "held-out sets and");
+  EXPECT_EQ(blocks[1].content, "Table 3: Scores on the held-out sets.");
+  EXPECT_EQ(
+      blocks[2].content,
+      "The scores of each method, as the numbers in Table 3 shows, are lower on the reports than on papers.");
+}
+
 TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
   // A table of contents: each entry a line with a leader and a page number, lines set as close as a
   // paragraph's; one chapter's entry in bold, another's in the sans family of the headings. The entry
