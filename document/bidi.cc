@@ -102,6 +102,14 @@ bool IsLtrStrong(char32_t c) {
 }
 
 std::vector<TextChar> RightToLeftLogical(const std::vector<TextChar>& chars, double space_gap) {
+  // A line turned on its side (glyph centres further apart down than across) has no order by x: as written.
+  double x0 = 1e18, x1 = -1e18, y0 = 1e18, y1 = -1e18;
+  for (const TextChar& c : chars) {
+    if (IsSpace(c.rune)) continue;
+    x0 = std::min(x0, c.box.cx()), x1 = std::max(x1, c.box.cx());
+    y0 = std::min(y0, c.box.cy()), y1 = std::max(y1, c.box.cy());
+  }
+  if (y1 - y0 > x1 - x0) return chars;
   std::vector<Cluster> clusters = Clusters(chars);
   // Left to right, with spaces at gaps; then read from the right.
   std::vector<Cluster> order;

@@ -23,6 +23,7 @@ bool IsLtrStrong(char32_t c);
 // a ligature glyph stands for (the ones after the first have no width: lam-alef) keep their order, and a
 // combining mark follows the letter it is drawn on. A space goes where neighbouring glyphs stand more
 // than `space_gap` apart and none is drawn, and between a Latin and an Arabic or Hebrew letter that touch.
+// A line turned on its side (its glyphs further apart down the page than across) stays as written.
 std::vector<TextChar> RightToLeftLogical(const std::vector<TextChar>& chars, double space_gap);
 
 }  // namespace mineru::document
