@@ -112,8 +112,9 @@ TEST(BidiTest, SpaceWhereGlyphsStandApart) {
 
 TEST(BidiTest, ALineTurnedOnItsSideStaysAsWritten) {
   // Glyphs stacked down the page (a label rotated by 90 degrees), each a little right of the one before.
-  std::vector<TextChar> chars = {
-      {U'\u05D0', {100, 100, 110, 105}}, {U'\u05D1', {101, 105, 111, 110}}, {U'\u05D2', {102, 110, 112, 115}}};
+  std::vector<TextChar> chars = {{U'\u05D0', {100, 100, 110, 105}},
+                                 {U'\u05D1', {101, 105, 111, 110}},
+                                 {U'\u05D2', {102, 110, 112, 115}}};
   EXPECT_EQ(Text(RightToLeftLogical(chars, 1)), Utf8(U"\u05D0\u05D1\u05D2"));
 }
 
