@@ -17,6 +17,7 @@ constexpr double kSideBand = 0.10;        // left / right fraction of the width 
 constexpr double kSamePlace = 0.02;       // of the page's height or width
 constexpr size_t kMinLineNumbers = 5;     // a column of line numbers in a margin has at least this many
 constexpr double kCellReach = 0.25;       // of the page's width: at most this far apart, numbers are cells
+constexpr size_t kMinStampChars = 4;      // a line on its side in a margin: a stamp, not a lone letter
 
 std::string MaskDigits(const std::string& text) {
   std::string out;
@@ -214,11 +215,17 @@ bool IsPageNumber(const TextLine& line, const PageContent& page) {
          !NumbersAnEquation(line, page);
 }
 
+bool IsMarginStamp(const TextLine& line, const Rect& page) {
+  const double w = page.width();
+  const bool in_margin = line.box.x1 <= page.x0 + kSideBand * w || line.box.x0 >= page.x1 - kSideBand * w;
+  return in_margin && Utf8Length(line.text) >= kMinStampChars && line.box.height() > line.box.width();
+}
+
 bool IsRunningLine(const TextLine& line, const PageContent& content,
                    const std::map<std::string, double>& running_keys) {
   const Rect& page = content.page;
   bool in_band = InPageNumberBand(line, page);
-  if (in_band && IsPageNumber(line, content)) return true;
+  if ((in_band && IsPageNumber(line, content)) || IsMarginStamp(line, page)) return true;
   std::string key = RunningKey(line, page);
   auto it = key.empty() ? running_keys.end() : running_keys.find(key);
   if (it == running_keys.end()) return false;

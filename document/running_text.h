@@ -45,8 +45,13 @@ std::vector<bool> FindLineNumbers(const PageContent& page);
 // The keys that are running text in `pages` (see above), each with the place where it repeats.
 std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pages);
 
-// True when `line` is left out of the body: a page number in its band, or a line with a running key in
-// the 14% band or, outside it, at the place where the key repeats.
+// A stamp in a margin, even on one page: a line of four characters or more set on its side (its box taller
+// than wide) entirely inside the left or right 10% of the page (arXiv's identifier and date, a journal's
+// "Downloaded from ..." notice).
+bool IsMarginStamp(const TextLine& line, const Rect& page);
+
+// True when `line` is left out of the body: a page number in its band, a margin stamp, or a line with a
+// running key in the 14% band or, outside it, at the place where the key repeats.
 bool IsRunningLine(const TextLine& line, const PageContent& page,
                    const std::map<std::string, double>& running_keys);
 

@@ -90,6 +90,23 @@ TEST(RunningTextTest, AStampInTheSideMarginOnEveryPage) {
   EXPECT_EQ(BodyText(pages[0], style).find("Downloaded"), std::string::npos);
 }
 
+TEST(RunningTextTest, ALineOnItsSideInAMarginIsAStampOnOnePageToo) {
+  // arXiv's identifier set sideways in the left margin of a paper's first page (a box 27 wide, 345 high),
+  // and the same text sideways in the body or flat in the margin: only the first is a stamp.
+  TextLine stamp = Line("arXiv:2305.03393v1 [cs.CV] 5 May 2023", 10, 200, 20);
+  stamp.box = {10, 200, 37, 545};
+  TextLine in_body = stamp;
+  in_body.box = {300, 200, 327, 545};
+  TextLine flat = Line("Note", 10, 400, 8);
+  std::vector<PageContent> pages = {Page(1, {stamp, in_body, flat})};
+  DocumentStyle style = AnalyzeStyle(pages);
+  EXPECT_TRUE(IsMarginStamp(stamp, pages[0].page));
+  EXPECT_FALSE(IsMarginStamp(in_body, pages[0].page));
+  EXPECT_FALSE(IsMarginStamp(flat, pages[0].page));
+  EXPECT_TRUE(IsRunningLine(stamp, pages[0], style.running_keys));
+  EXPECT_FALSE(IsRunningLine(in_body, pages[0], style.running_keys));
+}
+
 TEST(RunningTextTest, AlternatingHeadersWithThePageNumberOnEitherSide) {
   // Even pages "N Journal of Tests (2020) 28:1-9", odd pages "Journal of Tests (2020) 28:1-9 N".
   std::vector<PageContent> pages;
