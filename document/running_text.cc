@@ -18,6 +18,9 @@ constexpr double kSamePlace = 0.02;       // of the page's height or width
 constexpr size_t kMinLineNumbers = 5;     // a column of line numbers in a margin has at least this many
 constexpr double kCellReach = 0.25;       // of the page's width: at most this far apart, numbers are cells
 constexpr size_t kMinStampChars = 4;      // a line on its side in a margin: a stamp, not a lone letter
+constexpr double kHeaderBand = 0.10;      // top fraction of the height where a page's own header sits
+constexpr double kHeaderGapEms = 2.0;     // body sizes of white under a page's own header, at least
+constexpr double kMinSolidHeight = 2.0;   // points: a drawing at least this tall is content, not a rule
 
 std::string MaskDigits(const std::string& text) {
   std::string out;
@@ -219,6 +222,39 @@ bool IsMarginStamp(const TextLine& line, const Rect& page) {
   const double w = page.width();
   const bool in_margin = line.box.x1 <= page.x0 + kSideBand * w || line.box.x0 >= page.x1 - kSideBand * w;
   return in_margin && Utf8Length(line.text) >= kMinStampChars && line.box.height() > line.box.width();
+}
+
+std::vector<bool> FindPageHeader(const PageContent& page, double body_size) {
+  const std::vector<TextLine>& lines = page.lines;
+  std::vector<bool> header(lines.size(), false);
+  if (lines.empty()) return header;
+  auto top = std::min_element(lines.begin(), lines.end(),
+                              [](const TextLine& a, const TextLine& b) { return a.box.y0 < b.box.y0; });
+  if (top->box.y1 > page.page.y0 + kHeaderBand * page.page.height()) return header;
+  // The header's pieces share the top line's baseline; none is set larger than the body, or bold.
+  Rect band = top->box;
+  std::vector<size_t> members;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (VerticalOverlap(lines[i].box, top->box) < 0.5) continue;
+    if (lines[i].bold || lines[i].font_size > body_size + 0.5) return header;
+    members.push_back(i);
+    band = band.Union(lines[i].box);
+  }
+  // The nearest text, picture or solid drawing under it (a rule under a header is no content).
+  double below = page.page.y1;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (VerticalOverlap(lines[i].box, top->box) >= 0.5) continue;
+    if (lines[i].box.y0 < band.y1) return header;  // something taller beside it
+    below = std::min(below, lines[i].box.y0);
+  }
+  for (const std::vector<Rect>* shapes : {&page.images, &page.drawings}) {
+    for (const Rect& r : *shapes) {
+      if (r.y0 >= band.y1 - 0.5 && r.height() >= kMinSolidHeight) below = std::min(below, r.y0);
+    }
+  }
+  if (below - band.y1 < kHeaderGapEms * body_size) return header;
+  for (size_t i : members) header[i] = true;
+  return header;
 }
 
 bool IsRunningLine(const TextLine& line, const PageContent& content,

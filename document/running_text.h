@@ -42,6 +42,14 @@ bool IsPageNumber(const TextLine& line, const PageContent& page);
 // sides, so it is none.
 std::vector<bool> FindLineNumbers(const PageContent& page);
 
+// A page's own header, which needs no other page: for each of `page.lines`, true when it is the page's
+// topmost line, or on that line's baseline, inside the top 10% of the page, where none of those lines is
+// set larger than the body (`body_size`) or bold and the nearest text, picture or drawing (not a thin
+// rule) under them is at least two body sizes below: a header whose words change from page to page (a
+// chapter's name) or a single page's ("Published as a conference paper at ..."). A page's first heading
+// or line of text, or a caption over a figure, is closer to what follows it.
+std::vector<bool> FindPageHeader(const PageContent& page, double body_size);
+
 // The keys that are running text in `pages` (see above), each with the place where it repeats.
 std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pages);
 

@@ -617,16 +617,17 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   const Rect& pr = page.page;
   // 1. Running headers and footers: repeated lines and page numbers in the margin bands, and the lines of
   // a band that share a page number's baseline well apart from it (a footer "12      Annual Report" on a
-  // single page); line numbers in a margin.
+  // single page); a page's own header; line numbers in a margin.
   std::vector<Rect> page_numbers;
   for (const TextLine& line : page.lines) {
     if (IsPageNumber(line, page)) page_numbers.push_back(line.box);
   }
   const std::vector<bool> line_numbers = FindLineNumbers(page);
+  const std::vector<bool> header = FindPageHeader(page, style.body_size);
   std::vector<TextLine> lines;
   for (size_t i = 0; i < page.lines.size(); ++i) {
     const TextLine& line = page.lines[i];
-    if (line_numbers[i] || IsRunningLine(line, page, style.running_keys)) continue;
+    if (line_numbers[i] || header[i] || IsRunningLine(line, page, style.running_keys)) continue;
     bool beside_number = false;
     for (const Rect& n : page_numbers) {
       // Apart from the number (a section number sits next to its heading).

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "document/text_layout.h"
 #include "tests/document/line_builder.h"
 
@@ -105,6 +107,30 @@ TEST(RunningTextTest, ALineOnItsSideInAMarginIsAStampOnOnePageToo) {
   EXPECT_FALSE(IsMarginStamp(flat, pages[0].page));
   EXPECT_TRUE(IsRunningLine(stamp, pages[0], style.running_keys));
   EXPECT_FALSE(IsRunningLine(in_body, pages[0], style.running_keys));
+}
+
+TEST(RunningTextTest, APagesOwnHeaderIsFoundOnThatPageAlone) {
+  // "Chapter 3. Methods" at the top (y 40), the body from y 300: a header, whatever other pages say.
+  PageContent page = Page(1, {Line("Chapter 3. Methods", 70, 40, 9)});
+  std::vector<bool> header = FindPageHeader(page, 10);
+  ASSERT_EQ(header.size(), 5u);
+  EXPECT_TRUE(header[4]);
+  EXPECT_EQ(std::count(header.begin(), header.end(), true), 1);
+  // Two pieces on its baseline (a short title left, a date right) are one header.
+  page = Page(1, {Line("Short title", 70, 40, 9), Line("May 2023", 480, 40, 9)});
+  header = FindPageHeader(page, 10);
+  EXPECT_TRUE(header[4] && header[5]);
+  // Not: a page's first line of text, close to the next; a bold or large heading; a caption right over a
+  // picture; a line below the top tenth of the page.
+  EXPECT_FALSE(FindPageHeader(
+      Page(1, {Line("the end of a paragraph from before", 70, 40), Line("and its last line", 70, 52)}),
+      10)[4]);
+  EXPECT_FALSE(FindPageHeader(Page(1, {Line("3 Methods", 70, 40, 10, true)}), 10)[4]);
+  EXPECT_FALSE(FindPageHeader(Page(1, {Line("Overview", 70, 40, 14)}), 10)[4]);
+  page = Page(1, {Line("Figure 3: The pipeline.", 70, 40, 9)});
+  page.images.push_back({70, 55, 400, 250});
+  EXPECT_FALSE(FindPageHeader(page, 10)[4]);
+  EXPECT_FALSE(FindPageHeader(Page(1, {Line("Chapter 3. Methods", 70, 120, 9)}), 10)[4]);
 }
 
 TEST(RunningTextTest, AlternatingHeadersWithThePageNumberOnEitherSide) {
