@@ -287,9 +287,7 @@ RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
         size_t g = grid.size();
         while (g > 0 && grid[g - 1].owner[c0] == kFromAbove) --g;
         if (g > 0 && grid[g - 1].owner[c0] < kFromAbove) {
-          std::string& cell = grid[g - 1].cells[grid[g - 1].owner[c0]];
-          if (!cell.empty()) cell.push_back(' ');
-          cell += p.text;
+          JoinLine(grid[g - 1].cells[grid[g - 1].owner[c0]], p.text);
           continue;
         }
         c1 = c0;  // no cell above after all: the slot is free
@@ -330,8 +328,7 @@ RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
           above.owner[c] = c;
           above.span[c] = 1;
         }
-        if (!above.cells[into].empty()) above.cells[into].push_back(' ');
-        above.cells[into] += row.cells[c];
+        JoinLine(above.cells[into], row.cells[c]);
       }
       continue;
     }

@@ -5,6 +5,8 @@
 #include <functional>
 #include <numeric>
 
+#include "document/text_layout.h"
+
 namespace mineru::document {
 namespace {
 
@@ -121,13 +123,11 @@ void AppendEscaped(std::string& out, const std::string& text) {
   }
 }
 
+// A cell's lines joined as a paragraph's are: "Agricul-" "ture" is one word, and Chinese wrapped in a
+// narrow column takes no space.
 std::string CellText(std::vector<std::string>& parts) {
   std::string out;
-  for (const std::string& p : parts) {
-    if (p.empty()) continue;
-    if (!out.empty()) out.push_back(' ');
-    out += p;
-  }
+  for (const std::string& p : parts) JoinLine(out, p);
   return out;
 }
 

@@ -47,6 +47,17 @@ TEST(RulingTableTest, RowspanAndEscaping) {
             "<table><tr><td rowspan=\"2\">k&lt;v</td><td>1</td></tr><tr><td>2</td></tr></table>");
 }
 
+TEST(RulingTableTest, ACellsLinesJoinAsAParagraphsDo) {
+  // A narrow column: "Agricul-" over "ture" is one word; a label wrapped over two lines keeps its space.
+  std::vector<RulingSegment> rules = {H(100, 100, 300), H(140, 100, 300), V(100, 100, 140), V(200, 100, 140),
+                                      V(300, 100, 140)};
+  std::vector<TextLine> lines = {Line("Agricul-", 110, 105), Line("ture", 110, 120), Line("Farm", 210, 105),
+                                 Line("workers", 210, 120)};
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html, "<table><tr><td>Agriculture</td><td>Farm workers</td></tr></table>");
+}
+
 TEST(RulingTableTest, RightToLeftRowsStartAtTheRight) {
   // A header across both columns, then a label (right) and its value (left), on a right-to-left page.
   std::vector<RulingSegment> rules = {H(100, 100, 300), H(120, 100, 300), H(140, 100, 300),
