@@ -40,7 +40,8 @@ struct Collector {
   std::vector<Rect>* fills;
 };
 
-constexpr size_t kMaxDrawings = 5000;  // per page: enough to find the figures of any real page
+constexpr double kDrawnAgainShare = 0.7;  // of the narrower glyph's width: the same glyph drawn over itself
+constexpr size_t kMaxDrawings = 5000;     // per page: enough to find the figures of any real page
 
 void AddDrawing(std::vector<Rect>* drawings, const fz_rect& b) {
   if (drawings->size() < kMaxDrawings && b.x1 >= b.x0 && b.y1 >= b.y0)
@@ -419,6 +420,16 @@ Rect GlyphBox(const fz_stext_line* line, const fz_stext_char* ch) {
   return box;
 }
 
+// A glyph drawn over the same glyph right before it (most of the narrower one's width shared): a
+// justification's filler laid over its neighbour, or a letter printed twice to fake bold; never two
+// letters of a word, which stand side by side.
+bool IsDrawnAgain(const TextChar& prev, char32_t rune, const Rect& box) {
+  if (rune != prev.rune || rune == ' ') return false;
+  const double narrower = std::min(box.width(), prev.box.width());
+  const double shared = std::min(box.x1, prev.box.x1) - std::max(box.x0, prev.box.x0);
+  return narrower > 0.01 && shared >= kDrawnAgainShare * narrower && VerticalOverlap(box, prev.box) > 0.5;
+}
+
 // One MuPDF line -> a fragment with per-char boxes; its height is that of its glyph boxes (GlyphBox).
 TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   TextLine frag;
@@ -440,6 +451,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
         IsLigatureGap(frag.chars.back(), static_cast<char32_t>(ch->next->c))) {
       continue;
     }
+    if (!frag.chars.empty() && IsDrawnAgain(frag.chars.back(), rune, box)) continue;
     AppendChar(frag.chars, rune, box);
     char_fonts.resize(frag.chars.size(), ch->font);
     if (IsCjkChar(rune)) ideograph_fonts.insert(ch->font);

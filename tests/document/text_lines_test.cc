@@ -234,6 +234,15 @@ TEST(TextLinesTest, LetterSpacingIsNoWordSpace) {
                                       "Normal text set solid, with 12.5 and 1,234."}));
 }
 
+TEST(TextLinesTest, AGlyphDrawnOverItselfIsOneGlyph) {
+  // Each letter printed twice, the second copy 0.05 em to the right (a faked bold); double letters of a
+  // word stand side by side and stay.
+  const std::string content =
+      "BT /F1 10 Tf 72 700 Td [(B) 617 (B) (o) 506 (o) (l) 172 (l) (d) 506 (d)] TJ ET\n" +
+      testing::TextAt(72, 680, 10, "Wall street");
+  EXPECT_EQ(LineTexts(testing::MakePdf({{content}})), (std::vector<std::string>{"Bold", "Wall street"}));
+}
+
 TEST(TextLinesTest, FiguresSetWithNoGapAreTwoFigures) {
   // Two columns of a tight table, the figures touching; then figures grouped in other ways.
   const std::string content =
