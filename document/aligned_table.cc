@@ -10,8 +10,6 @@
 namespace mineru::document {
 namespace {
 
-constexpr size_t kMinRows = 3;
-constexpr size_t kMaxCellChars = 40;
 constexpr size_t kMaxMeanCellChars = 20;
 constexpr size_t kMaxLabelChars = 80;  // a row's first cell (a label) may be longer than the others
 constexpr double kColumnGapEm =

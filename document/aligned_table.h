@@ -17,6 +17,9 @@
 
 namespace mineru::document {
 
+inline constexpr size_t kMinRows = 3;        // rows of a table without rules, at least
+inline constexpr size_t kMaxCellChars = 40;  // characters of one of its cells (a row's label excepted)
+
 // A line's cells: pieces split at gaps of at least the line's size (the whole line when there is none),
 // left to right. A right-to-left line is cut where its glyphs, taken by x, stand apart, each piece with
 // the characters that stand in it in logical order.

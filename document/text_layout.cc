@@ -388,6 +388,48 @@ bool StartsLabelledCaption(const std::string& text) {
           text.compare(number_end + 1, 1, ":") == 0);
 }
 
+// The lines of flows that may hold a table of their own: flows of short lines (a mean under
+// kMaxCellChars characters: cells and labels, not prose; mostly not code, whose listings stay listings)
+// grouped with those beside them (their vertical extents overlap: a table's label column and its value
+// columns read as flows of their own). Only where the page has several flows, and groups of at least
+// kMinRows lines.
+std::vector<std::vector<size_t>> ShortFlowGroups(const std::vector<Item>& items,
+                                                 const std::vector<TextLine>& lines,
+                                                 const std::vector<std::vector<size_t>>& flows) {
+  std::vector<std::vector<size_t>> groups;
+  if (flows.size() < 2) return groups;
+  struct Flow {
+    double y0, y1;
+    std::vector<size_t> lines;
+  };
+  std::vector<Flow> short_flows;
+  for (const std::vector<size_t>& flow : flows) {
+    Flow f{1e18, -1e18, {}};
+    size_t chars = 0, code = 0;
+    for (size_t id : flow) {
+      if (items[id].kind != ItemKind::kLine) continue;
+      const TextLine& l = lines[items[id].index];
+      f.lines.push_back(items[id].index);
+      f.y0 = std::min(f.y0, l.box.y0);
+      f.y1 = std::max(f.y1, l.box.y1);
+      chars += Utf8Length(l.text);
+      code += l.monospace;
+    }
+    if (!f.lines.empty() && chars <= kMaxCellChars * f.lines.size() && 2 * code < f.lines.size()) {
+      short_flows.push_back(std::move(f));
+    }
+  }
+  std::sort(short_flows.begin(), short_flows.end(), [](const Flow& a, const Flow& b) { return a.y0 < b.y0; });
+  double y1 = -1e18;
+  for (const Flow& f : short_flows) {
+    if (groups.empty() || f.y0 >= y1) groups.emplace_back();
+    groups.back().insert(groups.back().end(), f.lines.begin(), f.lines.end());
+    y1 = std::max(y1, f.y1);
+  }
+  std::erase_if(groups, [](const std::vector<size_t>& g) { return g.size() < kMinRows; });
+  return groups;
+}
+
 }  // namespace
 
 bool StartsCaption(const std::string& text, BlockType* body) {
@@ -729,21 +771,41 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     }
   }
   std::vector<Item> items;
-  int rtl_lines = 0;
-  for (size_t li = 0; li < lines.size(); ++li) {
-    if (consumed[li]) continue;
-    items.push_back({lines[li].box, ItemKind::kLine, li, lines[li].monospace});
-    if (lines[li].rtl) ++rtl_lines;
-  }
-  for (size_t t = 0; t < tables.size(); ++t) items.push_back({tables[t].box, ItemKind::kTable, t});
-  for (size_t m = 0; m < images.size(); ++m) items.push_back({images[m], ItemKind::kImage, m});
-  bool rtl = rtl_lines * 2 > static_cast<int>(items.size());
-
-  // 3. Reading order.
-  std::vector<size_t> ids(items.size());
-  for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+  bool rtl = false;
   std::vector<std::vector<size_t>> flows;
-  OrderItems(items, std::move(ids), rtl, 0, 0, false, flows);
+  auto order_items = [&] {
+    items.clear();
+    int rtl_lines = 0;
+    for (size_t li = 0; li < lines.size(); ++li) {
+      if (consumed[li]) continue;
+      items.push_back({lines[li].box, ItemKind::kLine, li, lines[li].monospace});
+      if (lines[li].rtl) ++rtl_lines;
+    }
+    for (size_t t = 0; t < tables.size(); ++t) items.push_back({tables[t].box, ItemKind::kTable, t});
+    for (size_t m = 0; m < images.size(); ++m) items.push_back({images[m], ItemKind::kImage, m});
+    rtl = rtl_lines * 2 > static_cast<int>(items.size());
+    std::vector<size_t> ids(items.size());
+    for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
+    flows.clear();
+    OrderItems(items, std::move(ids), rtl, 0, 0, false, flows);
+  };
+
+  // 3. Reading order. A table set in one column beside another column's text shares baselines with that
+  // text, whose long lines end every run of rows FindAlignedTables follows across the page: the columns
+  // of short lines found (see ShortFlowGroups) are looked at alone for tables, and the page is ordered
+  // again when one turns up.
+  order_items();
+  size_t found = 0;
+  for (const std::vector<size_t>& group : ShortFlowGroups(items, lines, flows)) {
+    std::vector<bool> outside(lines.size(), true);
+    for (size_t li : group) outside[li] = false;
+    for (RuledTable& t : FindUnruledTables(lines, rules, page.images, pr, outside)) {
+      for (size_t li : t.line_indices) consumed[li] = true;
+      tables.push_back(std::move(t));
+      ++found;
+    }
+  }
+  if (found > 0) order_items();
 
   // 4. Paragraphs and block types.
   std::vector<Block> blocks;

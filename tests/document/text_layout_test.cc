@@ -114,6 +114,36 @@ TEST(TextLayoutTest, AWhitespaceTableOnARightToLeftPageStartsItsRowsAtTheRight) 
       << blocks[0].content;
 }
 
+TEST(TextLayoutTest, ATableInASidebarBesideTheTextIsATable) {
+  // A report's text (x 72..372) and, beside it, a sidebar of key data (labels at 430, figures at 515)
+  // whose rows share baselines with the text's lines.
+  std::vector<TextLine> lines;
+  for (int k = 0; k < 10; ++k) {
+    lines.push_back(Line("Revenue grew in every segment while costs fell in line " + std::to_string(k) + ".",
+                         72, 100 + 12.0 * k));
+  }
+  lines.push_back(Line("Key data", 430, 100, 8, true));
+  const char* labels[] = {"Market cap", "Shares (m)", "Free float", "Range"};
+  const char* figures[] = {"4,210", "110.2", "78%", "29-41"};
+  for (int r = 0; r < 4; ++r) {
+    lines.push_back(Line(labels[r], 430, 112 + 12.0 * r, 8));
+    lines.push_back(Line(figures[r], 515, 112 + 12.0 * r, 8));
+  }
+  PageContent page = Page(lines);
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  std::string tables;
+  for (const Block& b : blocks) {
+    if (b.type == BlockType::kTable) tables += b.content;
+  }
+  EXPECT_EQ(tables,
+            "<table><tr><td>Market cap</td><td>4,210</td></tr><tr><td>Shares (m)</td><td>110.2</td></tr>"
+            "<tr><td>Free float</td><td>78%</td></tr><tr><td>Range</td><td>29-41</td></tr></table>");
+  // The text stays one paragraph, read before the sidebar.
+  ASSERT_FALSE(blocks.empty());
+  EXPECT_EQ(blocks[0].content.rfind("Revenue grew in every segment", 0), 0u);
+  EXPECT_NE(blocks[0].content.find("in line 9."), std::string::npos);
+}
+
 TEST(TextLayoutTest, RunningHeadersRepeatAcrossPages) {
   std::vector<PageContent> pages;
   for (int i = 1; i <= 3; ++i) {
