@@ -65,14 +65,26 @@ TEST(FigureRegionsTest, AVectorChartIsAnImageAndItsLabelsAreNotBodyText) {
   EXPECT_NE(md.find("Samples were taken every morning"), std::string::npos) << md;
 }
 
-TEST(FigureRegionsTest, FewPathsOrLongLinesAreNoFigure) {
+// A 600 x 800 page with ten bars (x 100..296, y 100..200) and no text.
+PageContent TenBars() {
   PageContent page;
   page.page = {0, 0, 600, 800};
   for (int k = 0; k < 10; ++k) page.drawings.push_back({100.0 + 20 * k, 100, 116.0 + 20 * k, 200});
-  TextLine label;
-  label.box = {120, 150, 140, 158};
-  label.text = "12";
-  label.font_size = 8;
+  return page;
+}
+
+// A line of size 8 at `box`.
+TextLine Label(const std::string& text, const Rect& box) {
+  TextLine l;
+  l.box = box;
+  l.text = text;
+  l.font_size = 8;
+  return l;
+}
+
+TEST(FigureRegionsTest, FewPathsOrLongLinesAreNoFigure) {
+  PageContent page = TenBars();
+  TextLine label = Label("12", {120, 150, 140, 158});
   EXPECT_EQ(FindVectorFigures(page, {label}, {}).size(), 1u);
   TextLine prose = label;
   prose.text = "a sentence of running text that is far longer than any axis label";
@@ -85,17 +97,9 @@ TEST(FigureRegionsTest, FewPathsOrLongLinesAreNoFigure) {
 }
 
 TEST(FigureRegionsTest, AChartWithNoTextAmongItsBarsHasItsTickValuesBeside) {
-  // Ten bars over x 100..300, y 100..200, and nothing written among them.
-  PageContent page;
-  page.page = {0, 0, 600, 800};
-  for (int k = 0; k < 10; ++k) page.drawings.push_back({100.0 + 20 * k, 100, 116.0 + 20 * k, 200});
-  auto tick = [](const std::string& text, double y) {
-    TextLine l;
-    l.box = {80, y, 95, y + 8};
-    l.text = text;
-    l.font_size = 8;
-    return l;
-  };
+  // Nothing written among the bars; values left of them.
+  PageContent page = TenBars();
+  auto tick = [](const std::string& text, double y) { return Label(text, {80, y, 95, y + 8}); };
   std::vector<TextLine> ticks = {tick("0", 196), tick("50%", 146), tick("1,000", 96)};
   EXPECT_TRUE(FindVectorFigures(page, {}, {}).empty());
   EXPECT_EQ(FindVectorFigures(page, ticks, {}).size(), 1u);
@@ -105,20 +109,12 @@ TEST(FigureRegionsTest, AChartWithNoTextAmongItsBarsHasItsTickValuesBeside) {
 }
 
 TEST(FigureRegionsTest, ALegendBesideAChartIsPartOfIt) {
-  PageContent page;
-  page.page = {0, 0, 600, 800};
-  for (int k = 0; k < 10; ++k) page.drawings.push_back({100.0 + 20 * k, 100, 116.0 + 20 * k, 200});
-  TextLine label;
-  label.box = {120, 150, 140, 158};
-  label.text = "12";
-  label.font_size = 8;
+  PageContent page = TenBars();
+  TextLine label = Label("12", {120, 150, 140, 158});
   // Two keys 10 points right of the bars, each with its series' name after it.
   auto entry = [&](const std::string& name, double y) {
     page.drawings.push_back({310, y + 1, 316, y + 7});
-    TextLine l = label;
-    l.box = {320, y, 360, y + 8};
-    l.text = name;
-    return l;
+    return Label(name, {320, y, 360, y + 8});
   };
   std::vector<TextLine> lines = {label, entry("Revenue", 140)};
   std::vector<Rect> one = FindVectorFigures(page, lines, {});
