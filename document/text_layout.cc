@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <string_view>
 #include <tuple>
@@ -21,6 +22,7 @@ constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sent
 constexpr double kCjkShortEm = 2.5;              // a Chinese line this much short of the measure ends
 constexpr size_t kMinProseLines = 3;             // long lines that are enough to set the body size
 constexpr double kMinProseLineEm = 15;           // ems: a line this long is running text, not a cell
+constexpr double kColumnReachLines = 8;  // sizes above and below a table where its page's columns show
 
 bool IsLetter(char32_t c) { return IsLowerLatin(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
 
@@ -329,6 +331,82 @@ Rect Mirrored(const Rect& r, const Rect& page) {
   return {m - r.x1, r.y0, m - r.x0, r.y1};
 }
 
+// Where a table without rules reads across a gutter between the page's columns (NaN where it does not):
+// inside an x range that none of its lines covers, a strip that no other line of the page crosses near
+// the table, with running text (lines of kMinProseLineEm ems or more) on both sides of it there. Such a
+// "table" is two columns' short lines paired on their baselines (a chart's labels beside a table of the
+// other column). The result is the strip's middle.
+double ColumnGutterIn(const RuledTable& t, const std::vector<TextLine>& lines) {
+  constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+  if (t.line_indices.empty()) return kNone;
+  std::vector<std::pair<double, double>> spans;
+  std::vector<bool> in_table(lines.size(), false);
+  double size = 1;
+  for (size_t li : t.line_indices) {
+    spans.emplace_back(lines[li].box.x0, lines[li].box.x1);
+    in_table[li] = true;
+    size = std::max(size, lines[li].font_size);
+  }
+  const double y0 = t.box.y0 - kColumnReachLines * size, y1 = t.box.y1 + kColumnReachLines * size;
+  std::vector<const TextLine*> near;  // the page's other lines near the table
+  for (size_t i = 0; i < lines.size(); ++i) {
+    if (!in_table[i] && lines[i].box.y1 >= y0 && lines[i].box.y0 <= y1) near.push_back(&lines[i]);
+  }
+  auto prose = [](const TextLine& l) {
+    return l.box.width() >= kMinProseLineEm * std::max(1.0, l.font_size);
+  };
+  // A clear strip [c, d]: running text left of it and right of it.
+  auto gutter = [&](double c, double d) {
+    bool left = false, right = false;
+    for (const TextLine* l : near) {
+      left = left || (prose(*l) && l->box.x1 <= c);
+      right = right || (prose(*l) && l->box.x0 >= d);
+    }
+    return left && right;
+  };
+  std::sort(spans.begin(), spans.end());
+  double covered = spans.front().second;
+  for (const auto& [x0, x1] : spans) {
+    if (x0 > covered) {  // a gap of the table: the strips in it that nothing near the table crosses
+      std::vector<std::pair<double, double>> cross;
+      for (const TextLine* l : near) {
+        if (l->box.x1 > covered && l->box.x0 < x0) cross.emplace_back(l->box.x0, l->box.x1);
+      }
+      std::sort(cross.begin(), cross.end());
+      double c = covered;
+      for (const auto& [cx0, cx1] : cross) {
+        if (cx0 > c && gutter(c, cx0)) return (c + cx0) / 2;
+        c = std::max(c, cx1);
+      }
+      if (x0 > c && gutter(c, x0)) return (c + x0) / 2;
+    }
+    covered = std::max(covered, x1);
+  }
+  return kNone;
+}
+
+// FindAlignedTables, where a table found across a gutter between the page's columns (ColumnGutterIn) is
+// looked for again in the lines on each side of the gutter alone.
+std::vector<RuledTable> FindAlignedTablesInColumns(const std::vector<TextLine>& lines,
+                                                   const std::vector<bool>& used, const Rect& page) {
+  std::vector<RuledTable> tables;
+  for (RuledTable& t : FindAlignedTables(lines, used, page)) {
+    const double gutter = ColumnGutterIn(t, lines);
+    if (std::isnan(gutter)) {
+      tables.push_back(std::move(t));
+      continue;
+    }
+    for (bool left : {true, false}) {
+      std::vector<bool> side(lines.size(), true);
+      for (size_t li : t.line_indices) {
+        if ((lines[li].box.x1 <= gutter) == left) side[li] = false;
+      }
+      for (RuledTable& u : FindAlignedTables(lines, side, page)) tables.push_back(std::move(u));
+    }
+  }
+  return tables;
+}
+
 // The tables of a page that are no ruled grid: between rules (FindRuleBandTables), then aligned on
 // whitespace (FindAlignedTables); their lines are marked in `consumed`. On a right-to-left page (most
 // lines) they are read in a mirror of the page: a row starts at the right, where its label stands, and
@@ -362,7 +440,7 @@ std::vector<RuledTable> FindUnruledTables(const std::vector<TextLine>& lines,
   for (const RuledTable& t : tables) {
     for (size_t li : t.line_indices) consumed[li] = true;
   }
-  for (RuledTable& t : FindAlignedTables(ls, consumed, page)) {
+  for (RuledTable& t : FindAlignedTablesInColumns(ls, consumed, page)) {
     for (size_t li : t.line_indices) consumed[li] = true;
     tables.push_back(std::move(t));
   }

@@ -20,7 +20,7 @@ namespace {
 
 // Recorded values (with a little room for noise-free but harmless changes). Lower the edit distance and
 // raise the F1 when the backend improves; never loosen them to make a change pass.
-constexpr double kMaxMeanEditDistance = 0.072;
+constexpr double kMaxMeanEditDistance = 0.070;
 constexpr double kMinBornDigitalHeadingF1 = 0.845;
 // The scanned files, read by OCR (Tesseract): the mean, and the worst single-page scan.
 constexpr double kMaxScannedMeanEditDistance = 0.07;

@@ -144,6 +144,40 @@ TEST(TextLayoutTest, ATableInASidebarBesideTheTextIsATable) {
   EXPECT_NE(blocks[0].content.find("in line 9."), std::string::npos);
 }
 
+TEST(TextLayoutTest, ShortLinesOfTwoColumnsOnOneBaselineAreNoTableTogether) {
+  // Two columns of running text (x 50..290 and 320..560). Between their paragraphs, the left column
+  // holds a column of numbers (a chart's tick values, x 60) and the right one a table without rules:
+  // on each baseline, a tick value and a row of the table. The table is the right column's alone.
+  std::vector<TextLine> lines;
+  auto prose = [&](double x, double y) {
+    lines.push_back(Line("Running text of a column of the page, set in lines.", x, y));
+  };
+  for (int k = 0; k < 4; ++k) prose(50, 100 + 12.0 * k), prose(320, 100 + 12.0 * k);
+  const char* ticks[] = {"0.8", "0.6", "0.4", "0.2"};
+  const char* rows[][3] = {{"Method", "Papers", "Reports"},
+                           {"Baseline", "0.458", "0.512"},
+                           {"Ours", "0.312", "0.344"},
+                           {"Ours + OCR", "0.301", "0.329"}};
+  for (int r = 0; r < 4; ++r) {
+    const double y = 160 + 12.0 * r;
+    lines.push_back(Line(ticks[r], 60, y));
+    lines.push_back(Line(rows[r][0], 320, y));
+    lines.push_back(Line(rows[r][1], 430, y));
+    lines.push_back(Line(rows[r][2], 490, y));
+  }
+  for (int k = 0; k < 4; ++k) prose(50, 220 + 12.0 * k), prose(320, 220 + 12.0 * k);
+  PageContent page = Page(lines);
+  std::string tables;
+  for (const Block& b : LayoutPage(page, AnalyzeStyle({page}))) {
+    if (b.type == BlockType::kTable) tables += b.content;
+  }
+  EXPECT_EQ(
+      tables,
+      "<table><tr><td>Method</td><td>Papers</td><td>Reports</td></tr><tr><td>Baseline</td><td>0.458</td>"
+      "<td>0.512</td></tr><tr><td>Ours</td><td>0.312</td><td>0.344</td></tr><tr><td>Ours + OCR</td>"
+      "<td>0.301</td><td>0.329</td></tr></table>");
+}
+
 TEST(TextLayoutTest, RunningHeadersRepeatAcrossPages) {
   std::vector<PageContent> pages;
   for (int i = 1; i <= 3; ++i) {
