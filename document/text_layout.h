@@ -1,12 +1,15 @@
 // Text layout: the lines, images, rules of one page (text_lines.h) -> blocks in reading order.
 //
-//  1. Running headers, footers, margin stamps and page numbers (running_text.h) are left out.
-//  2. Tables drawn with ruling lines become table blocks (ruling_table.h); images and vector figures
-//     (figure_regions.h: charts drawn with paths, whose labels leave the body) become image blocks.
+//  1. Running headers, footers, margin stamps, a page's own header and page numbers (running_text.h) are
+//     left out.
+//  2. Tables become table blocks (ruling_table.h, aligned_table.h; on right-to-left pages read in a
+//     mirror, so rows start at the right); images and vector figures (figure_regions.h: charts drawn
+//     with paths, whose labels and legend leave the body) become image blocks.
 //  3. Reading order: a gutter free of narrow items splits the page into columns; items that cross it
 //     (titles, wide figures) cut the columns into bands, read top to bottom; columns left to right, or
 //     right to left on right-to-left pages. Recursive, so nested columns work. Failing that, a whitespace
 //     strip that few items cross is a gutter beside a column of running text (a report's sidebar).
+//     Columns of short lines are then searched for tables of their own (a sidebar's key data).
 //  4. Lines in one column join into paragraphs (small gap, same size and weight, no list marker), with
 //     de-hyphenation. A paragraph is a title when it is short and larger than body text (levels 1-3 by
 //     size rank) or, at body size, entirely bold or a single line in another family or in italics (the
