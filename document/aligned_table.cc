@@ -142,6 +142,21 @@ std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
   return out;
 }
 
+namespace {
+
+// Rows with two pieces or more inside [lo, hi].
+size_t RowsWithTwoPiecesIn(const std::vector<std::vector<AlignedPiece>>& rows, double lo, double hi) {
+  size_t n = 0;
+  for (const auto& row : rows) {
+    int inside = 0;
+    for (const AlignedPiece& p : row) inside += p.x0 >= lo - 0.5 && p.x1 <= hi + 0.5;
+    n += inside >= 2;
+  }
+  return n;
+}
+
+}  // namespace
+
 std::vector<std::pair<double, double>> FindColumnGutters(const std::vector<std::vector<AlignedPiece>>& rows) {
   // Elementary x intervals between piece ends, each with the number of rows that cover it.
   std::vector<double> xs;
@@ -187,7 +202,11 @@ std::vector<std::pair<double, double>> FindColumnGutters(const std::vector<std::
   }
   // Runs of intervals crossed by few rows; within each, the part crossed by fewest (when wide enough) is
   // the gutter, so that a long value reaching into it is not read as crossing into the next column.
-  std::vector<std::pair<double, double>> gutters;
+  struct Run {
+    size_t begin, end;
+    std::vector<std::pair<double, double>> least;  // its parts crossed by fewest, each kMinGutter wide
+  };
+  std::vector<Run> runs;
   for (size_t i = 0; i < covering.size();) {
     if (covering[i] > allowed) {
       ++i;
@@ -196,7 +215,7 @@ std::vector<std::pair<double, double>> FindColumnGutters(const std::vector<std::
     size_t j = i;
     size_t least = covering[i];
     while (j < covering.size() && covering[j] <= allowed) least = std::min(least, covering[j++]);
-    std::pair<double, double> gutter{xs[i], xs[j]}, best{0, 0};
+    Run run{i, j, {}};
     for (size_t k = i; k < j;) {
       if (covering[k] != least) {
         ++k;
@@ -204,11 +223,31 @@ std::vector<std::pair<double, double>> FindColumnGutters(const std::vector<std::
       }
       size_t m = k;
       while (m < j && covering[m] == least) ++m;
-      if (xs[m] - xs[k] > best.second - best.first) best = {xs[k], xs[m]};
+      if (xs[m] - xs[k] >= kMinGutter) run.least.push_back({xs[k], xs[m]});
       k = m;
     }
-    gutters.push_back(best.second - best.first >= kMinGutter ? best : gutter);
+    runs.push_back(std::move(run));
     i = j;
+  }
+  std::vector<std::pair<double, double>> gutters;
+  for (size_t r = 0; r < runs.size(); ++r) {
+    const Run& run = runs[r];
+    if (run.least.empty()) {
+      gutters.push_back({xs[run.begin], xs[run.end]});
+      continue;
+    }
+    // Of several such parts (a header set in the run, between a column's values and the next one's),
+    // the one that leaves no row two cells in one column beside it, then the widest.
+    const double left = gutters.empty() ? -1e9 : gutters.back().second;
+    const double right = r + 1 < runs.size() ? xs[runs[r + 1].begin] : 1e9;
+    auto crowding = [&](const std::pair<double, double>& g) {
+      return RowsWithTwoPiecesIn(rows, left, g.first) + RowsWithTwoPiecesIn(rows, g.second, right);
+    };
+    auto better = [&](const auto& a, const auto& b) {
+      size_t ca = crowding(a), cb = crowding(b);
+      return ca != cb ? ca < cb : a.second - a.first > b.second - b.first;
+    };
+    gutters.push_back(*std::min_element(run.least.begin(), run.least.end(), better));
   }
   std::erase_if(gutters, [](const auto& g) { return g.second - g.first < kMinGutter; });
   if (gutters.size() >= kMaxColumns) return {};  // no table: a hostile page's scattered glyphs

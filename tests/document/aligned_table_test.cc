@@ -658,5 +658,30 @@ TEST(AlignedTableTest, UsedLinesAreSkipped) {
   EXPECT_TRUE(FindAlignedTables(lines, std::vector<bool>(lines.size(), true), kPage).empty());
 }
 
+TEST(AlignedTableTest, AHeaderSetLeftInAWideCellOverFiguresSetRightHeadsItsOwnColumn) {
+  // A spreadsheet's defaults: text flush left in its cell, figures flush right, cells 100 pt wide; each
+  // heading stands in the gap between the figures of its column and those of the one before it.
+  std::vector<TextLine> lines = {Line("Service", 72, 100), Line("Inspected", 234, 100),
+                                 Line("Good or better", 334, 100), Line("Requires action", 434, 100)};
+  const char* rows[][4] = {{"Primary schools", "310", "271", "39"},
+                           {"Secondary schools", "88", "70", "18"},
+                           {"Special schools", "21", "19", "2"},
+                           {"Nurseries", "140", "131", "9"}};
+  for (int r = 0; r < 4; ++r) {
+    const double y = 114 + 14.0 * r;
+    lines.push_back(Line(rows[r][0], 72, y));
+    for (int c = 1; c < 4; ++c) {
+      const double right = 226 + 100.0 * c + (c == 3 ? 10 : 0);
+      lines.push_back(Line(rows[r][c], right - 5.0 * static_cast<double>(std::string(rows[r][c]).size()), y));
+    }
+  }
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].num_cols, 4);
+  EXPECT_TRUE(tables[0].html.starts_with("<table><tr><td>Service</td><td>Inspected</td><td>Good or better</td>"
+                                         "<td>Requires action</td></tr><tr><td>Primary schools</td><td>310</td>"))
+      << tables[0].html;
+}
+
 }  // namespace
 }  // namespace mineru::document
