@@ -48,6 +48,20 @@ BBox NormalizeBBox(BBox box) {
   return {clamp(box.x0), clamp(box.y0), clamp(box.x1), clamp(box.y1)};
 }
 
+BBox TurnBack(BBox box, int degrees) {
+  // A clockwise quarter turn took (x, y) of the page to (1000 - y, x).
+  switch (((degrees / 90) % 4 + 4) % 4) {
+    case 1:
+      return NormalizeBBox({box.y0, 1000 - box.x1, box.y1, 1000 - box.x0});
+    case 2:
+      return NormalizeBBox({1000 - box.x1, 1000 - box.y1, 1000 - box.x0, 1000 - box.y0});
+    case 3:
+      return NormalizeBBox({1000 - box.y1, box.x0, 1000 - box.y0, box.x1});
+    default:
+      return box;
+  }
+}
+
 std::string_view PageStatusName(PageStatus status) {
   switch (status) {
     case PageStatus::kOk:

@@ -46,6 +46,8 @@ struct BBox {
 };
 // Swaps reversed corners and clamps to [0, 1000].
 BBox NormalizeBBox(BBox box);
+// A box of a page read turned `degrees` clockwise (0, 90, 180, 270), in the page's own frame.
+BBox TurnBack(BBox box, int degrees);
 
 struct Block {
   BlockType type = BlockType::kText;

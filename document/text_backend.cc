@@ -90,8 +90,13 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
       page.error = s.message();
       continue;
     }
-    page.width_pt = content->page.width();
-    page.height_pt = content->page.height();
+    const bool sideways = content->turned % 180 != 0;
+    page.width_pt = sideways ? content->page.height() : content->page.width();
+    page.height_pt = sideways ? content->page.width() : content->page.height();
+    if (content->turned != 0) {
+      page.warnings.push_back("the page's text is turned " + std::to_string(360 - content->turned) +
+                              " degrees clockwise; read upright");
+    }
     contents[slot(i)] = std::move(*content);
   }
   std::vector<PageContent> with_text;
@@ -107,6 +112,7 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
   for (size_t k = 0; k < pages.size(); ++k) {
     if (!contents[k] || TextLayerNeedsOcr(*contents[k])) continue;
     pages[k].blocks = LayoutPage(*contents[k], style);
+    for (Block& b : pages[k].blocks) b.bbox = TurnBack(b.bbox, contents[k]->turned);
     JoinHyphenatedWords(pages[k].blocks);
     laid_out[k] = true;
     if (k > 0 && laid_out[k - 1]) JoinHyphenatedWordsAcrossPages(pages[k - 1].blocks, pages[k].blocks);

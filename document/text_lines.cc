@@ -42,6 +42,7 @@ struct Collector {
 
 constexpr double kDrawnAgainShare = 0.7;  // of the narrower glyph's width: the same glyph drawn over itself
 constexpr size_t kMaxDrawings = 5000;     // per page: enough to find the figures of any real page
+constexpr int kMinTurnedChars = 20;       // characters on turned lines before a page is read turned
 
 void AddDrawing(std::vector<Rect>* drawings, const fz_rect& b) {
   if (drawings->size() < kMaxDrawings && b.x1 >= b.x0 && b.y1 >= b.y0)
@@ -498,6 +499,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   frag.italic = total > 0 && italic * 2 > total;
   frag.monospace = (total > 0 && mono * 2 > total) || MeasureAdvances(frag.chars) == Advances::kUniform;
   frag.rtl = rtl > ltr;
+  frag.sideways = std::fabs(line->dir.y) > std::fabs(line->dir.x);
   const bool left_to_right = std::fabs(line->dir.y) < 0.01 && line->dir.x > 0 && !frag.rtl;
   if (left_to_right) {
     if (!ideograph_fonts.empty()) {
@@ -514,6 +516,29 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
     frag.box.y1 = ink_y1;
   }
   return frag;
+}
+
+// The quarter turn (degrees clockwise) that makes most of a page's text read left to right: 0 unless the
+// characters on lines of one other direction outnumber all the rest (at least kMinTurnedChars of them).
+int TurnToReadUpright(const fz_stext_page* stext) {
+  std::map<int, int> chars;  // turn -> characters
+  int total = 0;
+  for (const fz_stext_block* block = stext->first_block; block != nullptr; block = block->next) {
+    if (block->type != FZ_STEXT_BLOCK_TEXT) continue;
+    for (const fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) {
+      if (line->wmode != 0) continue;
+      int n = 0;
+      for (const fz_stext_char* ch = line->first_char; ch != nullptr; ch = ch->next) n += ch->c != ' ';
+      total += n;
+      const fz_point d = line->dir;
+      const int turn = d.x > 0.99f ? 0 : d.y < -0.99f ? 90 : d.y > 0.99f ? 270 : d.x < -0.99f ? 180 : 0;
+      chars[turn] += n;
+    }
+  }
+  for (const auto& [turn, n] : chars) {
+    if (turn != 0 && n >= kMinTurnedChars && 2 * n > total) return turn;
+  }
+  return 0;
 }
 
 bool IsNarrowGlyph(char32_t c) {
@@ -695,6 +720,7 @@ TextLine MergeFragments(std::vector<TextLine> fragments) {
   line.bold = bold * 2 > total;
   line.monospace = mono * 2 > total;
   line.italic = italic * 2 > total;
+  line.sideways = fragments.size() == 1 && fragments.front().sideways;
   std::map<std::string, size_t> families;
   for (const TextLine& f : fragments) {
     families[f.font] += f.chars.size();
@@ -758,7 +784,8 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
   fz_var(dev);
   fz_var(collector);
   // The page is interpreted once into a display list, which is replayed into the structured-text device
-  // and into the collector of images and ruling lines.
+  // and into the collector of images and ruling lines; when most of the page's text is turned on its
+  // side (a table set landscape) or upside down, both are replayed again turned to read upright.
   fz_try(ctx) {
     list = fz_new_display_list(ctx, bounds);
     dev = fz_new_list_device(ctx, list);
@@ -767,13 +794,27 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     fz_drop_device(ctx, dev);
     dev = nullptr;
 
-    stext = fz_new_stext_page(ctx, bounds);
-    fz_stext_options opts{};
-    // Ligatures are kept so that AppendChar knows them (a space after one may be an artefact).
-    opts.flags = FZ_STEXT_MEDIABOX_CLIP | FZ_STEXT_PRESERVE_LIGATURES;
-    dev = fz_new_stext_device(ctx, stext, &opts);
-    fz_run_display_list(ctx, list, dev, fz_identity, fz_infinite_rect, cookie.get());
-    fz_close_device(ctx, dev);
+    fz_matrix turn = fz_identity;
+    fz_rect frame = bounds;
+    for (int pass = 0; pass < 2; ++pass) {
+      stext = fz_new_stext_page(ctx, frame);
+      fz_stext_options opts{};
+      // Ligatures are kept so that AppendChar knows them (a space after one may be an artefact).
+      opts.flags = FZ_STEXT_MEDIABOX_CLIP | FZ_STEXT_PRESERVE_LIGATURES;
+      dev = fz_new_stext_device(ctx, stext, &opts);
+      fz_run_display_list(ctx, list, dev, turn, fz_infinite_rect, cookie.get());
+      fz_close_device(ctx, dev);
+      fz_drop_device(ctx, dev);
+      dev = nullptr;
+      if (pass == 1 || (content.turned = TurnToReadUpright(stext)) == 0) break;
+      fz_drop_stext_page(ctx, stext);
+      stext = nullptr;
+      turn = fz_rotate(static_cast<float>(content.turned));
+      fz_rect turned = fz_transform_rect(bounds, turn);
+      turn = fz_concat(turn, fz_translate(bounds.x0 - turned.x0, bounds.y0 - turned.y0));
+      frame = fz_transform_rect(bounds, turn);
+      content.page = {frame.x0, frame.y0, frame.x1, frame.y1};
+    }
 
     collector = reinterpret_cast<Collector*>(fz_new_device_of_size(ctx, sizeof(Collector)));
     collector->super.fill_path = CollectorFillPath;
@@ -785,7 +826,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     collector->fills = &content.fills;
     collector->super.stroke_text = CollectorStrokeText;
     collector->stroked_text = &stroked_text;
-    fz_run_display_list(ctx, list, &collector->super, fz_identity, fz_infinite_rect, cookie.get());
+    fz_run_display_list(ctx, list, &collector->super, turn, fz_infinite_rect, cookie.get());
     fz_close_device(ctx, &collector->super);
   }
   fz_always(ctx) {
@@ -877,7 +918,9 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         }
         const bool margin_number = IsMarginNumber(fragments[j], fragments[i], gap) ||
                                    (group.size() == 1 && IsMarginNumber(fragments[i], fragments[j], gap));
-        if (!columns && !margin_number && VerticalOverlap(box, b) > 0.6 && (gap < 1.2 * size || run_in()) &&
+        // A line set on its side is one MuPDF line: its neighbours across are other lines.
+        const bool sideways = fragments[i].sideways || fragments[j].sideways;
+        if (!columns && !margin_number && !sideways && VerticalOverlap(box, b) > 0.6 && (gap < 1.2 * size || run_in()) &&
             std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
           group.push_back(fragments[j]);
           members.push_back(&fragments[j]);

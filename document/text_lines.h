@@ -34,6 +34,7 @@ struct TextLine {
   bool rtl = false;             // right-to-left script dominates
   bool monospace = false;
   bool italic = false;  // most characters in an italic / oblique face
+  bool sideways = false;  // its glyphs run up or down the page
   std::string font;     // family of most characters ("Times", "Helvetica"; subset prefix and style removed)
   // Non-space characters per face ("Times", "Times/b", "Times/i", "Times/bi"), for lines of mixed faces.
   std::map<std::string, int> faces;
@@ -49,7 +50,10 @@ struct RulingSegment {
 };
 
 struct PageContent {
-  Rect page;  // displayed bounds, points
+  Rect page;  // displayed bounds, points (turned as `turned` says)
+  // Degrees (90, 180, 270) the page was turned clockwise to read it, when most of its text is set on its
+  // side or upside down; every box here is in that turned frame. 0: as displayed.
+  int turned = 0;
   std::vector<TextLine> lines;
   std::vector<Rect> images;
   std::vector<RulingSegment> rules;

@@ -39,5 +39,14 @@ TEST(BlockTest, PageStatusNames) {
   EXPECT_EQ(PageStatusName(PageStatus::kFailed), "failed");
 }
 
+TEST(BlockTest, TurnBackUndoesAQuarterTurnOfThePage) {
+  // A box near the top left of a page, as seen on the page turned 90, 180 and 270 degrees clockwise.
+  const BBox box{100, 50, 300, 150};
+  EXPECT_EQ(TurnBack(box, 0), box);
+  EXPECT_EQ(TurnBack({850, 100, 950, 300}, 90), box);
+  EXPECT_EQ(TurnBack({700, 850, 900, 950}, 180), box);
+  EXPECT_EQ(TurnBack({50, 700, 150, 900}, 270), box);
+}
+
 }  // namespace
 }  // namespace mineru::document

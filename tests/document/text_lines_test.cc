@@ -299,5 +299,71 @@ TEST(TextLinesTest, DigitsInFullWidthCellsOfAChineseFontAreOneNumber) {
   EXPECT_EQ(CjkLines("/W [1 95 500]", {u"2020 年 12 月"}), (std::vector<std::string>{"2020 年 12 月"}));
 }
 
+// Text drawn turned a quarter (a = 0, b = `up`, c = -`up`, d = 0): up = 1 reads up the page.
+std::string TurnedTextAt(double x, double y, int up, const std::string& text) {
+  return "BT /F1 10 Tf 0 " + std::to_string(up) + " " + std::to_string(-up) + " 0 " + std::to_string(x) + " " +
+         std::to_string(y) + " Tm (" + text + ") Tj ET\n";
+}
+
+TEST(TextLinesTest, APageWhoseTextIsSetOnItsSideIsReadTurned) {
+  // A landscape table on a portrait page: three rows reading up the page, a column every 150 pt, and
+  // the page number upright at the foot.
+  const char* rows[3][2] = {{"Region", "Population"}, {"North East", "2,647,013"}, {"London", "8,799,728"}};
+  for (int up : {1, -1}) {
+    std::string content = testing::TextAt(300, 30, 10, "17");
+    for (int r = 0; r < 3; ++r) {
+      double x = up == 1 ? 200 + 20.0 * r : 400 - 20.0 * r;  // each row right of (left of) the one above
+      for (int c = 0; c < 2; ++c) content += TurnedTextAt(x, up == 1 ? 200 + 150.0 * c : 600 - 150.0 * c, up, rows[r][c]);
+    }
+    const std::vector<uint8_t> pdf = testing::MakePdf({{content}});
+    auto doc = PdfDocument::Open(pdf, {});
+    ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+    auto page = ExtractPageContent(**doc, 0);
+    ASSERT_TRUE(page.ok()) << page.status().ToString();
+    EXPECT_EQ(page->turned, up == 1 ? 90 : 270);
+    EXPECT_DOUBLE_EQ(page->page.width(), 792);  // the turned frame
+    EXPECT_DOUBLE_EQ(page->page.height(), 612);
+    // Rows top to bottom, cells left to right, each a horizontal line; the page number on its side.
+    std::vector<std::string> across;
+    for (const TextLine& l : page->lines) {
+      if (!l.sideways) across.push_back(l.text);
+    }
+    EXPECT_EQ(across, (std::vector<std::string>{"Region", "Population", "North East", "2,647,013", "London",
+                                                "8,799,728"}));
+    std::vector<RuledTable> tables = FindAlignedTables(page->lines, std::vector<bool>(page->lines.size()), page->page);
+    ASSERT_EQ(tables.size(), 1u);
+    EXPECT_EQ(tables[0].num_rows, 3);
+    EXPECT_EQ(tables[0].num_cols, 2);
+  }
+  // Upright text with a turned label or two is read as it stands.
+  std::string upright = TurnedTextAt(50, 300, 1, "arXiv:2101.00001v1 [cs.CL] 1 Jan 2021");
+  for (int i = 0; i < 4; ++i) upright += testing::TextAt(100, 700 - 14.0 * i, 10, "A line of the body text of this page.");
+  const std::vector<uint8_t> pdf = testing::MakePdf({{upright}});
+  auto doc = PdfDocument::Open(pdf, {});
+  ASSERT_TRUE(doc.ok());
+  auto page = ExtractPageContent(**doc, 0);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->turned, 0);
+}
+
+TEST(TextLinesTest, LinesSetOnTheirSideSideBySideStayTwoLines) {
+  // A note of two lines up the margin of an upright page.
+  std::string content = TurnedTextAt(50, 200, 1, "The first line of a note set up the margin") +
+                        TurnedTextAt(62, 200, 1, "and the second line of the same note.");
+  for (int i = 0; i < 3; ++i) content += testing::TextAt(100, 700 - 14.0 * i, 10, "A line of the body text of this page.");
+  const std::vector<uint8_t> pdf = testing::MakePdf({{content}});
+  auto doc = PdfDocument::Open(pdf, {});
+  ASSERT_TRUE(doc.ok());
+  auto page = ExtractPageContent(**doc, 0);
+  ASSERT_TRUE(page.ok());
+  EXPECT_EQ(page->turned, 0);
+  std::vector<std::string> sideways;
+  for (const TextLine& l : page->lines) {
+    if (l.sideways) sideways.push_back(l.text);
+  }
+  EXPECT_EQ(sideways, (std::vector<std::string>{"The first line of a note set up the margin",
+                                                "and the second line of the same note."}));
+}
+
 }  // namespace
 }  // namespace mineru::document
