@@ -920,8 +920,8 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
                                    (group.size() == 1 && IsMarginNumber(fragments[i], fragments[j], gap));
         // A line set on its side is one MuPDF line: its neighbours across are other lines.
         const bool sideways = fragments[i].sideways || fragments[j].sideways;
-        if (!columns && !margin_number && !sideways && VerticalOverlap(box, b) > 0.6 && (gap < 1.2 * size || run_in()) &&
-            std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
+        if (!columns && !margin_number && !sideways && VerticalOverlap(box, b) > 0.6 &&
+            (gap < 1.2 * size || run_in()) && std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
           group.push_back(fragments[j]);
           members.push_back(&fragments[j]);
           used[j] = true;

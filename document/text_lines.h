@@ -33,9 +33,9 @@ struct TextLine {
   bool bold = false;            // most characters in a bold face
   bool rtl = false;             // right-to-left script dominates
   bool monospace = false;
-  bool italic = false;  // most characters in an italic / oblique face
+  bool italic = false;    // most characters in an italic / oblique face
   bool sideways = false;  // its glyphs run up or down the page
-  std::string font;     // family of most characters ("Times", "Helvetica"; subset prefix and style removed)
+  std::string font;       // family of most characters ("Times", "Helvetica"; subset prefix and style removed)
   // Non-space characters per face ("Times", "Times/b", "Times/i", "Times/bi"), for lines of mixed faces.
   std::map<std::string, int> faces;
 };

@@ -678,8 +678,9 @@ TEST(AlignedTableTest, AHeaderSetLeftInAWideCellOverFiguresSetRightHeadsItsOwnCo
   auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
   ASSERT_EQ(tables.size(), 1u);
   EXPECT_EQ(tables[0].num_cols, 4);
-  EXPECT_TRUE(tables[0].html.starts_with("<table><tr><td>Service</td><td>Inspected</td><td>Good or better</td>"
-                                         "<td>Requires action</td></tr><tr><td>Primary schools</td><td>310</td>"))
+  EXPECT_TRUE(
+      tables[0].html.starts_with("<table><tr><td>Service</td><td>Inspected</td><td>Good or better</td>"
+                                 "<td>Requires action</td></tr><tr><td>Primary schools</td><td>310</td>"))
       << tables[0].html;
 }
 

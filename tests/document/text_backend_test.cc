@@ -305,5 +305,39 @@ TEST(TextBackendTest, RunningFooterAndPageNumbersLeftOut) {
   EXPECT_EQ(WriteMarkdown(*parsed), "Body of page 1.\n\nBody of page 2.\n\nBody of page 3.\n");
 }
 
+TEST(TextBackendTest, ALandscapeTableOnAPortraitPageIsReadUprightWhereItStands) {
+  // Four rows of three cells reading up the page (x 200..260 in PDF space), columns at y 150, 300, 450.
+  const char* rows[4][3] = {{"Region", "Population", "Schools"},
+                            {"North East", "2,647,013", "1,142"},
+                            {"North West", "7,417,397", "3,410"},
+                            {"London", "8,799,728", "3,111"}};
+  std::string content;
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 3; ++c) {
+      content += "BT /F1 10 Tf 0 1 -1 0 " + std::to_string(200 + 20 * r) + " " +
+                 std::to_string(150 + 150 * c) + " Tm (" + rows[r][c] + ") Tj ET\n";
+    }
+  }
+  const std::vector<uint8_t> pdf = MakePdf({{content}});
+  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  ASSERT_EQ(parsed->pages.size(), 1u);
+  const PageResult& page = parsed->pages[0];
+  EXPECT_DOUBLE_EQ(page.width_pt, 612);
+  EXPECT_DOUBLE_EQ(page.height_pt, 792);
+  ASSERT_EQ(page.blocks.size(), 1u);
+  const Block& table = page.blocks[0];
+  EXPECT_EQ(table.type, BlockType::kTable);
+  EXPECT_TRUE(table.content.starts_with("<table><tr><td>Region</td><td>Population</td><td>Schools</td></tr>"))
+      << table.content;
+  // In the page's frame: narrow across (the rows), tall down the page (the columns).
+  EXPECT_NEAR(table.bbox.x0, 190 * 1000 / 612, 8);
+  EXPECT_NEAR(table.bbox.x1, 260 * 1000 / 612, 8);
+  EXPECT_NEAR(table.bbox.y0, (792 - 486) * 1000 / 792, 8);  // "Schools" ends 36 pt up from 450
+  EXPECT_NEAR(table.bbox.y1, (792 - 150) * 1000 / 792, 8);
+  EXPECT_EQ(page.warnings,
+            (std::vector<std::string>{"the page's text is turned 270 degrees clockwise; read upright"}));
+}
+
 }  // namespace
 }  // namespace mineru::document

@@ -301,8 +301,8 @@ TEST(TextLinesTest, DigitsInFullWidthCellsOfAChineseFontAreOneNumber) {
 
 // Text drawn turned a quarter (a = 0, b = `up`, c = -`up`, d = 0): up = 1 reads up the page.
 std::string TurnedTextAt(double x, double y, int up, const std::string& text) {
-  return "BT /F1 10 Tf 0 " + std::to_string(up) + " " + std::to_string(-up) + " 0 " + std::to_string(x) + " " +
-         std::to_string(y) + " Tm (" + text + ") Tj ET\n";
+  return "BT /F1 10 Tf 0 " + std::to_string(up) + " " + std::to_string(-up) + " 0 " + std::to_string(x) +
+         " " + std::to_string(y) + " Tm (" + text + ") Tj ET\n";
 }
 
 TEST(TextLinesTest, APageWhoseTextIsSetOnItsSideIsReadTurned) {
@@ -313,7 +313,8 @@ TEST(TextLinesTest, APageWhoseTextIsSetOnItsSideIsReadTurned) {
     std::string content = testing::TextAt(300, 30, 10, "17");
     for (int r = 0; r < 3; ++r) {
       double x = up == 1 ? 200 + 20.0 * r : 400 - 20.0 * r;  // each row right of (left of) the one above
-      for (int c = 0; c < 2; ++c) content += TurnedTextAt(x, up == 1 ? 200 + 150.0 * c : 600 - 150.0 * c, up, rows[r][c]);
+      for (int c = 0; c < 2; ++c)
+        content += TurnedTextAt(x, up == 1 ? 200 + 150.0 * c : 600 - 150.0 * c, up, rows[r][c]);
     }
     const std::vector<uint8_t> pdf = testing::MakePdf({{content}});
     auto doc = PdfDocument::Open(pdf, {});
@@ -330,14 +331,16 @@ TEST(TextLinesTest, APageWhoseTextIsSetOnItsSideIsReadTurned) {
     }
     EXPECT_EQ(across, (std::vector<std::string>{"Region", "Population", "North East", "2,647,013", "London",
                                                 "8,799,728"}));
-    std::vector<RuledTable> tables = FindAlignedTables(page->lines, std::vector<bool>(page->lines.size()), page->page);
+    std::vector<RuledTable> tables =
+        FindAlignedTables(page->lines, std::vector<bool>(page->lines.size()), page->page);
     ASSERT_EQ(tables.size(), 1u);
     EXPECT_EQ(tables[0].num_rows, 3);
     EXPECT_EQ(tables[0].num_cols, 2);
   }
   // Upright text with a turned label or two is read as it stands.
   std::string upright = TurnedTextAt(50, 300, 1, "arXiv:2101.00001v1 [cs.CL] 1 Jan 2021");
-  for (int i = 0; i < 4; ++i) upright += testing::TextAt(100, 700 - 14.0 * i, 10, "A line of the body text of this page.");
+  for (int i = 0; i < 4; ++i)
+    upright += testing::TextAt(100, 700 - 14.0 * i, 10, "A line of the body text of this page.");
   const std::vector<uint8_t> pdf = testing::MakePdf({{upright}});
   auto doc = PdfDocument::Open(pdf, {});
   ASSERT_TRUE(doc.ok());
@@ -350,7 +353,8 @@ TEST(TextLinesTest, LinesSetOnTheirSideSideBySideStayTwoLines) {
   // A note of two lines up the margin of an upright page.
   std::string content = TurnedTextAt(50, 200, 1, "The first line of a note set up the margin") +
                         TurnedTextAt(62, 200, 1, "and the second line of the same note.");
-  for (int i = 0; i < 3; ++i) content += testing::TextAt(100, 700 - 14.0 * i, 10, "A line of the body text of this page.");
+  for (int i = 0; i < 3; ++i)
+    content += testing::TextAt(100, 700 - 14.0 * i, 10, "A line of the body text of this page.");
   const std::vector<uint8_t> pdf = testing::MakePdf({{content}});
   auto doc = PdfDocument::Open(pdf, {});
   ASSERT_TRUE(doc.ok());
