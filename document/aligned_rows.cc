@@ -212,6 +212,13 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
         lo = std::min(lo, c);
         hi = std::max(hi, c);
       }
+      // A heading between the cells of two columns, over none of them, on the last header line or
+      // over one heading only (its own next line), is the column's its gutters put it in: a
+      // spreadsheet's heading set flush left in a wide cell over figures set flush right.
+      bool touches = false;
+      for (size_t c = 0; c < num_cols; ++c)
+        touches = touches || (known(c) && p.x1 > extent[c].first && p.x0 < extent[c].second);
+      if (!touches && (r + 1 == header_end || lo == hi)) continue;
       if (lo == hi) lo = num_cols, hi = 0;  // over one heading only: no bound
       double best = 1e18;
       size_t from = 0, to = 0;

@@ -684,5 +684,34 @@ TEST(AlignedTableTest, AHeaderSetLeftInAWideCellOverFiguresSetRightHeadsItsOwnCo
       << tables[0].html;
 }
 
+TEST(AlignedTableTest, AHeadingWrappedFlushLeftBetweenTwoColumnsFiguresIsOneHeadingOfItsOwnColumn) {
+  // Headings on two lines, each set flush left in its cell over figures set flush right; the second
+  // line has no heading in the first column.
+  std::vector<TextLine> lines = {Line("Service", 72, 100),    Line("Number", 234, 100),
+                                 Line("Good or", 334, 100),   Line("Requires", 434, 100),
+                                 Line("inspected", 234, 111), Line("better", 334, 111),
+                                 Line("action", 434, 111)};
+  const char* rows[][4] = {{"Primary schools", "310", "271", "39"},
+                           {"Secondary schools", "88", "70", "18"},
+                           {"Special schools", "21", "19", "2"},
+                           {"Nurseries", "140", "131", "9"},
+                           {"Colleges", "12", "9", "3"},
+                           {"All providers", "571", "500", "71"}};
+  for (int r = 0; r < 6; ++r) {
+    const double y = 128 + 14.0 * r;
+    lines.push_back(Line(rows[r][0], 72, y));
+    for (int c = 1; c < 4; ++c) {
+      const double right = 226 + 100.0 * c + (c == 3 ? 10 : 0);
+      lines.push_back(Line(rows[r][c], right - 5.0 * static_cast<double>(std::string(rows[r][c]).size()), y));
+    }
+  }
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_TRUE(
+      tables[0].html.starts_with("<table><tr><td>Service</td><td>Number inspected</td><td>Good or better</td>"
+                                 "<td>Requires action</td></tr><tr><td>Primary schools</td><td>310</td>"))
+      << tables[0].html;
+}
+
 }  // namespace
 }  // namespace mineru::document
