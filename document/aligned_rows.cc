@@ -350,7 +350,12 @@ std::vector<TextRow> JoinDown(std::vector<TextRow>& rows, size_t header_end, con
       // Text cues only: a section's heading, too, sits closer to its first row than to the row above.
       const RowPiece& piece = row.pieces[0];
       const RowPiece& next = *L.label(*below);
-      if (EndsOpen(piece.text) || L.starts_lower(next.text) || L.fills(piece, next)) {
+      // The last line of a label two lines or more long (the line above it goes on into it) is no
+      // section's heading either: a spreadsheet's label wrapped over three lines, its values on the last.
+      const TextRow* above = k > header_end ? &rows[k - 1] : nullptr;
+      const bool goes_on_into = above != nullptr && L.label_only(*above) &&
+                                (EndsOpen(above->pieces[0].text) || L.starts_lower(piece.text));
+      if (EndsOpen(piece.text) || L.starts_lower(next.text) || L.fills(piece, next) || goes_on_into) {
         PrependPiece(below->pieces[0], piece);
         Absorb(*below, row);
         continue;

@@ -334,6 +334,35 @@ TEST(AlignedTableTest, AWrappedLabelJoinsItsRowUpOrDown) {
             "<tr><td>Department of Energy</td><td>12</td><td>14</td></tr></table>");
 }
 
+TEST(AlignedTableTest, ALabelWrappedOverThreeLinesWithItsValuesOnTheLastIsOneRow) {
+  // A spreadsheet's cells aligned to their foot: "... bursaries and" goes on into "travel support ...",
+  // whose own end carries no cue, and the values stand on "16 to 19".
+  std::vector<TextLine> lines = {Line("Programme", 100, 100),
+                                 Line("Budget", 340, 100),
+                                 Line("Spent", 400, 100),
+                                 Line("Early years education and childcare places", 100, 114),
+                                 Line("1,200", 340, 114),
+                                 Line("1,104", 400, 114),
+                                 Line("School buildings", 100, 128),
+                                 Line("3,400", 340, 128),
+                                 Line("2,890", 400, 128),
+                                 Line("Further education bursaries and", 100, 142),
+                                 Line("travel support for students aged", 100, 156),
+                                 Line("16 to 19", 100, 170),
+                                 Line("410", 340, 170),
+                                 Line("402", 400, 170),
+                                 Line("Adult skills", 100, 184),
+                                 Line("880", 340, 184),
+                                 Line("611", 400, 184)};
+  EXPECT_EQ(
+      TableOf(lines),
+      "<table><tr><td>Programme</td><td>Budget</td><td>Spent</td></tr>"
+      "<tr><td>Early years education and childcare places</td><td>1,200</td><td>1,104</td></tr>"
+      "<tr><td>School buildings</td><td>3,400</td><td>2,890</td></tr>"
+      "<tr><td>Further education bursaries and travel support for students aged 16 to 19</td><td>410</td>"
+      "<td>402</td></tr><tr><td>Adult skills</td><td>880</td><td>611</td></tr></table>");
+}
+
 TEST(AlignedTableTest, ASectionHeadingAndALineWithoutACueStayRowsOfTheirOwn) {
   // "Farms:" heads its rows; "Total revenue" carries no cue (capital letter, the row above ends closed,
   // the same spacing, not indented): a row of its own, as it may be a heading.
