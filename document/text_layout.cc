@@ -1189,11 +1189,14 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     if (b.type == BlockType::kImage) has[0] = true;
     if (b.type == BlockType::kTable) has[1] = true;
   }
+  // (A caption set bold like a heading, "Table 4: Spending by region" over its table, is one too.)
   for (Block& b : blocks) {
     BlockType body;
-    if (b.type != BlockType::kText || !StartsCaption(b.content, &body)) continue;
-    if (body == BlockType::kImage && has[0]) b.type = BlockType::kImageCaption;
-    if (body == BlockType::kTable && has[1]) b.type = BlockType::kTableCaption;
+    if ((b.type != BlockType::kText && b.type != BlockType::kTitle) || !StartsCaption(b.content, &body))
+      continue;
+    if (!has[body == BlockType::kImage ? 0 : 1]) continue;
+    b.type = body == BlockType::kImage ? BlockType::kImageCaption : BlockType::kTableCaption;
+    b.title_level = 0;
   }
   PairCaptions(blocks);
   return blocks;

@@ -417,6 +417,28 @@ TEST(TextLayoutTest, ACaptionSetRightUnderAParagraphStartsABlockOfItsOwn) {
       "The scores of each method, as the numbers in Table 3 shows, are lower on the reports than on papers.");
 }
 
+TEST(TextLayoutTest, ACaptionSetBoldLikeAHeadingOverItsTableIsTheTablesCaption) {
+  std::vector<TextLine> lines;
+  for (int i = 0; i < 4; ++i)
+    lines.push_back(Line("Running text of the report that goes on for a while, line " + std::to_string(i), 50,
+                         80 + 12.0 * i));
+  lines.push_back(Line("Table 4: Spending by region", 50, 140, 10, true));
+  const char* rows[4][3] = {{"Region", "2022", "2023"},
+                            {"North", "1,204", "1,310"},
+                            {"South", "2,011", "2,150"},
+                            {"West", "988", "1,002"}};
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, 160 + 14.0 * r));
+  }
+  PageContent page = Page(lines);
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[1].type, BlockType::kTableCaption);
+  EXPECT_EQ(blocks[1].title_level, 0);
+  EXPECT_EQ(blocks[1].content, "Table 4: Spending by region");
+  EXPECT_EQ(blocks[2].type, BlockType::kTable);
+}
+
 TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
   // A table of contents: each entry a line with a leader and a page number, lines set as close as a
   // paragraph's; one chapter's entry in bold, another's in the sans family of the headings. The entry
