@@ -293,6 +293,19 @@ void JoinHeader(std::vector<TextRow>& rows, size_t header_end, const Layout& L) 
   rows.erase(rows.begin() + 1, rows.begin() + static_cast<std::ptrdiff_t>(header_end));
 }
 
+// Whether every cell of `row`, the label's too, goes on from the text cell right above it: the cell
+// above ends open or this one starts in lower case (text wrapped in every column of a row at once, a
+// row's label included; a new row starts some cell afresh).
+bool ContinuesEveryCell(const TextRow& row, TextRow& above, const Layout& L) {
+  for (const RowPiece& p : row.pieces) {
+    const RowPiece* cell = L.in_column(above, L.first(p));
+    if (cell == nullptr || !L.single(p) || !L.single(*cell) || IsNumericCell(cell->text) ||
+        IsNumericCell(p.text) || !(L.starts_lower(p.text) || EndsOpen(cell->text)))
+      return false;
+  }
+  return true;
+}
+
 // Top to bottom: lines that continue the row above (a label's second line, a wrapped text cell).
 std::vector<TextRow> JoinUp(std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
   std::vector<TextRow> out;
@@ -330,6 +343,9 @@ std::vector<TextRow> JoinUp(std::vector<TextRow>& rows, size_t header_end, const
         for (const RowPiece& p : row.pieces) AppendPiece(*L.in_column(*above, L.first(p)), p);
         joined = true;
       }
+    } else if (above != nullptr && L.has_cells(row) && ContinuesEveryCell(row, *above, L)) {
+      for (const RowPiece& p : row.pieces) AppendPiece(*L.in_column(*above, L.first(p)), p);
+      joined = true;
     }
     if (joined) {
       Absorb(*above, row);

@@ -163,6 +163,29 @@ std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const R
   return out;
 }
 
+std::vector<RulingSegment> ShadedRowEdges(const std::vector<Rect>& fills, const Rect& page) {
+  auto row = [&](const Rect& f) {
+    return f.width() >= 0.15 * page.width() && f.height() <= kMaxShadedRowHeight;
+  };
+  // Stripes of the same extent a row or two apart (zebra rows) bound no bands: the table's last row may
+  // have none under it.
+  auto striped = [&](const Rect& f) {
+    for (const Rect& g : fills) {
+      if (&g == &f || !row(g) || std::fabs(g.x0 - f.x0) > kTol || std::fabs(g.x1 - f.x1) > kTol) continue;
+      const double gap = std::max(g.y0 - f.y1, f.y0 - g.y1);
+      if (gap >= -kTol && gap <= 2 * std::max(f.height(), g.height())) return true;
+    }
+    return false;
+  };
+  std::vector<RulingSegment> out;
+  for (const Rect& f : fills) {
+    if (!row(f) || striped(f)) continue;
+    out.push_back({{f.x0, f.y0 - 0.5, f.x1, f.y0 + 0.5}, true});
+    out.push_back({{f.x0, f.y1 - 0.5, f.x1, f.y1 + 0.5}, true});
+  }
+  return out;
+}
+
 std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
                                         const std::vector<TextLine>& lines) {
   std::vector<Seg> hs, vs;

@@ -25,6 +25,12 @@ struct RuledTable {
 // page or column background is not a cell). A shaded box alone, or bars apart from each other, add
 // nothing. The result goes with the drawn rules into FindRuledTables.
 std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const Rect& page);
+// The top and bottom edges of shaded rows as horizontal rules: filled rectangles at least 15% of the
+// page's width (as a rule must be) and at most kMaxShadedRowHeight high, a shaded header row (not
+// zebra stripes: rows shaded in turn, whose table's last row may have no edge under it); they bound
+// bands for FindRuleBandTables (aligned_table.h) as drawn rules do.
+inline constexpr double kMaxShadedRowHeight = 40;  // points: three lines of a table's text
+std::vector<RulingSegment> ShadedRowEdges(const std::vector<Rect>& fills, const Rect& page);
 
 std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
                                         const std::vector<TextLine>& lines);

@@ -167,6 +167,44 @@ TEST(AlignedTableTest, HorizontalRulesOnlyMakeATableOfWordsWithWrappedCells) {
   EXPECT_TRUE(FindRuleBandTables(rules, prose, std::vector<bool>(prose.size(), false), {}, kPage).empty());
 }
 
+TEST(AlignedTableTest, RowsOfWrappedTextUnderAShadedHeaderBetweenRules) {
+  // A shaded header (its edges as rules), a rule under each row; text wrapped in every column of a row,
+  // the label's too: each line goes on from the cell above it (it starts in lower case, or the cell
+  // above ends open). A line that starts every cell afresh is a row of its own.
+  std::vector<RulingSegment> rules = ShadedRowEdges({{90, 95, 500, 111}}, kPage);
+  for (double y : {146.0, 170.0}) rules.push_back(Rule(y, 90, 500));
+  std::vector<TextLine> lines = {Line("Risk", 100, 100),
+                                 Line("Description", 200, 100),
+                                 Line("Mitigation", 360, 100),
+                                 Line("Funding shortfall", 100, 116),
+                                 Line("Grants may fall short of", 200, 116),
+                                 Line("Hold a reserve of", 360, 116),
+                                 Line("the plan for two years.", 200, 128),
+                                 Line("five per cent.", 360, 128),
+                                 Line("Supplier failure", 100, 151),
+                                 Line("A contractor goes out of", 200, 151),
+                                 Line("Check bidders and", 360, 151),
+                                 Line("on major contracts", 100, 163),
+                                 Line("business in a project.", 200, 163),
+                                 Line("keep step-in rights.", 360, 163),
+                                 Line("Prose below the table.", 100, 220)};
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Risk</td><td>Description</td><td>Mitigation</td></tr>"
+            "<tr><td>Funding shortfall</td><td>Grants may fall short of the plan for two years.</td>"
+            "<td>Hold a reserve of five per cent.</td></tr>"
+            "<tr><td>Supplier failure on major contracts</td><td>A contractor goes out of business in a "
+            "project.</td><td>Check bidders and keep step-in rights.</td></tr></table>");
+  // "Staff turnover" starts its cells afresh: a row.
+  lines[11] = Line("Staff turnover", 100, 163);
+  lines[12] = Line("Staff leave for other posts.", 200, 163);
+  lines[13] = Line("Review pay bands.", 360, 163);
+  tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_NE(tables[0].html.find("<tr><td>Staff turnover</td>"), std::string::npos) << tables[0].html;
+}
+
 TEST(AlignedTableTest, AHeadingOverARuleOfItsOwnSpansTheColumnsUnderTheRule) {
   // Booktabs: top, middle and bottom rules, and under each year a shorter rule over its two columns.
   // The years are centred on their columns' boxes, not on the figures (set flush right): "2021" sits

@@ -123,6 +123,20 @@ TEST(RulingTableTest, ShadedCellsThatTileFormTheGrid) {
   EXPECT_TRUE(CellFillEdges({{0, 0, 600, 800}, {0, 800, 600, 810}}, page).empty());
 }
 
+TEST(RulingTableTest, AShadedRowAloneBoundsBandsWithItsTopAndBottomEdges) {
+  Rect page{0, 0, 600, 800};
+  // A header row shaded across the table: its two edges, horizontal.
+  std::vector<RulingSegment> edges = ShadedRowEdges({{72, 100, 540, 116}}, page);
+  ASSERT_EQ(edges.size(), 2u);
+  EXPECT_TRUE(edges[0].horizontal && edges[1].horizontal);
+  EXPECT_NEAR(edges[0].box.cy(), 100, 0.01);
+  EXPECT_NEAR(edges[1].box.cy(), 116, 0.01);
+  // Zebra rows (stripes of one extent a row apart), a narrow swatch and a tall box: none.
+  EXPECT_TRUE(ShadedRowEdges({{72, 100, 540, 115}, {72, 130, 540, 145}, {72, 160, 540, 175}}, page).empty());
+  EXPECT_TRUE(ShadedRowEdges({{72, 100, 120, 115}}, page).empty());
+  EXPECT_TRUE(ShadedRowEdges({{72, 100, 540, 300}}, page).empty());
+}
+
 TEST(RulingTableTest, BoxesOfParagraphsAndDiagramsAreNoTables) {
   // Two framed boxes side by side, each a paragraph (a cover, a text frame).
   std::vector<RulingSegment> boxes = {H(100, 100, 500), H(300, 100, 500), V(100, 100, 300), V(300, 100, 300),
