@@ -91,10 +91,11 @@ struct Layout {
   }
   // A label and something in another column.
   bool has_cells(const TextRow& row) const { return label(row) != nullptr && row.pieces.size() >= 2; }
-  // A number (not a year) outside the first column.
+  // A number (not a year) or a mark ("*", a check mark) outside the first column.
   bool has_values(const TextRow& row) const {
     for (const RowPiece& p : row.pieces) {
-      if (first(p) > 0 && IsNumericCell(p.text) && !IsYearLike(p.text)) return true;
+      if (first(p) > 0 && ((IsNumericCell(p.text) && !IsYearLike(p.text)) || IsMarkCell(p.text, "")))
+        return true;
     }
     return false;
   }
@@ -430,6 +431,17 @@ bool IsPlaceholderCell(const std::string& text) {
   std::string lower = text;
   std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
   return std::find(kNoValue.begin(), kNoValue.end(), lower) != kNoValue.end();
+}
+
+bool IsMarkCell(const std::string& text, const std::string& font) {
+  size_t i = 0;
+  const char32_t c = DecodeUtf8(text, i);
+  if (text.empty() || i != text.size()) return false;  // one character
+  for (std::string_view symbols : {"Wingdings", "Webdings", "Dingbats", "Symbol"}) {
+    if (font.find(symbols) != std::string::npos) return true;
+  }
+  return c == '*' || c == 'x' || c == 'X' || c == 0x2022 || c == 0x00D7 || (c >= 0x25A0 && c <= 0x25FF) ||
+         (c >= 0x2610 && c <= 0x2612) || (c >= 0x2713 && c <= 0x2718) || (c >= 0xE000 && c <= 0xF8FF);
 }
 
 std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::vector<bool>& used) {

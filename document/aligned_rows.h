@@ -43,6 +43,11 @@ bool IsNumericCell(const std::string& text);
 // A cell that says it has no value: "-", an en or em dash, "..", "n/a", "NA", "(X)", "*".
 bool IsPlaceholderCell(const std::string& text);
 
+// A cell that is a mark: one symbol ("*", "x", a check mark, a ballot box, a bullet or shape, a glyph of
+// a private-use area) or one glyph of a symbol font (`font`: Wingdings, Webdings, ZapfDingbats,
+// Symbol), as a form or a matrix of options ticks its cells.
+bool IsMarkCell(const std::string& text, const std::string& font);
+
 // Joins the lines of wrapped cells back into their rows, given the columns' `gutters` (left to right).
 // A line holding only a label in the first column, or only text (no numbers) under text cells of the row
 // above, continues that row when a cue says so: it starts with a lower-case letter, the text it

@@ -562,19 +562,24 @@ void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines,
   const bool short_besides_labels =
       chars <= kMaxMeanCellChars * count && label_chars <= kMaxCellChars * labels;
   if (count == 0 || !(short_overall || short_besides_labels)) return;
-  // Without rules, only numbers make the grid unmistakable: some column must be mostly numeric.
-  std::vector<size_t> numeric(num_cols, 0), filled(num_cols, 0);
+  // Without rules, only numbers make the grid unmistakable: some column must be mostly numeric, or
+  // made of marks (a matrix of options ticked, a form's check boxes).
+  std::vector<size_t> numeric(num_cols, 0), filled(num_cols, 0), cells(num_cols, 0), marks(num_cols, 0);
   for (const Row& row : rows) {
     for (const Piece& p : row.pieces) {
       size_t c0 = ColumnOf(gutters, p.x0), c1 = ColumnOf(gutters, p.x1);
-      if (c0 != c1 || IsPlaceholderCell(p.text)) continue;  // a spanning cell, or no value ("-", "n/a")
+      if (c0 != c1) continue;  // a spanning cell
+      ++cells[c0];
+      marks[c0] += IsMarkCell(p.text, lines[p.line].font);
+      if (IsPlaceholderCell(p.text)) continue;  // no value ("-", "n/a")
       ++filled[c0];
       numeric[c0] += IsNumericCell(p.text);
     }
   }
   bool has_numeric_column = false;
   for (size_t c = 0; c < num_cols; ++c) {
-    has_numeric_column = has_numeric_column || (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6);
+    has_numeric_column = has_numeric_column || (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6) ||
+                         (marks[c] >= kMinRows && marks[c] * 10 >= cells[c] * 6);
   }
   if (!has_numeric_column) return;
   // Entries with a dot leader to one column of numbers are a table of contents, not a table.
@@ -613,9 +618,14 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
                                           const Rect& page) {
   std::vector<Row> rows = BuildRows(lines, used);
   auto short_row = [&](const Row& row) {
+    // The label: the first cell, after the marks of a column of check boxes before it.
+    size_t first_text = 0;
+    while (first_text + 1 < row.pieces.size() &&
+           IsMarkCell(row.pieces[first_text].text, lines[row.pieces[first_text].line].font))
+      ++first_text;
     for (size_t i = 0; i < row.pieces.size(); ++i) {
       const Piece& p = row.pieces[i];
-      const bool label = i == 0;
+      const bool label = i == first_text;
       if (Utf8Length(p.text) > (label ? kMaxLabelChars : kMaxCellChars) ||
           p.x1 - p.x0 > (label ? 0.5 : 0.3) * page.width()) {
         return false;

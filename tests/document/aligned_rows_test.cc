@@ -25,5 +25,18 @@ TEST(AlignedRowsTest, CellsThatSayThereIsNoValue) {
   }
 }
 
+TEST(AlignedRowsTest, MarksAreOneSymbolOrOneGlyphOfASymbolFont) {
+  for (const char* mark :
+       {"*", "x", "X", "\u2713", "\u2714", "\u2610", "\u2612", "\u25cf", "\u2022", "\uf0fc"}) {
+    EXPECT_TRUE(IsMarkCell(mark, "Helvetica")) << mark;
+  }
+  // A check box drawn as the letter "y" of Wingdings.
+  EXPECT_TRUE(IsMarkCell("y", "Wingdings"));
+  EXPECT_TRUE(IsMarkCell("n", "ZapfDingbats"));
+  for (const char* value : {"y", "1", "a", "**", "xx", "Yes", ""}) {
+    EXPECT_FALSE(IsMarkCell(value, "Helvetica")) << value;
+  }
+}
+
 }  // namespace
 }  // namespace mineru::document

@@ -780,5 +780,35 @@ TEST(AlignedTableTest, AHeadingWrappedFlushLeftBetweenTwoColumnsFiguresIsOneHead
       << tables[0].html;
 }
 
+TEST(AlignedTableTest, AMatrixOfMarksIsATable) {
+  // A form's question: a check box, the option (one longer than a cell of figures may be), and who
+  // provides it ticked in two columns; no figure anywhere.
+  std::vector<TextLine> lines = {Line("State funded", 300, 88, 10, true), Line("CSOs", 380, 88, 10, true),
+                                 Line("legal aid", 305, 100, 10, true)};
+  const char* options[] = {"Persons with disabilities", "Children",
+                           "Refugees, asylum seekers, or stateless persons", "Internally displaced persons"};
+  for (int r = 0; r < 4; ++r) {
+    const double y = 116 + 14.0 * r;
+    lines.push_back(InFont(Line("y", 50, y), "Wingdings"));
+    lines.push_back(Line(options[r], 62, y));
+    lines.push_back(Line("\u2713", 320, y));
+    if (r != 1) lines.push_back(Line("*", 390, y));
+  }
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].num_rows, 5);  // the header's two lines are one row
+  EXPECT_NE(tables[0].html.find("<td>State funded legal aid</td><td>CSOs</td></tr>"), std::string::npos)
+      << tables[0].html;
+  EXPECT_NE(tables[0].html.find(
+                "<tr><td>y</td><td>Refugees, asylum seekers, or stateless persons</td><td>\u2713</td>"
+                "<td>*</td></tr>"),
+            std::string::npos)
+      << tables[0].html;
+  // The same options with nothing ticked beside them are no table.
+  std::vector<TextLine> plain;
+  for (int r = 0; r < 4; ++r) plain.push_back(Line(options[r], 62, 116 + 14.0 * r));
+  EXPECT_TRUE(FindAlignedTables(plain, std::vector<bool>(plain.size(), false), kPage).empty());
+}
+
 }  // namespace
 }  // namespace mineru::document
