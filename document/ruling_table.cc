@@ -164,24 +164,28 @@ std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const R
 }
 
 std::vector<RulingSegment> ShadedRowEdges(const std::vector<Rect>& fills, const Rect& page) {
-  auto row = [&](const Rect& f) {
-    return f.width() >= 0.15 * page.width() && f.height() <= kMaxShadedRowHeight;
-  };
-  // Stripes of the same extent a row or two apart (zebra rows) bound no bands: the table's last row may
-  // have none under it.
-  auto striped = [&](const Rect& f) {
-    for (const Rect& g : fills) {
-      if (&g == &f || !row(g) || std::fabs(g.x0 - f.x0) > kTol || std::fabs(g.x1 - f.x1) > kTol) continue;
-      const double gap = std::max(g.y0 - f.y1, f.y0 - g.y1);
-      if (gap >= -kTol && gap <= 2 * std::max(f.height(), g.height())) return true;
-    }
-    return false;
-  };
-  std::vector<RulingSegment> out;
+  std::vector<Rect> rows;  // row-shaped fills, top to bottom
   for (const Rect& f : fills) {
-    if (!row(f) || striped(f)) continue;
-    out.push_back({{f.x0, f.y0 - 0.5, f.x1, f.y0 + 0.5}, true});
-    out.push_back({{f.x0, f.y1 - 0.5, f.x1, f.y1 + 0.5}, true});
+    if (f.width() >= 0.15 * page.width() && f.height() <= kMaxShadedRowHeight) rows.push_back(f);
+  }
+  std::sort(rows.begin(), rows.end(), [](const Rect& a, const Rect& b) { return a.y0 < b.y0; });
+  // Stripes of the same extent a row or two apart (zebra rows) bound no bands: the table's last row may
+  // have none under it. (Rows start in order: the neighbours within reach are few.)
+  std::vector<bool> striped(rows.size(), false);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    for (size_t j = i + 1; j < rows.size() && rows[j].y0 <= rows[i].y1 + 2 * kMaxShadedRowHeight; ++j) {
+      const Rect& f = rows[i];
+      const Rect& g = rows[j];
+      if (std::fabs(g.x0 - f.x0) > kTol || std::fabs(g.x1 - f.x1) > kTol) continue;
+      const double gap = g.y0 - f.y1;
+      if (gap >= -kTol && gap <= 2 * std::max(f.height(), g.height())) striped[i] = striped[j] = true;
+    }
+  }
+  std::vector<RulingSegment> out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (striped[i]) continue;
+    out.push_back({{rows[i].x0, rows[i].y0 - 0.5, rows[i].x1, rows[i].y0 + 0.5}, true});
+    out.push_back({{rows[i].x0, rows[i].y1 - 0.5, rows[i].x1, rows[i].y1 + 0.5}, true});
   }
   return out;
 }
