@@ -953,8 +953,12 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
           !EndsSentence(text) && !first.monospace) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
+      // (A bold line at body size that starts in lower case goes on from something: a table's header
+      // line, a phrase set bold in a paragraph.)
+      size_t at = 0;
+      const bool starts_lower = !text.empty() && IsLowerLatin(DecodeUtf8(text, at));
       if (level == 0 && by_style && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 &&
-          !EndsSentence(text) && text.size() >= 3) {
+          !EndsSentence(text) && text.size() >= 3 && !starts_lower) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
     }

@@ -509,6 +509,17 @@ TEST(TextLayoutTest, BoldCellsOfAHeaderRowAreNoHeadings) {
   EXPECT_EQ(titles[0].content, "Overview");
 }
 
+TEST(TextLayoutTest, ABoldLineAtBodySizeThatStartsInLowerCaseIsNoHeading) {
+  std::vector<TextLine> lines = {InFont(Line("Overview", 50, 50, 10, true), "Times")};
+  for (TextLine l : Body(70, 4)) lines.push_back(l);
+  // The second line of a column's heading left alone over a table: it goes on from the line above.
+  lines.push_back(InFont(Line("legal aid", 300, 140, 10, true), "Times"));
+  for (TextLine l : Body(160, 4)) lines.push_back(l);
+  std::vector<Block> titles = Titles(LayoutAlone(lines));
+  ASSERT_EQ(titles.size(), 1u);
+  EXPECT_EQ(titles[0].content, "Overview");
+}
+
 TEST(TextLayoutTest, OtherFamilyHeadingsButNotCodeOrStackedLabels) {
   std::vector<TextLine> lines = Body(50, 4);
   // A single line in a sans family at body size: a heading.
