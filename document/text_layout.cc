@@ -1041,6 +1041,26 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
            indent >= 0.8 * em && indent <= 5 * em && std::fabs(after->box.x0 - left) <= 0.3 * em && close &&
            std::fabs(after->font_size - line.font_size) < 0.5;
   };
+  // Whether `line`, which would continue `para`, starts the next paragraph of a list set with a hanging
+  // indent (references): the paragraph's first line at its left edge, every later one indented by 0.8 to
+  // 5 em, all alike, and `line` back at the left edge; or, after such a paragraph in the same flow
+  // (`hanging_left`), a paragraph of one short line there and `line` there too.
+  double hanging_left = -1;
+  auto starts_hanging_paragraph = [&](const Paragraph& p, const TextLine& line) {
+    if (p.lines.empty() || line.monospace) return false;
+    const double em = std::max(1.0, line.font_size);
+    const double left = lines[p.lines.front()].box.x0;
+    if (p.lines.size() == 1) {  // (and short: a full line there starts a paragraph of running text)
+      return hanging_left >= 0 && std::fabs(left - hanging_left) <= 0.3 * em &&
+             std::fabs(line.box.x0 - hanging_left) <= 0.3 * em && p.box.x1 <= line.box.x1 - em;
+    }
+    const double hang = lines[p.lines[1]].box.x0 - left;
+    if (hang < 0.8 * em || hang > 5 * em || std::fabs(line.box.x0 - left) > 0.3 * em) return false;
+    for (size_t k = 2; k < p.lines.size(); ++k) {
+      if (std::fabs(lines[p.lines[k]].box.x0 - left - hang) > 0.3 * em) return false;
+    }
+    return true;
+  };
   Paragraph para;
   double list_text_x = -1;
   std::vector<size_t> aside;  // lines set beside the paragraph, read after it
@@ -1062,6 +1082,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     if (flow.empty() || items[flow.front()].kind != ItemKind::kLine ||
         !continues(para, lines[items[flow.front()].index], list_text_x)) {
       end_paragraph();
+      hanging_left = -1;
     }
     for (size_t f = 0; f < flow.size(); ++f) {
       const Item& item = items[flow[f]];
@@ -1084,7 +1105,13 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       const TextLine* after = f + 1 < flow.size() && items[flow[f + 1]].kind == ItemKind::kLine
                                   ? &lines[items[flow[f + 1]].index]
                                   : nullptr;
-      if (join && list_text_x < 0 && starts_indented_paragraph(para, line, after)) join = false;
+      if (join && list_text_x < 0 && starts_hanging_paragraph(para, line)) {
+        join = false;
+        hanging_left = line.box.x0;
+      } else if (!join || (list_text_x < 0 && starts_indented_paragraph(para, line, after))) {
+        join = false;
+        hanging_left = -1;
+      }
       if (!join && !para.lines.empty() && f + 1 < flow.size() && items[flow[f + 1]].kind == ItemKind::kLine) {
         // A small line beside the paragraph, between two of its lines ("Chapter 1." left of a two-line
         // chapter title): read after the paragraph.

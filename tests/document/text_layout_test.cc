@@ -594,6 +594,30 @@ TEST(TextLayoutTest, AFirstLineIndentStartsAParagraphAndAHangingIndentDoesNot) {
   EXPECT_NE(blocks[2].content.find("Ed. onto the next line."), std::string::npos) << blocks[2].content;
 }
 
+TEST(TextLayoutTest, EntriesSetWithAHangingIndentAreParagraphsOneLineEntriesToo) {
+  // References without numbers: each entry's first line at the margin, its other lines indented under
+  // it; one entry is a single short line. Then running text at the margin, its lines full.
+  std::vector<TextLine> lines = {
+      InFont(Line("Smith, J. (2019). A study of long titles in the reading of", 50, 100), "Times"),
+      InFont(Line("references. Journal of Examples, 12(3):45-67.", 62, 112), "Times"),
+      InFont(Line("Brown, A. (2020). Another title that runs on to a second", 50, 124), "Times"),
+      InFont(Line("line as they often do. Proceedings of Things, pages 1-10", 62, 136), "Times"),
+      InFont(Line("Lee, D. (2021). Short one. Tech. Rep.", 50, 148), "Times"),
+      InFont(Line("Zhang, W. (2022). Yet another study whose title is long", 50, 160), "Times"),
+      InFont(Line("enough to wrap. arXiv preprint arXiv:2201.00001.", 62, 172), "Times"),
+      InFont(Line("Running text after the list starts at the margin and runs on", 50, 196), "Times"),
+      InFont(Line("over its full lines, which are no entries of the list above.", 50, 208), "Times")};
+  for (size_t i : {0, 2, 5, 7, 8}) lines[i].box.x1 = 400;  // justified: full lines end at the margin
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 5u);
+  EXPECT_TRUE(blocks[0].content.ends_with("12(3):45-67.")) << blocks[0].content;
+  EXPECT_TRUE(blocks[1].content.ends_with("pages 1-10")) << blocks[1].content;
+  EXPECT_EQ(blocks[2].content, "Lee, D. (2021). Short one. Tech. Rep.");
+  EXPECT_TRUE(blocks[3].content.starts_with("Zhang, W.")) << blocks[3].content;
+  EXPECT_TRUE(blocks[4].content.starts_with("Running text")) << blocks[4].content;
+  EXPECT_TRUE(blocks[4].content.ends_with("list above.")) << blocks[4].content;
+}
+
 TEST(TextLayoutTest, TwoColumnsUnderACentredTitleThatCrossesTheirGutter) {
   // A paper's title, centred and narrower than half the page, over two columns of running text whose
   // baselines do not line up: the gutter between the columns holds, the title across it.
