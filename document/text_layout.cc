@@ -691,6 +691,17 @@ size_t ListMarkerLength(const std::string& text, bool* numbered) {
       return n + 1;
     }
   }
+  // A symbol font's glyph: a shape, a dingbat, a ballot box, or what a symbol font's code maps to
+  // without a Unicode meaning (a private-use character, a C1 control: a check box drawn in Wingdings).
+  size_t n = 0;
+  const char32_t first = text.empty() ? 0 : DecodeUtf8(text, n);
+  const bool symbol = (first >= 0x25A0 && first <= 0x25FF) || (first >= 0x2610 && first <= 0x2612) ||
+                      (first >= 0x2700 && first <= 0x27BF) || (first >= 0xE000 && first <= 0xF8FF) ||
+                      (first >= 0x80 && first <= 0x9F);
+  if (symbol && text.size() > n + 1 && text[n] == ' ') {
+    *numbered = false;
+    return n + 1;
+  }
   // 1. 1) (1) a. a) i.
   size_t i = 0;
   bool paren = false;

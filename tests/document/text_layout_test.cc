@@ -61,6 +61,14 @@ TEST(TextLayoutTest, ListMarkers) {
   EXPECT_EQ(ListMarkerLength("2024 was a year", &numbered), 0u);
   EXPECT_EQ(ListMarkerLength("-", &numbered), 0u);
   EXPECT_EQ(ListMarkerLength("Word. Next", &numbered), 0u);
+  // A symbol font's glyph: a shape, a ballot box, a dingbat, a private-use character, or a C1 control
+  // (a Wingdings check box whose code maps to no meaning).
+  for (const char* mark : {"\u25aa item", "\u2610 item", "\u27a2 item", "\uf0a8 item", "\u0084 item"}) {
+    numbered = true;
+    EXPECT_EQ(ListMarkerLength(mark, &numbered), std::string(mark).size() - 4) << mark;
+    EXPECT_FALSE(numbered);
+  }
+  EXPECT_EQ(ListMarkerLength("\uf0a8item", &numbered), 0u);  // a glyph run into its word
 }
 
 TEST(TextLayoutTest, PageNumbers) {
