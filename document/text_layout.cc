@@ -17,7 +17,9 @@ namespace mineru::document {
 namespace {
 
 constexpr int kMaxDepth = 12;
-constexpr double kHeadingRatio = 1.08;           // a heading is at least this much larger than body text
+constexpr double kMinBandGap = 2;       // points: a gap this tall across a region parts a block over columns
+constexpr size_t kMaxTopBands = 12;     // bands of such a block looked at, from the top
+constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
 constexpr double kCjkShortEm = 2.5;              // a Chinese line this much short of the measure ends
 constexpr size_t kMinProseLines = 3;             // long lines that are enough to set the body size
@@ -175,14 +177,10 @@ bool RowsAcross(const std::vector<Item>& items, const std::vector<size_t>& ids, 
          paired(right, left);
 }
 
-// `ids` cut into bands, top to bottom, where a blank line at least as tall as the median item runs across
-// all of them (no item covers it).
-std::vector<std::vector<size_t>> SplitAtBlankLines(const std::vector<Item>& items, std::vector<size_t> ids) {
-  std::vector<double> heights;
-  for (size_t id : ids) heights.push_back(items[id].box.height());
-  std::nth_element(heights.begin(), heights.begin() + static_cast<std::ptrdiff_t>(heights.size() / 2),
-                   heights.end());
-  const double blank = heights.empty() ? 0 : heights[heights.size() / 2];
+// `ids` cut into bands, top to bottom, where a blank strip at least `blank` tall runs across all of them
+// (no item covers it).
+std::vector<std::vector<size_t>> SplitAtGaps(const std::vector<Item>& items, std::vector<size_t> ids,
+                                             double blank) {
   std::sort(ids.begin(), ids.end(), [&](size_t a, size_t b) { return items[a].box.y0 < items[b].box.y0; });
   std::vector<std::vector<size_t>> bands;
   double reach = -1e18;  // the lowest bottom edge so far
@@ -192,6 +190,38 @@ std::vector<std::vector<size_t>> SplitAtBlankLines(const std::vector<Item>& item
     reach = std::max(reach, items[id].box.y1);
   }
   return bands;
+}
+
+// `ids` cut into bands where a blank line at least as tall as the median item runs across all of them.
+std::vector<std::vector<size_t>> SplitAtBlankLines(const std::vector<Item>& items, std::vector<size_t> ids) {
+  std::vector<double> heights;
+  for (size_t id : ids) heights.push_back(items[id].box.height());
+  std::nth_element(heights.begin(), heights.begin() + static_cast<std::ptrdiff_t>(heights.size() / 2),
+                   heights.end());
+  const double blank = heights.empty() ? 0 : heights[heights.size() / 2];
+  return SplitAtGaps(items, std::move(ids), blank);
+}
+
+// Where a block across the top of a region (a paper's title, authors and abstract) is set closer than a
+// blank line over columns: the number of bands, cut at any gap of kMinBandGap or more, above the topmost
+// cut below which the items have a gutter down them; 0 when there is none (among the first kMaxTopBands).
+size_t TopBandsOverColumns(const std::vector<Item>& items, const std::vector<std::vector<size_t>>& bands,
+                           bool rtl, double measure) {
+  std::vector<size_t> below;
+  for (size_t k = bands.size(); k-- > 1;) below.insert(below.end(), bands[k].begin(), bands[k].end());
+  for (size_t k = 1; k < bands.size() && k <= kMaxTopBands; ++k) {
+    if (below.size() < 4) return 0;
+    Rect region;
+    for (size_t id : below) region = region.Union(items[id].box);
+    auto [score, g0, g1] = FindGutter(items, below, region);
+    if (score == 0) std::tie(score, g0, g1) = FindClearGutter(items, below, region);
+    if (score > 0 && !RowsAcross(items, below, region, g0, g1, rtl, measure, true)) return k;
+    // The next band goes up: the items below it are those of the bands after it.
+    std::vector<size_t> next;
+    for (size_t j = k + 1; j < bands.size(); ++j) next.insert(next.end(), bands[j].begin(), bands[j].end());
+    below = std::move(next);
+  }
+  return 0;
 }
 
 // Reading order of `ids` (indices into items) appended to `out` as flows (each flow is read top-down);
@@ -218,8 +248,20 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
   if (best_score == 0) {
     // No gutter down the whole region (an author centred over the columns' gutter crosses it): bands set
     // apart by a blank line are read one after the other, each with its own columns.
-    std::vector<std::vector<size_t>> bands = SplitAtBlankLines(items, std::move(ids));
+    std::vector<std::vector<size_t>> bands = SplitAtBlankLines(items, ids);
     if (bands.size() == 1) {
+      // A block across the top set close over columns: read it, then the columns.
+      std::vector<std::vector<size_t>> thin = SplitAtGaps(items, ids, kMinBandGap);
+      if (const size_t top = TopBandsOverColumns(items, thin, rtl, measure); top > 0) {
+        std::vector<size_t> above, below;
+        for (size_t k = 0; k < thin.size(); ++k) {
+          std::vector<size_t>& part = k < top ? above : below;
+          part.insert(part.end(), thin[k].begin(), thin[k].end());
+        }
+        OrderItems(items, std::move(above), rtl, depth + 1, measure, true, flows);
+        OrderItems(items, std::move(below), rtl, depth + 1, measure, true, flows);
+        return;
+      }
       std::sort(bands[0].begin(), bands[0].end(), by_y);
       flows.push_back(std::move(bands[0]));
       return;

@@ -339,5 +339,36 @@ TEST(TextBackendTest, ALandscapeTableOnAPortraitPageIsReadUprightWhereItStands) 
             (std::vector<std::string>{"the page's text is turned 270 degrees clockwise; read upright"}));
 }
 
+TEST(TextBackendTest, AnAbstractSetCloseOverTwoColumnsIsReadBeforeThem) {
+  // A paper's first page: title, authors and affiliations centred (each crossing the columns' gutter),
+  // the abstract across the page, then, 7 pt under it (less than a blank line), two columns whose
+  // baselines do not line up with each other.
+  std::string content = TextAt(150, 722, 15, "Scheduling Two Stages Under a Budget") +
+                        TextAt(220, 700, 10, "Alice Smith, Bob Jones, Carol White") +
+                        TextAt(235, 686, 9, "University of Examples") + TextAt(288, 662, 10, "Abstract");
+  for (int i = 0; i < 4; ++i) {
+    content += TextAt(
+        90, 650 - 11.0 * i, 9,
+        "The abstract runs across the page as one paragraph of text, line " + std::to_string(i) + " of it.");
+  }
+  content += TextAt(72, 598, 11, "1 Introduction");
+  for (int i = 0; i < 12; ++i) {
+    content +=
+        TextAt(72, 582 - 11.0 * i, 9, "left column text that runs on, line " + std::to_string(i) + " of it");
+    content += TextAt(318, 598 - 11.0 * i, 9, "right column text, line " + std::to_string(i) + " of it");
+  }
+  const std::vector<uint8_t> pdf = MakePdf({{content}});
+  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const std::string md = WriteMarkdown(*parsed);
+  const size_t abstract = md.find("The abstract runs"),
+               left = md.find("left column text that runs on, line 0"),
+               left_end = md.find("left column text that runs on, line 11"),
+               right = md.find("right column text, line 0");
+  ASSERT_NE(abstract, std::string::npos) << md;
+  EXPECT_LT(abstract, left) << md;
+  EXPECT_LT(left_end, right) << md;  // the left column whole, then the right one
+}
+
 }  // namespace
 }  // namespace mineru::document
