@@ -54,7 +54,7 @@ RgbImage CopyPixmap(fz_context* ctx, fz_pixmap* pix) {
 
 // Rasterises `list` (or `page` when list is null) on `ctx`. Returns the pixmap or null (error caught).
 fz_pixmap* Rasterise(fz_context* ctx, fz_page* page, fz_display_list* list, const PixmapSize& size,
-                     double dpi, fz_cookie* cookie) {
+                     double dpi, fz_cookie* cookie, fz_rect scissor = fz_infinite_rect) {
   fz_pixmap* pix = nullptr;
   fz_device* dev = nullptr;
   fz_var(pix);
@@ -65,7 +65,7 @@ fz_pixmap* Rasterise(fz_context* ctx, fz_page* page, fz_display_list* list, cons
     fz_clear_pixmap_with_value(ctx, pix, 255);
     dev = fz_new_draw_device(ctx, fz_identity, pix);
     if (list != nullptr) {
-      fz_run_display_list(ctx, list, dev, ctm, fz_infinite_rect, cookie);
+      fz_run_display_list(ctx, list, dev, ctm, scissor, cookie);
     } else {
       fz_run_page(ctx, page, dev, ctm, cookie);
     }
@@ -237,7 +237,24 @@ Result<RgbImage> PdfDocument::RenderRegion(int page_index, double dpi, BBox regi
   MINERU_ASSIGN_OR_RETURN(PixmapSize size, CheckedPixmapSize(r, dpi, impl_->limits().max_pixels_per_page));
   ScopedCookie cookie(impl_->mctx());
   fz_context* ctx = impl_->ctx();
-  fz_pixmap* pix = Rasterise(ctx, page.get(), nullptr, size, dpi, cookie.get());
+  // The page is recorded once for all its regions; each draws only what crosses it (the scissor).
+  if (impl_->region_list_page_ != page_index) {
+    fz_drop_display_list(ctx, impl_->region_list_);
+    impl_->region_list_ = nullptr;
+    impl_->region_list_page_ = -1;
+    fz_display_list* list = RecordPage(ctx, page.get(), bounds, cookie.get());
+    if (list == nullptr)
+      return impl_->mctx().FailureStatus(ctx, "cannot render page " + std::to_string(page_index + 1));
+    if (Status s = impl_->mctx().AbortStatus(); !s.ok()) {  // a list cut short is never kept
+      fz_drop_display_list(ctx, list);
+      return s.WithContext("page " + std::to_string(page_index + 1));
+    }
+    impl_->region_list_ = list;
+    impl_->region_list_page_ = page_index;
+  }
+  const fz_matrix ctm = fz_scale(static_cast<float>(dpi / 72.0), static_cast<float>(dpi / 72.0));
+  fz_pixmap* pix =
+      Rasterise(ctx, page.get(), impl_->region_list_, size, dpi, cookie.get(), fz_transform_rect(r, ctm));
   if (pix == nullptr)
     return impl_->mctx().FailureStatus(ctx, "cannot render page " + std::to_string(page_index + 1));
   MINERU_RETURN_IF_ERROR(impl_->mctx().AbortStatus().WithContext("page " + std::to_string(page_index + 1)));

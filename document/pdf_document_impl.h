@@ -33,6 +33,7 @@ class PdfDocument::Impl {
   Impl(std::unique_ptr<MupdfContext> mctx, fz_document* doc, int page_count, DocumentLimits limits)
       : mctx_(std::move(mctx)), doc_(doc), page_count_(page_count), limits_(std::move(limits)) {}
   ~Impl() {
+    fz_drop_display_list(mctx_->ctx(), region_list_);
     if (doc_ != nullptr) fz_drop_document(mctx_->ctx(), doc_);
   }
 
@@ -46,6 +47,11 @@ class PdfDocument::Impl {
   Result<PageHandle> LoadPage(int page_index);
   // The page's displayed bounds in points (MuPDF's frame: origin top-left after /Rotate).
   Result<fz_rect> PageBounds(fz_page* page);
+
+  // The last page RenderRegion recorded, kept for the next region of the same page (the crops of a
+  // page's figures and tables interpret it once): owned; null or that page's list.
+  fz_display_list* region_list_ = nullptr;
+  int region_list_page_ = -1;
 
  private:
   std::unique_ptr<MupdfContext> mctx_;

@@ -125,6 +125,27 @@ TEST(PdfDocumentTest, RegionRenderMatchesACropOfThePage) {
   EXPECT_EQ((*doc)->RenderRegion(1, 144, {5, 5, 5, 900}).status().code(), StatusCode::kInvalidArgument);
 }
 
+TEST(PdfDocumentTest, RegionsRenderAlikeWhateverWasRenderedBefore) {
+  // Regions of one page come from one recording of it; a region of another page, and the first page's
+  // regions again, are the same pixels as from a document that rendered nothing before.
+  const BBox table{100, 300, 600, 700}, top{0, 0, 1000, 200};
+  auto fresh = [&](int page, BBox region) {
+    auto doc = PdfDocument::Open(Sample(), {});
+    EXPECT_TRUE(doc.ok());
+    auto image = (*doc)->RenderRegion(page, 144, region);
+    EXPECT_TRUE(image.ok()) << image.status().ToString();
+    return image.ok() ? image->pixels : std::vector<uint8_t>{};
+  };
+  auto doc = PdfDocument::Open(Sample(), {});
+  ASSERT_TRUE(doc.ok());
+  const std::pair<int, BBox> order[] = {{1, table}, {1, top}, {0, top}, {1, table}};
+  for (const auto& [page, region] : order) {
+    auto image = (*doc)->RenderRegion(page, 144, region);
+    ASSERT_TRUE(image.ok()) << image.status().ToString();
+    EXPECT_EQ(image->pixels, fresh(page, region)) << "page " << page;
+  }
+}
+
 TEST(PdfDocumentTest, PixelCapRefusesLargeRenders) {
   DocumentLimits limits;
   limits.max_pixels_per_page = 1'000'000;
