@@ -725,23 +725,30 @@ TEST(AlignedTableTest, UsedLinesAreSkipped) {
   EXPECT_TRUE(FindAlignedTables(lines, std::vector<bool>(lines.size(), true), kPage).empty());
 }
 
-TEST(AlignedTableTest, AHeaderSetLeftInAWideCellOverFiguresSetRightHeadsItsOwnColumn) {
-  // A spreadsheet's defaults: text flush left in its cell, figures flush right, cells 100 pt wide; each
-  // heading stands in the gap between the figures of its column and those of the one before it.
-  std::vector<TextLine> lines = {Line("Service", 72, 100), Line("Inspected", 234, 100),
-                                 Line("Good or better", 334, 100), Line("Requires action", 434, 100)};
+// A spreadsheet's rows set with its defaults: labels flush left at x 72, three columns of figures flush
+// right in cells 100 pt wide (the last one 10 pt wider), `count` rows (at most 6) 14 pt apart from `top`.
+void AppendSpreadsheetRows(std::vector<TextLine>& lines, double top, int count) {
   const char* rows[][4] = {{"Primary schools", "310", "271", "39"},
                            {"Secondary schools", "88", "70", "18"},
                            {"Special schools", "21", "19", "2"},
-                           {"Nurseries", "140", "131", "9"}};
-  for (int r = 0; r < 4; ++r) {
-    const double y = 114 + 14.0 * r;
+                           {"Nurseries", "140", "131", "9"},
+                           {"Colleges", "12", "9", "3"},
+                           {"All providers", "571", "500", "71"}};
+  for (int r = 0; r < count; ++r) {
+    const double y = top + 14.0 * r;
     lines.push_back(Line(rows[r][0], 72, y));
     for (int c = 1; c < 4; ++c) {
       const double right = 226 + 100.0 * c + (c == 3 ? 10 : 0);
       lines.push_back(Line(rows[r][c], right - 5.0 * static_cast<double>(std::string(rows[r][c]).size()), y));
     }
   }
+}
+
+TEST(AlignedTableTest, AHeaderSetLeftInAWideCellOverFiguresSetRightHeadsItsOwnColumn) {
+  // Each heading stands in the gap between the figures of its column and those of the one before it.
+  std::vector<TextLine> lines = {Line("Service", 72, 100), Line("Inspected", 234, 100),
+                                 Line("Good or better", 334, 100), Line("Requires action", 434, 100)};
+  AppendSpreadsheetRows(lines, 114, 4);
   auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
   ASSERT_EQ(tables.size(), 1u);
   EXPECT_EQ(tables[0].num_cols, 4);
@@ -758,20 +765,7 @@ TEST(AlignedTableTest, AHeadingWrappedFlushLeftBetweenTwoColumnsFiguresIsOneHead
                                  Line("Good or", 334, 100),   Line("Requires", 434, 100),
                                  Line("inspected", 234, 111), Line("better", 334, 111),
                                  Line("action", 434, 111)};
-  const char* rows[][4] = {{"Primary schools", "310", "271", "39"},
-                           {"Secondary schools", "88", "70", "18"},
-                           {"Special schools", "21", "19", "2"},
-                           {"Nurseries", "140", "131", "9"},
-                           {"Colleges", "12", "9", "3"},
-                           {"All providers", "571", "500", "71"}};
-  for (int r = 0; r < 6; ++r) {
-    const double y = 128 + 14.0 * r;
-    lines.push_back(Line(rows[r][0], 72, y));
-    for (int c = 1; c < 4; ++c) {
-      const double right = 226 + 100.0 * c + (c == 3 ? 10 : 0);
-      lines.push_back(Line(rows[r][c], right - 5.0 * static_cast<double>(std::string(rows[r][c]).size()), y));
-    }
-  }
+  AppendSpreadsheetRows(lines, 128, 6);
   auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
   ASSERT_EQ(tables.size(), 1u);
   EXPECT_TRUE(

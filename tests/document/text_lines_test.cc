@@ -305,6 +305,17 @@ std::string TurnedTextAt(double x, double y, int up, const std::string& text) {
          " " + std::to_string(y) + " Tm (" + text + ") Tj ET\n";
 }
 
+// The text layer of a one-page PDF of `content` (empty on failure, with a test failure).
+PageContent ExtractFrom(const std::string& content) {
+  const std::vector<uint8_t> pdf = testing::MakePdf({{content}});
+  auto doc = PdfDocument::Open(pdf, {});
+  EXPECT_TRUE(doc.ok()) << doc.status().ToString();
+  if (!doc.ok()) return {};
+  auto page = ExtractPageContent(**doc, 0);
+  EXPECT_TRUE(page.ok()) << page.status().ToString();
+  return page.ok() ? std::move(*page) : PageContent{};
+}
+
 TEST(TextLinesTest, APageWhoseTextIsSetOnItsSideIsReadTurned) {
   // A landscape table on a portrait page: three rows reading up the page, a column every 150 pt, and
   // the page number upright at the foot.
@@ -316,23 +327,19 @@ TEST(TextLinesTest, APageWhoseTextIsSetOnItsSideIsReadTurned) {
       for (int c = 0; c < 2; ++c)
         content += TurnedTextAt(x, up == 1 ? 200 + 150.0 * c : 600 - 150.0 * c, up, rows[r][c]);
     }
-    const std::vector<uint8_t> pdf = testing::MakePdf({{content}});
-    auto doc = PdfDocument::Open(pdf, {});
-    ASSERT_TRUE(doc.ok()) << doc.status().ToString();
-    auto page = ExtractPageContent(**doc, 0);
-    ASSERT_TRUE(page.ok()) << page.status().ToString();
-    EXPECT_EQ(page->turned, up == 1 ? 90 : 270);
-    EXPECT_DOUBLE_EQ(page->page.width(), 792);  // the turned frame
-    EXPECT_DOUBLE_EQ(page->page.height(), 612);
+    const PageContent page = ExtractFrom(content);
+    EXPECT_EQ(page.turned, up == 1 ? 90 : 270);
+    EXPECT_DOUBLE_EQ(page.page.width(), 792);  // the turned frame
+    EXPECT_DOUBLE_EQ(page.page.height(), 612);
     // Rows top to bottom, cells left to right, each a horizontal line; the page number on its side.
     std::vector<std::string> across;
-    for (const TextLine& l : page->lines) {
+    for (const TextLine& l : page.lines) {
       if (!l.sideways) across.push_back(l.text);
     }
     EXPECT_EQ(across, (std::vector<std::string>{"Region", "Population", "North East", "2,647,013", "London",
                                                 "8,799,728"}));
     std::vector<RuledTable> tables =
-        FindAlignedTables(page->lines, std::vector<bool>(page->lines.size()), page->page);
+        FindAlignedTables(page.lines, std::vector<bool>(page.lines.size()), page.page);
     ASSERT_EQ(tables.size(), 1u);
     EXPECT_EQ(tables[0].num_rows, 3);
     EXPECT_EQ(tables[0].num_cols, 2);
@@ -341,12 +348,7 @@ TEST(TextLinesTest, APageWhoseTextIsSetOnItsSideIsReadTurned) {
   std::string upright = TurnedTextAt(50, 300, 1, "arXiv:2101.00001v1 [cs.CL] 1 Jan 2021");
   for (int i = 0; i < 4; ++i)
     upright += testing::TextAt(100, 700 - 14.0 * i, 10, "A line of the body text of this page.");
-  const std::vector<uint8_t> pdf = testing::MakePdf({{upright}});
-  auto doc = PdfDocument::Open(pdf, {});
-  ASSERT_TRUE(doc.ok());
-  auto page = ExtractPageContent(**doc, 0);
-  ASSERT_TRUE(page.ok());
-  EXPECT_EQ(page->turned, 0);
+  EXPECT_EQ(ExtractFrom(upright).turned, 0);
 }
 
 TEST(TextLinesTest, LinesSetOnTheirSideSideBySideStayTwoLines) {
@@ -355,14 +357,10 @@ TEST(TextLinesTest, LinesSetOnTheirSideSideBySideStayTwoLines) {
                         TurnedTextAt(62, 200, 1, "and the second line of the same note.");
   for (int i = 0; i < 3; ++i)
     content += testing::TextAt(100, 700 - 14.0 * i, 10, "A line of the body text of this page.");
-  const std::vector<uint8_t> pdf = testing::MakePdf({{content}});
-  auto doc = PdfDocument::Open(pdf, {});
-  ASSERT_TRUE(doc.ok());
-  auto page = ExtractPageContent(**doc, 0);
-  ASSERT_TRUE(page.ok());
-  EXPECT_EQ(page->turned, 0);
+  const PageContent page = ExtractFrom(content);
+  EXPECT_EQ(page.turned, 0);
   std::vector<std::string> sideways;
-  for (const TextLine& l : page->lines) {
+  for (const TextLine& l : page.lines) {
     if (l.sideways) sideways.push_back(l.text);
   }
   EXPECT_EQ(sideways, (std::vector<std::string>{"The first line of a note set up the margin",
