@@ -434,9 +434,10 @@ bool IsPlaceholderCell(const std::string& text) {
 }
 
 bool IsMarkCell(const std::string& text, const std::string& font) {
+  if (text.empty()) return false;
   size_t i = 0;
   const char32_t c = DecodeUtf8(text, i);
-  if (text.empty() || i != text.size()) return false;  // one character
+  if (i != text.size()) return false;  // one character
   for (std::string_view symbols : {"Wingdings", "Webdings", "Dingbats", "Symbol"}) {
     if (font.find(symbols) != std::string::npos) return true;
   }

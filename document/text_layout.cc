@@ -1161,10 +1161,12 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       if (join && list_text_x < 0 && starts_hanging_paragraph(para, line)) {
         join = false;
         hanging_left = line.box.x0;
-      } else if (!join || (list_text_x < 0 && starts_indented_paragraph(para, line, after))) {
+      } else if (join && list_text_x < 0 && starts_indented_paragraph(para, line, after)) {
         join = false;
-        hanging_left = -1;
       }
+      // (The list goes on while its paragraphs start at its left edge.)
+      if (!join && std::fabs(line.box.x0 - hanging_left) > 0.3 * std::max(1.0, line.font_size))
+        hanging_left = -1;
       if (!join && !para.lines.empty() && f + 1 < flow.size() && items[flow[f + 1]].kind == ItemKind::kLine) {
         // A small line beside the paragraph, between two of its lines ("Chapter 1." left of a two-line
         // chapter title): read after the paragraph.
