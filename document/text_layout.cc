@@ -1100,7 +1100,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // (`hanging_left`), a paragraph of one short line there and `line` there too.
   double hanging_left = -1;
   auto starts_hanging_paragraph = [&](const Paragraph& p, const TextLine& line) {
-    if (p.lines.empty() || line.monospace) return false;
+    if (p.lines.empty() || line.monospace || line.rtl) return false;  // (right-to-left lines end ragged left)
     const double em = std::max(1.0, line.font_size);
     const double left = lines[p.lines.front()].box.x0;
     if (p.lines.size() == 1) {  // (and short: a full line there starts a paragraph of running text)

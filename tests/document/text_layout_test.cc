@@ -624,6 +624,15 @@ TEST(TextLayoutTest, EntriesSetWithAHangingIndentAreParagraphsOneLineEntriesToo)
   EXPECT_TRUE(blocks[3].content.starts_with("Zhang, W.")) << blocks[3].content;
   EXPECT_TRUE(blocks[4].content.starts_with("Running text")) << blocks[4].content;
   EXPECT_TRUE(blocks[4].content.ends_with("list above.")) << blocks[4].content;
+  // Right-to-left lines end ragged on the left: a line starting further right is no hanging indent.
+  std::vector<TextLine> rtl = {Line("a right-to-left paragraph set flush right, line one", 50, 100),
+                               Line("its second line, which ends short on the left", 62, 112),
+                               Line("and its third line, as long as the first one was", 50, 124)};
+  for (TextLine& l : rtl) {
+    l.rtl = true;
+    l.box.x1 = 400;
+  }
+  EXPECT_EQ(LayoutAlone(rtl).size(), 1u);
 }
 
 TEST(TextLayoutTest, TwoColumnsUnderACentredTitleThatCrossesTheirGutter) {
