@@ -589,6 +589,34 @@ void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines,
   out.push_back(EmitTable(rows, 0, rows.size(), gutters, Wrapped::kRows));
 }
 
+// `rows` as they stand, or, when their first row is two captions or more side by side ("Table 1: Staff"
+// and "Table 2: Sites"), the rows under them cut where each caption starts (a piece goes with the caption
+// it starts under), the captions left out.
+std::vector<std::vector<Row>> SplitUnderCaptions(const std::vector<Row>& rows,
+                                                 const std::vector<TextLine>& lines) {
+  BlockType captions;
+  if (rows.empty() || rows.front().pieces.size() < 2) return {rows};
+  for (const Piece& p : rows.front().pieces) {
+    if (!StartsCaption(p.text, &captions)) return {rows};
+  }
+  const std::vector<Piece>& heads = rows.front().pieces;
+  std::vector<std::vector<Row>> parts(heads.size());
+  for (size_t r = 1; r < rows.size(); ++r) {
+    std::vector<Row> split(heads.size());
+    for (const Piece& p : rows[r].pieces) {
+      size_t k = heads.size() - 1;
+      while (k > 0 && p.x0 < heads[k].x0 - 1) --k;
+      Row& part = split[k];
+      part.box = part.pieces.empty() ? lines[p.line].box : part.box.Union(lines[p.line].box);
+      part.pieces.push_back(p);
+    }
+    for (size_t k = 0; k < heads.size(); ++k) {
+      if (!split[k].pieces.empty()) parts[k].push_back(std::move(split[k]));
+    }
+  }
+  return parts;
+}
+
 // A heading with a rule of its own right under it, shorter than the table's (a booktabs cmidrule under
 // "Fiscal 2021" over "Actual" and "Budget"), spans what the rule spans: its piece takes the rule's extent.
 void MarkHeadingsOverRules(std::vector<Row>& rows, const std::vector<TextLine>& lines,
@@ -682,12 +710,17 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
       run.pop_back();
       --end;
     }
-    JoinWrappedRows(run, gutters);
-    while (run.size() > 1 && run.back().pieces.size() < 2) {  // no trailing single-cell rows
-      run.pop_back();
-      --end;
+    // Captions side by side over the rows ("Table 1: ..." and "Table 2: ...") head as many tables side
+    // by side: each is read alone, its caption left to the text.
+    std::vector<std::vector<Row>> parts = SplitUnderCaptions(run, lines);
+    for (std::vector<Row>& part : parts) {
+      JoinWrappedRows(part, parts.size() == 1 ? gutters : GuttersOf(part, true));
+      while (part.size() > 1 && part.back().pieces.size() < 2) {  // no trailing single-cell rows
+        part.pop_back();
+        if (parts.size() == 1) --end;
+      }
+      TryTable(part, lines, out);
     }
-    TryTable(run, lines, out);
     begin = taken = end;
   }
   return out;

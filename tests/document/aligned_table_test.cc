@@ -804,5 +804,31 @@ TEST(AlignedTableTest, AMatrixOfMarksIsATable) {
   EXPECT_TRUE(FindAlignedTables(plain, std::vector<bool>(plain.size(), false), kPage).empty());
 }
 
+TEST(AlignedTableTest, TwoTablesSideBySideUnderTheirCaptionsAreTwoTables) {
+  std::vector<TextLine> lines = {Line("Table 1: Staff", 72, 100), Line("Table 2: Sites", 330, 100)};
+  const char* rows[][4] = {{"Grade", "Number", "Site", "Area"},
+                           {"Senior", "412", "North", "1,204"},
+                           {"Middle", "3,105", "South", "2,011"}};
+  for (int r = 0; r < 3; ++r) {
+    const double y = 116 + 13.0 * r;
+    lines.push_back(Line(rows[r][0], 72, y));
+    lines.push_back(Line(rows[r][1], 200, y));
+    lines.push_back(Line(rows[r][2], 330, y));
+    lines.push_back(Line(rows[r][3], 470, y));
+  }
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Grade</td><td>Number</td></tr><tr><td>Senior</td><td>412</td></tr>"
+            "<tr><td>Middle</td><td>3,105</td></tr></table>");
+  EXPECT_EQ(tables[1].html,
+            "<table><tr><td>Site</td><td>Area</td></tr><tr><td>North</td><td>1,204</td></tr>"
+            "<tr><td>South</td><td>2,011</td></tr></table>");
+  // The captions are left to the text.
+  for (const RuledTable& t : tables) {
+    for (size_t li : t.line_indices) EXPECT_GE(li, 2u);
+  }
+}
+
 }  // namespace
 }  // namespace mineru::document
