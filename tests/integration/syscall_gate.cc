@@ -25,18 +25,24 @@ bool WaitStop(pid_t tid, int* status, Deadline deadline) {
 
 }  // namespace
 
-Result<std::unique_ptr<SyscallGate>> SyscallGate::Attach(pid_t pid, const std::string& thread_name) {
+Result<std::unique_ptr<SyscallGate>> SyscallGate::Attach(pid_t pid, const std::string& thread_name,
+                                                         Deadline deadline) {
   namespace fs = std::filesystem;
-  std::error_code ec;
-  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-    std::string comm;
-    std::getline(std::ifstream(task.path() / "comm"), comm);
-    if (comm != thread_name) continue;
-    const pid_t tid = static_cast<pid_t>(std::stol(task.path().filename().string()));
-    if (::ptrace(PTRACE_SEIZE, tid, nullptr, PTRACE_O_TRACESYSGOOD) != 0) {
-      return ErrnoStatus(errno, "ptrace(PTRACE_SEIZE) of thread " + thread_name);
+  // A thread names itself once it runs: it may not have yet when the process says it is ready.
+  for (;;) {
+    std::error_code ec;
+    for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+      std::string comm;
+      std::getline(std::ifstream(task.path() / "comm"), comm);
+      if (comm != thread_name) continue;
+      const pid_t tid = static_cast<pid_t>(std::stol(task.path().filename().string()));
+      if (::ptrace(PTRACE_SEIZE, tid, nullptr, PTRACE_O_TRACESYSGOOD) != 0) {
+        return ErrnoStatus(errno, "ptrace(PTRACE_SEIZE) of thread " + thread_name);
+      }
+      return std::unique_ptr<SyscallGate>(new SyscallGate(tid));
     }
-    return std::unique_ptr<SyscallGate>(new SyscallGate(tid));
+    if (deadline.Expired()) break;
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   return NotFound("no thread named '" + thread_name + "' in process " + std::to_string(pid));
 }

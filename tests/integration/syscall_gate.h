@@ -19,8 +19,10 @@ namespace mineru::testing {
 
 class SyscallGate {
  public:
-  // Attaches to the thread of `pid` named `thread_name` (its /proc comm).
-  static Result<std::unique_ptr<SyscallGate>> Attach(pid_t pid, const std::string& thread_name);
+  // Attaches to the thread of `pid` named `thread_name` (its /proc comm), waiting until `deadline` for a
+  // thread that has not named itself yet.
+  static Result<std::unique_ptr<SyscallGate>> Attach(pid_t pid, const std::string& thread_name,
+                                                     Deadline deadline = Deadline::InMillis(10'000));
   ~SyscallGate();  // releases
   SyscallGate(const SyscallGate&) = delete;
   SyscallGate& operator=(const SyscallGate&) = delete;
