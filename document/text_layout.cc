@@ -22,6 +22,7 @@ constexpr size_t kMaxTopBands = 12;     // bands of such a block looked at, from
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
 constexpr double kCjkShortEm = 2.5;              // a Chinese line this much short of the measure ends
+constexpr double kMaxCaptionTextLines = 4;       // the text a caption's lone label takes from under it
 constexpr size_t kMinProseLines = 3;             // long lines that are enough to set the body size
 constexpr double kMinProseLineEm = 15;           // ems: a line this long is running text, not a cell
 constexpr double kColumnReachLines = 8;  // sizes above and below a table where its page's columns show
@@ -492,20 +493,61 @@ std::vector<RuledTable> FindUnruledTables(const std::vector<TextLine>& lines,
   return tables;
 }
 
+// Where the number of a caption's label starts ("Table |3: ...", "Fig. |2."); npos when there is none.
+size_t CaptionNumberStart(const std::string& text) {
+  size_t label = text.find(' ');
+  if (text.compare(0, label, "Fig.") == 0) label = text.find(' ', label + 1);  // "Fig. 2."
+  return label == std::string::npos ? label : label + 1;
+}
+
 // A caption's label with its delimiter: "Table 3: ...", "Figure 2. ...", "Fig. 4.1: ...", "Figure 5 | ...";
 // not "Table 3 shows ..." at the start of a line of running text.
 bool StartsLabelledCaption(const std::string& text) {
   BlockType body;
   if (!StartsCaption(text, &body)) return false;
-  size_t label = text.find(' ');
-  if (text.compare(0, label, "Fig.") == 0) label = text.find(' ', label + 1);  // "Fig. 2."
-  if (label == std::string::npos) return false;
-  const size_t number_end = text.find(' ', label + 1);
-  const std::string_view number = std::string_view(text).substr(label + 1, number_end - label - 1);
+  const size_t number_start = CaptionNumberStart(text);
+  if (number_start == std::string::npos) return false;
+  const size_t number_end = text.find(' ', number_start);
+  const std::string_view number = std::string_view(text).substr(number_start, number_end - number_start);
   if (number.ends_with(':') || number.ends_with('.')) return true;
   return number_end != std::string::npos &&
          (text.compare(number_end + 1, 1, "|") == 0 || text.compare(number_end + 1, 3, "\u2014") == 0 ||
           text.compare(number_end + 1, 1, ":") == 0);
+}
+
+// A caption that is its label alone ("Table 2", "TABLE IV.", "Figure 3:"), its text set apart from it.
+bool IsCaptionLabelOnly(const std::string& text) {
+  BlockType body;
+  if (!StartsCaption(text, &body)) return false;
+  const size_t number_start = CaptionNumberStart(text);
+  if (number_start == std::string::npos) return false;
+  const size_t number_end = text.find(' ', number_start);
+  return number_end == std::string::npos || text.find_first_not_of(" .:|", number_end) == std::string::npos;
+}
+
+// A caption of its label alone takes the text right under it as its own (a journal's "Table 2" in bold
+// with the description on the next line in the body's face; IEEE's "TABLE II" over "RESULTS BY ..."):
+// a text block of at most kMaxCaptionTextLines lines, starting within a line of it and under it.
+void JoinLabelOnlyCaptions(std::vector<Block>& blocks, const Rect& page) {
+  for (size_t k = 0; k + 1 < blocks.size(); ++k) {
+    Block& cap = blocks[k];
+    const Block& next = blocks[k + 1];
+    if ((cap.type != BlockType::kTableCaption && cap.type != BlockType::kImageCaption) ||
+        next.type != BlockType::kText || !IsCaptionLabelOnly(cap.content)) {
+      continue;
+    }
+    const Rect a = FromPageFrame(cap.bbox, page);
+    const Rect b = FromPageFrame(next.bbox, page);
+    const double line = a.height();
+    const double gap = b.y0 - a.y1;
+    if (gap < -0.3 * line || gap > line || b.height() > kMaxCaptionTextLines * 1.5 * line ||
+        std::min(a.x1, b.x1) <= std::max(a.x0, b.x0)) {
+      continue;
+    }
+    cap.content += " " + next.content;
+    cap.bbox = ToPageFrame(a.Union(b), page);
+    blocks.erase(blocks.begin() + static_cast<long>(k + 1));
+  }
 }
 
 // The lines of flows that may hold a table of their own: flows of short lines (a mean under
@@ -559,8 +601,17 @@ bool StartsCaption(const std::string& text, BlockType* body) {
     std::string_view prefix(p);
     if (text.compare(0, prefix.size(), prefix) != 0 || text.size() <= prefix.size()) return false;
     char c = text[prefix.size()];
-    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z' && text.size() > prefix.size() + 1 &&
-                                      (text[prefix.size() + 1] == '.' || text[prefix.size() + 1] == ':'));
+    // A roman number ("TABLE IV", IEEE's style) ends at the text's end, a space or a delimiter.
+    size_t roman_end = prefix.size();
+    while (roman_end < text.size() &&
+           std::string_view("IVXL").find(text[roman_end]) != std::string_view::npos)
+      ++roman_end;
+    const bool roman =
+        roman_end > prefix.size() &&
+        (roman_end == text.size() || std::string_view(" .:").find(text[roman_end]) != std::string_view::npos);
+    return (c >= '0' && c <= '9') || roman ||
+           (c >= 'A' && c <= 'Z' && text.size() > prefix.size() + 1 &&
+            (text[prefix.size() + 1] == '.' || text[prefix.size() + 1] == ':'));
   };
   for (const char* p : kImage) {
     if (starts_numbered(p)) {
@@ -1285,6 +1336,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     b.type = body == BlockType::kImage ? BlockType::kImageCaption : BlockType::kTableCaption;
     b.title_level = 0;
   }
+  JoinLabelOnlyCaptions(blocks, pr);
   PairCaptions(blocks);
   return blocks;
 }

@@ -447,6 +447,43 @@ TEST(TextLayoutTest, ACaptionSetBoldLikeAHeadingOverItsTableIsTheTablesCaption) 
   EXPECT_EQ(blocks[2].type, BlockType::kTable);
 }
 
+TEST(TextLayoutTest, ACaptionsLoneLabelTakesTheTextUnderItAsItsOwn) {
+  // A journal's "Table 2" in bold with its description on the next line in the body's face, and IEEE's
+  // "TABLE IV" over its description in capitals: each one caption over its table, in that order.
+  for (const char* label : {"Table 2", "TABLE IV"}) {
+    std::vector<TextLine> lines;
+    for (int i = 0; i < 4; ++i)
+      lines.push_back(Line("Running text of the paper that goes on for a while, line " + std::to_string(i),
+                           50, 80 + 12.0 * i));
+    lines.push_back(Line(label, 50, 140, 10, true));
+    lines.push_back(Line("Pages per second by schedule and budget.", 50, 152));
+    const char* rows[4][3] = {{"Schedule", "4 GB", "8 GB"},
+                              {"Static", "0.41", "0.88"},
+                              {"Continuous", "0.93", "1.71"},
+                              {"Ours", "1.12", "2.05"}};
+    for (int r = 0; r < 4; ++r) {
+      for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, 172 + 14.0 * r));
+    }
+    PageContent page = Page(lines);
+    std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+    ASSERT_EQ(blocks.size(), 3u) << label;
+    EXPECT_EQ(blocks[1].type, BlockType::kTableCaption);
+    EXPECT_EQ(blocks[1].content, std::string(label) + " Pages per second by schedule and budget.");
+    EXPECT_EQ(blocks[2].type, BlockType::kTable);
+  }
+}
+
+TEST(TextLayoutTest, RomanNumbersLabelCaptions) {
+  BlockType body;
+  EXPECT_TRUE(StartsCaption("TABLE IV", &body));
+  EXPECT_EQ(body, BlockType::kTable);
+  EXPECT_TRUE(StartsCaption("TABLE II. Results", &body));
+  EXPECT_TRUE(StartsCaption("Fig. XI: A plot", &body));
+  EXPECT_EQ(body, BlockType::kImage);
+  EXPECT_FALSE(StartsCaption("TABLE IVY", &body));
+  EXPECT_FALSE(StartsCaption("Table Lamps", &body));
+}
+
 TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
   // A table of contents: each entry a line with a leader and a page number, lines set as close as a
   // paragraph's; one chapter's entry in bold, another's in the sans family of the headings. The entry
