@@ -779,10 +779,13 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         last = k + 1;
       }
       Rect region{stack[first].x0, stack[first].cy(), stack[first].x1, stack[last].cy()};
-      // Rules across and down (a grid) are FindRuledTables' to read; labels over a picture are its own.
+      // Rules across and down (a grid) are FindRuledTables' to read, but for a frame's sides (a box with
+      // rules between its rows and none between its columns); labels over a picture are its own.
       bool clear = last > first;
       for (const RulingSegment& r : rules) {
-        clear = clear && (r.horizontal || !region.ContainsCenterOf(r.box, 0));
+        const bool side =
+            std::fabs(r.box.cx() - region.x0) <= kTol || std::fabs(r.box.cx() - region.x1) <= kTol;
+        clear = clear && (r.horizontal || side || !region.ContainsCenterOf(r.box, 0));
       }
       for (const Rect& image : images) clear = clear && image.Intersect(region).area() < 0.2 * region.area();
       if (clear && num_rows >= 2 && multi * 2 >= num_rows) {

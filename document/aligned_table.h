@@ -43,8 +43,8 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
 // its rows (FindColumnGutters; no numeric column needed: the rules say it is a table), a cell across a
 // gutter spanning those columns, and a row that leaves the first column empty and fills at most half as
 // many columns as the row above continuing that row's cells (text wrapped inside its cells). Rules with
-// vertical rules between them are a grid (FindRuledTables), and text over one of the `images` is its
-// labels: neither is read here.
+// vertical rules between them are a grid (FindRuledTables; a frame's sides are none), and text over one
+// of the `images` is its labels: neither is read here.
 std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rules,
                                            const std::vector<TextLine>& lines, const std::vector<bool>& used,
                                            const std::vector<Rect>& images, const Rect& page);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <numeric>
 
+#include "document/aligned_table.h"
 #include "document/text_layout.h"
 
 namespace mineru::document {
@@ -107,6 +108,101 @@ bool LooksLikeTable(const GridText& g) {
   if (g.words > 30 * g.filled_cells) return false;
   if (g.split_words > 2 && g.split_words * 20 > g.words) return false;
   return !(g.split_words > 0 && g.filled_cells * 3 <= g.num_cells);
+}
+
+// The cells of a baseline of text and where it is.
+struct Baseline {
+  double cy = 0;
+  std::vector<AlignedPiece> cells;
+};
+
+// The cells of `inside` lines (`pieces`, in the same order) gathered by baseline, top to bottom: the line
+// builder parts a row's cells set far apart into lines of their own.
+std::vector<Baseline> BaselineCells(const std::vector<TextLine>& lines, const std::vector<size_t>& inside,
+                                    const std::vector<std::vector<AlignedPiece>>& pieces) {
+  std::vector<size_t> order(inside.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::sort(order.begin(), order.end(),
+            [&](size_t a, size_t b) { return lines[inside[a]].box.cy() < lines[inside[b]].box.cy(); });
+  std::vector<Baseline> out;
+  const TextLine* first = nullptr;  // of the baseline being gathered
+  for (size_t k : order) {
+    const TextLine& line = lines[inside[k]];
+    if (first == nullptr || VerticalOverlap(first->box, line.box) < 0.5) {
+      out.push_back({line.box.cy(), {}});
+      first = &line;
+    }
+    out.back().cells.insert(out.back().cells.end(), pieces[k].begin(), pieces[k].end());
+  }
+  for (Baseline& b : out) {
+    std::sort(b.cells.begin(), b.cells.end(),
+              [](const AlignedPiece& x, const AlignedPiece& y) { return x.x0 < y.x0; });
+    // A bullet set apart from its item's text is no cell of its own (a list inside a cell).
+    for (size_t k = 0; k + 1 < b.cells.size();) {
+      bool numbered = false;
+      AlignedPiece& p = b.cells[k];
+      if (ListMarkerLength(p.text + " x", &numbered) == p.text.size() + 1 && !numbered) {
+        p.text += " " + b.cells[k + 1].text;
+        p.x1 = b.cells[k + 1].x1;
+        b.cells.erase(b.cells.begin() + static_cast<long>(k + 1));
+        continue;
+      }
+      ++k;
+    }
+  }
+  return out;
+}
+
+// Columns a grid draws no rule between (a frame with rules between its rows only, a rule between groups
+// of columns and none inside a group): for each drawn column (between `xs`), the whitespace gutters the
+// cells of its baselines leave (FindColumnGutters), where at least two of them have two cells or more in
+// it. Returns the x of each such gutter's middle.
+std::vector<double> UnruledColumnBounds(const std::vector<Baseline>& baselines,
+                                        const std::vector<double>& xs) {
+  std::vector<double> bounds;
+  for (size_t c = 0; c + 1 < xs.size(); ++c) {
+    std::vector<std::vector<AlignedPiece>> rows;
+    size_t split = 0;
+    for (const Baseline& b : baselines) {
+      std::vector<AlignedPiece> in_column;
+      for (const AlignedPiece& p : b.cells) {
+        const double cx = (p.x0 + p.x1) / 2;
+        if (cx > xs[c] && cx < xs[c + 1]) in_column.push_back(p);
+      }
+      if (in_column.empty()) continue;
+      split += in_column.size() >= 2;
+      rows.push_back(std::move(in_column));
+    }
+    if (split < 2 || rows.size() < 3) continue;
+    for (const auto& [x0, x1] : FindColumnGutters(rows)) bounds.push_back((x0 + x1) / 2);
+  }
+  return bounds;
+}
+
+// Whether a drawn row of the grid (between `ys`) holds two baselines or more of several cells each: its
+// rows are not ruled either (a frame around a table, a rule under its header only), and the table is the
+// whitespace's to read (FindRuleBandTables, FindAlignedTables).
+bool RowsUnruled(const std::vector<Baseline>& baselines, const std::vector<double>& ys) {
+  std::vector<int> multi(ys.size(), 0);
+  for (const Baseline& b : baselines) {
+    if (b.cells.size() < 2) continue;
+    const size_t r = static_cast<size_t>(std::upper_bound(ys.begin(), ys.end(), b.cy) - ys.begin());
+    if (++multi[std::min(r, ys.size() - 1)] >= 2) return true;
+  }
+  return false;
+}
+
+// Whether a cell of one of `pieces`' lines in the grid's row [y0, y1] reaches across x.
+bool PieceCrosses(const std::vector<TextLine>& lines, const std::vector<size_t>& inside,
+                  const std::vector<std::vector<AlignedPiece>>& pieces, double x, double y0, double y1) {
+  for (size_t k = 0; k < inside.size(); ++k) {
+    const double cy = lines[inside[k]].box.cy();
+    if (cy < y0 || cy > y1) continue;
+    for (const AlignedPiece& p : pieces[k]) {
+      if (p.x0 < x && p.x1 > x) return true;
+    }
+  }
+  return false;
 }
 
 void AppendEscaped(std::string& out, const std::string& text) {
@@ -241,17 +337,37 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     ExtendOpenSides(cv, ys);
     // Open sides only for a grid of rows (a divider crossed by a header and a footer rule is no table).
     if (xs.size() < 2 || ys.size() < 2 || (xs.size() + ys.size() > drawn && ys.size() < 3)) continue;
+    // The lines inside the grid, with their cells set apart by whitespace; columns they leave gutters in.
+    const Rect box{xs.front(), ys.front(), xs.back(), ys.back()};
+    std::vector<size_t> inside;
+    std::vector<std::vector<AlignedPiece>> pieces;
+    for (size_t li = 0; li < lines.size(); ++li) {
+      if (line_used[li] || !box.ContainsCenterOf(lines[li].box, 1)) continue;
+      inside.push_back(li);
+      pieces.push_back(SplitAtColumnGaps(lines[li]));
+    }
+    const std::vector<Baseline> baselines = BaselineCells(lines, inside, pieces);
+    const std::vector<double> unruled = UnruledColumnBounds(baselines, xs);
+    if (!unruled.empty() && RowsUnruled(baselines, ys)) continue;
+    xs.insert(xs.end(), unruled.begin(), unruled.end());
+    std::sort(xs.begin(), xs.end());
     int rows = static_cast<int>(ys.size()) - 1;
     int cols = static_cast<int>(xs.size()) - 1;
     if (rows < 1 || cols < 1 || rows * cols < 2 || rows * cols > kMaxCells) continue;
 
-    // Merge cells whose shared boundary is not drawn.
+    // Merge cells whose shared boundary is not drawn (a gutter of whitespace is, where no cell crosses it).
     auto cell = [&](int r, int c) { return static_cast<size_t>(r * cols + c); };
+    auto bounded = [&](int r, int c) {  // whether the boundary right of column c is there in row r
+      const double x = xs[c + 1];
+      if (std::find(unruled.begin(), unruled.end(), x) != unruled.end())
+        return !PieceCrosses(lines, inside, pieces, x, ys[r], ys[r + 1]);
+      return Covered(cv, x, (ys[r] + ys[r + 1]) / 2);
+    };
     UnionFind cells(static_cast<size_t>(rows * cols));
     for (int r = 0; r < rows; ++r) {
       for (int c = 0; c < cols; ++c) {
-        double ymid = (ys[r] + ys[r + 1]) / 2, xmid = (xs[c] + xs[c + 1]) / 2;
-        if (c + 1 < cols && !Covered(cv, xs[c + 1], ymid)) cells.Join(cell(r, c), cell(r, c + 1));
+        double xmid = (xs[c] + xs[c + 1]) / 2;
+        if (c + 1 < cols && !bounded(r, c)) cells.Join(cell(r, c), cell(r, c + 1));
         if (r + 1 < rows && !Covered(ch, ys[r + 1], xmid)) cells.Join(cell(r, c), cell(r + 1, c));
       }
     }
@@ -280,7 +396,6 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
       }
     }
 
-    Rect box{xs.front(), ys.front(), xs.back(), ys.back()};
     // Characters into cells, line by line (lines are in reading order top to bottom).
     std::vector<std::vector<std::string>> text(static_cast<size_t>(rows * cols));
     RuledTable table;
@@ -288,8 +403,7 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     table.num_rows = rows;
     table.num_cols = cols;
     int words = 0, split_words = 0;
-    for (size_t li = 0; li < lines.size(); ++li) {
-      if (line_used[li] || !box.ContainsCenterOf(lines[li].box, 1)) continue;
+    for (size_t li : inside) {
       line_used[li] = true;
       table.line_indices.push_back(li);
       size_t current = SIZE_MAX;

@@ -161,6 +161,11 @@ TEST(AlignedTableTest, HorizontalRulesOnlyMakeATableOfWordsWithWrappedCells) {
   std::vector<RulingSegment> grid = rules;
   grid.push_back({{210, 95, 211, 160}, false});
   EXPECT_TRUE(FindRuleBandTables(grid, lines, std::vector<bool>(lines.size(), false), {}, kPage).empty());
+  // A frame's sides are no rules between columns: the same table in a box.
+  std::vector<RulingSegment> framed = rules;
+  framed.push_back({{89.6, 95, 90.4, 160}, false});
+  framed.push_back({{399.6, 95, 400.4, 160}, false});
+  EXPECT_EQ(FindRuleBandTables(framed, lines, std::vector<bool>(lines.size(), false), {}, kPage).size(), 1u);
   std::vector<TextLine> prose = {
       Line("A paragraph between two rules that runs on and on, far past any cell.", 100, 100),
       Line("Its second line is just as long as the first one was, or longer.", 100, 116)};

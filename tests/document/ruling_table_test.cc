@@ -70,6 +70,70 @@ TEST(RulingTableTest, RightToLeftRowsStartAtTheRight) {
             "<table><tr><td colspan=\"2\">head</td></tr><tr><td>label</td><td>value</td></tr></table>");
 }
 
+// Rows of a small table at y 105, 125, 145: a label and two figures each, set apart by whitespace.
+std::vector<TextLine> LabelsAndFigures() {
+  const char* rows[3][3] = {
+      {"Region", "2022", "2023"}, {"North", "1,204", "1,310"}, {"South", "2,011", "2,150"}};
+  std::vector<TextLine> lines;
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 3; ++c)
+      lines.push_back(Line(rows[r][c], c == 0 ? 110 : 180 + 90.0 * c, 105 + 20.0 * r));
+  }
+  return lines;
+}
+
+constexpr const char* kLabelsAndFiguresHtml =
+    "<table><tr><td>Region</td><td>2022</td><td>2023</td></tr><tr><td>North</td><td>1,204</td><td>1,310</"
+    "td></tr>"
+    "<tr><td>South</td><td>2,011</td><td>2,150</td></tr></table>";
+
+TEST(RulingTableTest, ColumnsTheGridDrawsNoRuleBetweenAreItsWhitespaceGutters) {
+  // A frame with a rule between the rows and none between the columns; then the same with one rule,
+  // after the labels (the figures' columns undrawn).
+  std::vector<RulingSegment> rules = {H(100, 100, 400), H(120, 100, 400), H(140, 100, 400),
+                                      H(160, 100, 400), V(100, 100, 160), V(400, 100, 160)};
+  auto tables = FindRuledTables(rules, LabelsAndFigures());
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].num_cols, 3);
+  EXPECT_EQ(tables[0].html, kLabelsAndFiguresHtml);
+  rules.push_back(V(200, 100, 160));
+  tables = FindRuledTables(rules, LabelsAndFigures());
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html, kLabelsAndFiguresHtml);
+}
+
+TEST(RulingTableTest, AFrameWithRowsItDoesNotRuleIsLeftToTheWhitespace) {
+  // A frame and a rule under the header: the body's rows share one drawn row, so the grid is not the
+  // table's (the finders of tables between rules and of aligned cells read it).
+  std::vector<RulingSegment> rules = {H(100, 100, 400), H(120, 100, 400), H(160, 100, 400), V(100, 100, 160),
+                                      V(400, 100, 160)};
+  std::vector<TextLine> lines = LabelsAndFigures();
+  lines[3].box.y0 = lines[4].box.y0 = lines[5].box.y0 = 122;
+  lines[3].box.y1 = lines[4].box.y1 = lines[5].box.y1 = 132;
+  lines[6].box.y0 = lines[7].box.y0 = lines[8].box.y0 = 142;
+  lines[6].box.y1 = lines[7].box.y1 = lines[8].box.y1 = 152;
+  EXPECT_TRUE(FindRuledTables(rules, lines).empty());
+}
+
+TEST(RulingTableTest, ABulletSetApartFromItsItemIsNoColumn) {
+  // A list in each cell of a one-column frame: "•" then the item's text two ems on.
+  std::vector<RulingSegment> rules = {H(100, 100, 400), H(140, 100, 400), H(180, 100, 400), V(100, 100, 180),
+                                      V(400, 100, 180)};
+  std::vector<TextLine> lines;
+  for (int r = 0; r < 2; ++r) {
+    for (int k = 0; k < 2; ++k) {
+      const double y = 105 + 40.0 * r + 15.0 * k;
+      lines.push_back(Line("\x95", 110, y));
+      lines.back().chars[0].rune = 0x2022;
+      lines.back().text = "\u2022";
+      lines.push_back(Line("Cell " + std::to_string(r + 1) + " item " + std::to_string(k + 1), 130, y));
+    }
+  }
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].num_cols, 1);
+}
+
 TEST(RulingTableTest, FramesAndLoneRulesAreNotTables) {
   // A box around a paragraph is a 1 x 1 grid: not a table.
   std::vector<RulingSegment> frame = {H(100, 100, 300), H(200, 100, 300), V(100, 100, 200), V(300, 100, 200)};
