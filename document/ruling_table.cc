@@ -14,6 +14,7 @@ namespace {
 constexpr double kTol = 2.5;        // points: rules this close are one rule; ends this close touch
 constexpr size_t kMaxRules = 4000;  // hostile pages: ignore the rest
 constexpr int kMaxCells = 10000;
+constexpr double kCentredSpan = 0.05;  // of a drawn column's width: a lone cell this near its middle spans it
 
 struct Seg {
   double pos;  // y of a horizontal rule, x of a vertical one
@@ -192,17 +193,27 @@ bool RowsUnruled(const std::vector<Baseline>& baselines, const std::vector<doubl
   return false;
 }
 
-// Whether a cell of one of `pieces`' lines in the grid's row [y0, y1] reaches across x.
-bool PieceCrosses(const std::vector<TextLine>& lines, const std::vector<size_t>& inside,
-                  const std::vector<std::vector<AlignedPiece>>& pieces, double x, double y0, double y1) {
+// Whether the gutter at x, inside the drawn column [a, b], parts the cells of the grid's row [y0, y1]
+// (`pieces` of the `inside` lines): not where a cell reaches across it, nor where the row's one cell in
+// the drawn column is centred on it (a heading over the columns it holds, "2022" over "Q1 Q2 Q3").
+bool GutterParts(const std::vector<TextLine>& lines, const std::vector<size_t>& inside,
+                 const std::vector<std::vector<AlignedPiece>>& pieces, double x, double a, double b,
+                 double y0, double y1) {
+  int in_column = 0;
+  double centre = 0;
   for (size_t k = 0; k < inside.size(); ++k) {
     const double cy = lines[inside[k]].box.cy();
     if (cy < y0 || cy > y1) continue;
     for (const AlignedPiece& p : pieces[k]) {
-      if (p.x0 < x && p.x1 > x) return true;
+      if (p.x0 < x && p.x1 > x) return false;
+      const double cx = (p.x0 + p.x1) / 2;
+      if (cx > a && cx < b) {
+        ++in_column;
+        centre = cx;
+      }
     }
   }
-  return false;
+  return !(in_column == 1 && std::fabs(centre - (a + b) / 2) <= kCentredSpan * (b - a));
 }
 
 void AppendEscaped(std::string& out, const std::string& text) {
@@ -348,6 +359,7 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     }
     const std::vector<Baseline> baselines = BaselineCells(lines, inside, pieces);
     const std::vector<double> unruled = UnruledColumnBounds(baselines, xs);
+    const std::vector<double> drawn_xs = xs;
     if (!unruled.empty() && RowsUnruled(baselines, ys)) continue;
     xs.insert(xs.end(), unruled.begin(), unruled.end());
     std::sort(xs.begin(), xs.end());
@@ -359,8 +371,10 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     auto cell = [&](int r, int c) { return static_cast<size_t>(r * cols + c); };
     auto bounded = [&](int r, int c) {  // whether the boundary right of column c is there in row r
       const double x = xs[c + 1];
-      if (std::find(unruled.begin(), unruled.end(), x) != unruled.end())
-        return !PieceCrosses(lines, inside, pieces, x, ys[r], ys[r + 1]);
+      if (std::find(unruled.begin(), unruled.end(), x) != unruled.end()) {
+        const auto b = std::upper_bound(drawn_xs.begin(), drawn_xs.end(), x);
+        return GutterParts(lines, inside, pieces, x, *(b - 1), *b, ys[r], ys[r + 1]);
+      }
       return Covered(cv, x, (ys[r] + ys[r + 1]) / 2);
     };
     UnionFind cells(static_cast<size_t>(rows * cols));

@@ -102,6 +102,22 @@ TEST(RulingTableTest, ColumnsTheGridDrawsNoRuleBetweenAreItsWhitespaceGutters) {
   EXPECT_EQ(tables[0].html, kLabelsAndFiguresHtml);
 }
 
+TEST(RulingTableTest, AHeadingCentredOverColumnsTheGridDoesNotRuleSpansThem) {
+  // "Years" centred over the figures' drawn column, which holds two columns parted by whitespace.
+  std::vector<RulingSegment> rules = {H(80, 100, 400),  H(100, 100, 400), H(120, 100, 400), H(140, 100, 400),
+                                      H(160, 100, 400), V(100, 80, 160),  V(200, 80, 160),  V(400, 80, 160)};
+  std::vector<TextLine> lines = LabelsAndFigures();
+  lines.push_back(Line("Years", 287.5, 85));
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(
+      tables[0].html,
+      "<table><tr><td></td><td "
+      "colspan=\"2\">Years</td></tr><tr><td>Region</td><td>2022</td><td>2023</td></tr>"
+      "<tr><td>North</td><td>1,204</td><td>1,310</td></tr><tr><td>South</td><td>2,011</td><td>2,150</td></tr>"
+      "</table>");
+}
+
 TEST(RulingTableTest, AFrameWithRowsItDoesNotRuleIsLeftToTheWhitespace) {
   // A frame and a rule under the header: the body's rows share one drawn row, so the grid is not the
   // table's (the finders of tables between rules and of aligned cells read it).
