@@ -525,15 +525,17 @@ bool IsCaptionLabelOnly(const std::string& text) {
   return number_end == std::string::npos || text.find_first_not_of(" .:|", number_end) == std::string::npos;
 }
 
-// A caption of its label alone takes the text right under it as its own (a journal's "Table 2" in bold
-// with the description on the next line in the body's face; IEEE's "TABLE II" over "RESULTS BY ..."):
-// a text block of at most kMaxCaptionTextLines lines, starting within a line of it and under it.
-void JoinLabelOnlyCaptions(std::vector<Block>& blocks, const Rect& page) {
+// A caption takes the text right under it as its own when that text is set between it and its body (a
+// table's unit line, "(in millions of dollars)", under its title), or when the caption is its label alone
+// (a journal's "Table 2" in bold with the description on the next line in the body's face; IEEE's
+// "TABLE II" over "RESULTS BY ..."): a text block of at most kMaxCaptionTextLines lines, starting within
+// a line of it and under it.
+void JoinCaptionText(std::vector<Block>& blocks, const Rect& page) {
   for (size_t k = 0; k + 1 < blocks.size(); ++k) {
     Block& cap = blocks[k];
     const Block& next = blocks[k + 1];
     if ((cap.type != BlockType::kTableCaption && cap.type != BlockType::kImageCaption) ||
-        next.type != BlockType::kText || !IsCaptionLabelOnly(cap.content)) {
+        next.type != BlockType::kText) {
       continue;
     }
     const Rect a = FromPageFrame(cap.bbox, page);
@@ -544,6 +546,13 @@ void JoinLabelOnlyCaptions(std::vector<Block>& blocks, const Rect& page) {
         std::min(a.x1, b.x1) <= std::max(a.x0, b.x0)) {
       continue;
     }
+    const BlockType body = cap.type == BlockType::kTableCaption ? BlockType::kTable : BlockType::kImage;
+    bool over_body = false;
+    if (k + 2 < blocks.size() && blocks[k + 2].type == body) {
+      const double below = FromPageFrame(blocks[k + 2].bbox, page).y0 - b.y1;
+      over_body = below > -0.3 * line && below <= 2 * line;
+    }
+    if (!over_body && !IsCaptionLabelOnly(cap.content)) continue;
     cap.content += " " + next.content;
     cap.bbox = ToPageFrame(a.Union(b), page);
     blocks.erase(blocks.begin() + static_cast<long>(k + 1));
@@ -1336,7 +1345,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     b.type = body == BlockType::kImage ? BlockType::kImageCaption : BlockType::kTableCaption;
     b.title_level = 0;
   }
-  JoinLabelOnlyCaptions(blocks, pr);
+  JoinCaptionText(blocks, pr);
   PairCaptions(blocks);
   return blocks;
 }

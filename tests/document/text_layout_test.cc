@@ -473,6 +473,33 @@ TEST(TextLayoutTest, ACaptionsLoneLabelTakesTheTextUnderItAsItsOwn) {
   }
 }
 
+TEST(TextLayoutTest, TextBetweenACaptionAndItsTableIsTheCaptions) {
+  // A table's unit line set under its title, over the table: the caption's, written before the table.
+  // The same line under a caption with the running text after it, no table right under: the text's.
+  for (bool table_below : {true, false}) {
+    std::vector<TextLine> lines;
+    for (int i = 0; i < 4; ++i)
+      lines.push_back(Line("Running text of the report that goes on for a while, line " + std::to_string(i),
+                           50, 80 + 12.0 * i));
+    lines.push_back(Line("Table 4: Spending by region", 50, 140, 10, true));
+    lines.push_back(Line("(in thousands of dollars)", 50, 152));
+    const double top = table_below ? 172 : 240;
+    const char* rows[4][3] = {{"Region", "2022", "2023"},
+                              {"North", "1,204", "1,310"},
+                              {"South", "2,011", "2,150"},
+                              {"West", "988", "1,002"}};
+    for (int r = 0; r < 4; ++r) {
+      for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, top + 14.0 * r));
+    }
+    PageContent page = Page(lines);
+    std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+    ASSERT_EQ(blocks.size(), table_below ? 3u : 4u);
+    EXPECT_EQ(blocks[1].type, BlockType::kTableCaption);
+    EXPECT_EQ(blocks[1].content, table_below ? "Table 4: Spending by region (in thousands of dollars)"
+                                             : "Table 4: Spending by region");
+  }
+}
+
 TEST(TextLayoutTest, RomanNumbersLabelCaptions) {
   BlockType body;
   EXPECT_TRUE(StartsCaption("TABLE IV", &body));
