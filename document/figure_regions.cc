@@ -9,7 +9,6 @@ namespace {
 
 constexpr double kTouch = 3;                 // points a path is grown by before grouping
 constexpr size_t kMinPaths = 8;              // paths in a figure
-constexpr size_t kMaxLabelChars = 40;        // bytes of a label line
 constexpr size_t kMaxMarginLabelChars = 25;  // bytes of a label beside the figure
 constexpr size_t kMinTickValues = 3;         // beside a chart with no text inside its paths
 constexpr double kMaxSwatch = 30;            // points: the longer side of a legend's key
@@ -73,7 +72,7 @@ Rect WithLegend(const Rect& figure, const std::vector<Rect>& drawings, const std
 }  // namespace
 
 bool IsFigureLabel(const TextLine& line, const Rect& figure) {
-  if (line.text.size() > kMaxLabelChars || line.monospace) return false;
+  if (line.text.size() > kMaxFigureLabelChars || line.monospace) return false;
   if (Inside(line.box, figure)) return true;
   // Beside the figure: tick values and short axis titles, not a caption ("Listing 1: ...").
   return line.text.size() <= kMaxMarginLabelChars && line.text.find(':') == std::string::npos &&
@@ -125,7 +124,7 @@ std::vector<Rect> FindVectorFigures(const PageContent& page, const std::vector<T
       if (!Inside(l.box, r)) continue;
       ++labels;
       text_area += l.box.area();
-      prose = prose || l.text.size() > kMaxLabelChars || l.monospace;
+      prose = prose || l.text.size() > kMaxFigureLabelChars || l.monospace;
     }
     // A chart whose plot area holds no text (bars, gridlines) has its tick values beside it.
     if (labels == 0) {

@@ -11,6 +11,8 @@
 
 namespace mineru::document {
 
+inline constexpr size_t kMaxFigureLabelChars = 40;  // bytes of a figure's label line; longer is running text
+
 // The regions of `page` that are vector figures, each with its legend when one is set beside it (two or
 // more small paths within 30 points of it, each with a short label right after it on its line). Paths
 // (page.drawings, each grown by 3 points) that touch form a group; a group is a figure when it holds at least

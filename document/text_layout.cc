@@ -22,6 +22,7 @@ constexpr size_t kMaxTopBands = 12;     // bands of such a block looked at, from
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
 constexpr double kCjkShortEm = 2.5;              // a Chinese line this much short of the measure ends
+constexpr int kFigureLabelReach = 2;             // labels beside a vector figure, then labels beside those
 constexpr double kMaxCaptionTextLines = 4;       // the text a caption's lone label takes from under it
 constexpr size_t kMinProseLines = 3;             // long lines that are enough to set the body size
 constexpr double kMinProseLineEm = 15;           // ems: a line this long is running text, not a cell
@@ -525,6 +526,19 @@ bool IsCaptionLabelOnly(const std::string& text) {
   return number_end == std::string::npos || text.find_first_not_of(" .:|", number_end) == std::string::npos;
 }
 
+// Whether lines[i] is the last line of a paragraph: a line of running text (longer than a label) right
+// above it, starting where it starts, as close as a paragraph's lines are.
+bool EndsParagraph(size_t i, const std::vector<TextLine>& lines) {
+  const TextLine& l = lines[i];
+  const double size = std::max(1.0, l.font_size);
+  return std::any_of(lines.begin(), lines.end(), [&](const TextLine& above) {
+    const double gap = l.box.y0 - above.box.y1;
+    return &above != &l && above.text.size() > kMaxFigureLabelChars && gap > -0.3 * size &&
+           gap < 0.8 * size && std::fabs(above.box.x0 - l.box.x0) < size &&
+           std::fabs(above.font_size - l.font_size) < 0.5;
+  });
+}
+
 // A caption takes the text right under it as its own when that text is set between it and its body (a
 // table's unit line, "(in millions of dollars)", under its title), or when the caption is its label alone
 // (a journal's "Table 2" in bold with the description on the next line in the body's face; IEEE's
@@ -937,11 +951,27 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // (captions stay).
   std::vector<Rect> table_boxes;
   for (const RuledTable& t : tables) table_boxes.push_back(t.box);
-  for (const Rect& fig : FindVectorFigures(page, lines, table_boxes)) {
-    for (size_t li = 0; li < lines.size(); ++li) {
-      BlockType body;
-      if (!consumed[li] && IsFigureLabel(lines[li], fig) && !StartsCaption(lines[li].text, &body))
+  for (Rect fig : FindVectorFigures(page, lines, table_boxes)) {
+    // Its labels, and then labels beside those (an axis title under the tick values, set no larger than
+    // they are), are the figure's: its crop shows them, the body leaves them out; not a paragraph's last
+    // line ending just over it.
+    double label_size = 0;
+    for (int reach = 0; reach < kFigureLabelReach; ++reach) {
+      Rect grown = fig;
+      double sizes = label_size;
+      for (size_t li = 0; li < lines.size(); ++li) {
+        BlockType body;
+        const TextLine& l = lines[li];
+        if (consumed[li] || !IsFigureLabel(l, fig) || StartsCaption(l.text, &body) ||
+            EndsParagraph(li, lines))
+          continue;
+        if (reach > 0 && l.font_size > label_size + 0.5) continue;
         consumed[li] = true;
+        grown = grown.Union(l.box);
+        sizes = std::max(sizes, l.font_size);
+      }
+      fig = grown;
+      label_size = sizes;
     }
     bool merged = false;
     for (Rect& o : images) {

@@ -511,6 +511,31 @@ TEST(TextLayoutTest, RomanNumbersLabelCaptions) {
   EXPECT_FALSE(StartsCaption("Table Lamps", &body));
 }
 
+TEST(TextLayoutTest, AVectorChartTakesItsTickValuesAndTheAxisTitleUnderThem) {
+  // A paragraph whose last line, "image.", ends just over a chart of ten bars (y 200..300); tick values
+  // left of the bars and under them, the axis title under those: the chart's, in its box.
+  std::vector<TextLine> lines;
+  for (int i = 0; i < 4; ++i)
+    lines.push_back(Line("Running text of the paper that goes on for a while, line " + std::to_string(i), 50,
+                         139 + 12.0 * i));
+  lines.push_back(Line("image.", 50, 187));
+  for (int k = 0; k < 3; ++k) lines.push_back(Line(std::to_string(50 * k), 40, 292 - 50.0 * k, 7));
+  for (int k = 0; k < 5; ++k) lines.push_back(Line(std::to_string(1 << k), 66 + 40.0 * k, 305, 7));
+  lines.push_back(Line("Pages in flight", 120, 315, 7));
+  lines.push_back(
+      Line("The text goes on under the chart, far enough below it to be the body's again.", 50, 360));
+  PageContent page = Page(lines);
+  for (int k = 0; k < 10; ++k) page.drawings.push_back({60.0 + 20 * k, 200, 76.0 + 20 * k, 300});
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_TRUE(blocks[0].content.ends_with("line 3 image.")) << blocks[0].content;
+  EXPECT_EQ(blocks[1].type, BlockType::kImage);
+  const Rect figure = FromPageFrame(blocks[1].bbox, page.page);
+  EXPECT_LE(figure.x0, 41);
+  EXPECT_GE(figure.y1, 321);
+  EXPECT_EQ(blocks[2].content, lines.back().text);
+}
+
 TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
   // A table of contents: each entry a line with a leader and a page number, lines set as close as a
   // paragraph's; one chapter's entry in bold, another's in the sans family of the headings. The entry
