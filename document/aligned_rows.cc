@@ -406,6 +406,17 @@ bool IsNumericCell(const std::string& text) {
   for (std::string_view mark : {"*", "\u2020", "\u2021", "\u00a7"}) {
     if (t.ends_with(mark)) t.remove_suffix(mark.size());
   }
+  // Its scale in words or as a letter after a digit ("$2.7 billion", "12 percent", "$3.1B", "45K").
+  for (std::string_view scale : {" thousand", " million", " billion", " trillion", " percent"}) {
+    if (t.ends_with(scale)) {
+      t.remove_suffix(scale.size());
+      break;
+    }
+  }
+  if (t.size() >= 2 && std::string_view("KMBT").find(t.back()) != std::string_view::npos &&
+      t[t.size() - 2] >= '0' && t[t.size() - 2] <= '9') {
+    t.remove_suffix(1);
+  }
   if (t.size() >= 2 && t.back() >= 'a' && t.back() <= 'z' &&
       !(t[t.size() - 2] >= 'a' && t[t.size() - 2] <= 'z')) {
     t.remove_suffix(1);  // one letter, not a word's end: "12.5p", "45 e"
