@@ -533,7 +533,31 @@ bool DropCaptionRows(std::vector<Row>& rows, Rect& region) {
 
 // Emits a table of `rows` when their cells fall into >= 2 consistent columns; a cell across a column
 // gutter spans those columns (a header over two columns).
-void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines,
+// Whether every column but the first of `rows` below their first (a header, whose headings may be
+// centred) keeps its cells' left edges, or their right edges, in line: columns, not prose cut at gaps.
+bool ColumnsAligned(const std::vector<Row>& rows, const std::vector<std::pair<double, double>>& gutters) {
+  const size_t num_cols = gutters.size() + 1;
+  std::vector<double> x0_min(num_cols, 1e18), x0_max(num_cols, -1e18), x1_min(num_cols, 1e18),
+      x1_max(num_cols, -1e18);
+  for (size_t r = 1; r < rows.size(); ++r) {
+    for (const Piece& p : rows[r].pieces) {
+      const size_t c = ColumnOf(gutters, p.x0);
+      if (ColumnOf(gutters, p.x1) != c) return false;
+      x0_min[c] = std::min(x0_min[c], p.x0);
+      x0_max[c] = std::max(x0_max[c], p.x0);
+      x1_min[c] = std::min(x1_min[c], p.x1);
+      x1_max[c] = std::max(x1_max[c], p.x1);
+    }
+  }
+  for (size_t c = 1; c < num_cols; ++c) {
+    if (x0_max[c] - x0_min[c] > 2 && x1_max[c] - x1_min[c] > 2) return false;
+  }
+  return true;
+}
+
+// `announced`: a table's caption ("Table 4: ...") sits right above the rows, which then need no number
+// to be a table when their columns are aligned.
+void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines, bool announced,
               std::vector<RuledTable>& out) {
   if (rows.size() < kMinRows) return;
   std::vector<std::pair<double, double>> gutters = GuttersOf(rows, false);
@@ -581,7 +605,7 @@ void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines,
     has_numeric_column = has_numeric_column || (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6) ||
                          (marks[c] >= kMinRows && marks[c] * 10 >= cells[c] * 6);
   }
-  if (!has_numeric_column) return;
+  if (!has_numeric_column && !(announced && ColumnsAligned(rows, gutters))) return;
   // Entries with a dot leader to one column of numbers are a table of contents, not a table.
   size_t leaders = 0;
   for (const Row& row : rows) leaders += !row.pieces.empty() && row.pieces[0].leader;
@@ -710,6 +734,12 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
       run.pop_back();
       --end;
     }
+    // A table's caption right above the rows (and their header lines).
+    const size_t top = end - run.size();
+    BlockType captioned = BlockType::kText;
+    const bool announced = top > 0 && rows[top - 1].pieces.size() == 1 && close_above(top - 1) &&
+                           StartsCaption(rows[top - 1].pieces[0].text, &captioned) &&
+                           captioned == BlockType::kTable;
     // Captions side by side over the rows ("Table 1: ..." and "Table 2: ...") head as many tables side
     // by side: each is read alone, its caption left to the text.
     std::vector<std::vector<Row>> parts = SplitUnderCaptions(run, lines);
@@ -719,7 +749,7 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
         part.pop_back();
         if (parts.size() == 1) --end;
       }
-      TryTable(part, lines, out);
+      TryTable(part, lines, announced && parts.size() == 1, out);
     }
     begin = taken = end;
   }

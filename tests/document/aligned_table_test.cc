@@ -40,6 +40,37 @@ TEST(AlignedTableTest, ProseColumnsAndWordGridsAreNotTables) {
   EXPECT_TRUE(FindAlignedTables(words, std::vector<bool>(words.size(), false), kPage).empty());
 }
 
+TEST(AlignedTableTest, AGridOfWordsUnderATablesCaptionIsATable) {
+  // No number, no bold header, no rule: the caption right above says what the aligned columns are.
+  // Without it, or with its columns' cells not in line (prose cut at gaps), they stay text.
+  auto grid = [](bool caption, double ragged) {
+    std::vector<TextLine> lines;
+    if (caption) lines.push_back(Line("Table 4: Status of recommendations", 100, 86));
+    const char* rows[4][3] = {{"Agency", "Recommendation", "Status"},
+                              {"Education", "Update guidance", "Open"},
+                              {"Labor", "Collect outcome data", "Closed"},
+                              {"Treasury", "Assess payment risks", "Open"}};
+    for (int r = 0; r < 4; ++r) {
+      for (int c = 0; c < 3; ++c) {
+        lines.push_back(Line(rows[r][c], 100 + 130.0 * c + (r % 2) * ragged * c, 100 + 14.0 * r));
+      }
+    }
+    return lines;
+  };
+  std::vector<TextLine> lines = grid(true, 0);
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(
+      tables[0].html,
+      "<table><tr><td>Agency</td><td>Recommendation</td><td>Status</td></tr><tr><td>Education</td>"
+      "<td>Update guidance</td><td>Open</td></tr><tr><td>Labor</td><td>Collect outcome data</td>"
+      "<td>Closed</td></tr><tr><td>Treasury</td><td>Assess payment risks</td><td>Open</td></tr></table>");
+  lines = grid(false, 0);
+  EXPECT_TRUE(FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage).empty());
+  lines = grid(true, 6);
+  EXPECT_TRUE(FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage).empty());
+}
+
 TEST(AlignedTableTest, ColumnsSetApartBySpacesInOneLine) {
   // Each row is one text line; a gap of several spaces (wider than the size) parts its cells, a single
   // space does not.
