@@ -444,14 +444,28 @@ bool IsPlaceholderCell(const std::string& text) {
   return std::find(kNoValue.begin(), kNoValue.end(), lower) != kNoValue.end();
 }
 
+namespace {
+
+// A font of symbols rather than letters: Wingdings (1 to 3), Webdings, (Zapf) Dingbats, Symbol or
+// SymbolMT, by its family's name (after a subset's "ABCDEF+" prefix, before a "-Bold" or ",Bold" style).
+bool IsSymbolFont(std::string_view font) {
+  const size_t plus = font.find('+');
+  if (plus != std::string_view::npos) font.remove_prefix(plus + 1);
+  font = font.substr(0, font.find_first_of("-,"));
+  for (std::string_view family : {"Wingdings", "Webdings", "ZapfDingbats", "Dingbats"}) {
+    if (font.starts_with(family)) return true;
+  }
+  return font == "Symbol" || font == "SymbolMT";
+}
+
+}  // namespace
+
 bool IsMarkCell(const std::string& text, const std::string& font) {
   if (text.empty()) return false;
   size_t i = 0;
   const char32_t c = DecodeUtf8(text, i);
   if (i != text.size()) return false;  // one character
-  for (std::string_view symbols : {"Wingdings", "Webdings", "Dingbats", "Symbol"}) {
-    if (font.find(symbols) != std::string::npos) return true;
-  }
+  if (IsSymbolFont(font)) return true;
   return c == '*' || c == 'x' || c == 'X' || c == 0x2022 || c == 0x00D7 || (c >= 0x25A0 && c <= 0x25FF) ||
          (c >= 0x2610 && c <= 0x2612) || (c >= 0x2713 && c <= 0x2718) || (c >= 0xE000 && c <= 0xF8FF);
 }

@@ -35,6 +35,11 @@ TEST(AlignedRowsTest, MarksAreOneSymbolOrOneGlyphOfASymbolFont) {
   // A check box drawn as the letter "y" of Wingdings.
   EXPECT_TRUE(IsMarkCell("y", "Wingdings"));
   EXPECT_TRUE(IsMarkCell("n", "ZapfDingbats"));
+  for (const char* font : {"ABCDEF+Wingdings-Regular", "Wingdings2", "SymbolMT", "Symbol,Bold", "Webdings"})
+    EXPECT_TRUE(IsMarkCell("a", font)) << font;
+  // Letter fonts whose names hold such a word are no symbol fonts.
+  for (const char* font : {"SymbolicSans", "NotoSansSymbols-Regular", "MyDingbatsLike"})
+    EXPECT_FALSE(IsMarkCell("a", font)) << font;
   for (const char* value : {"y", "1", "a", "**", "xx", "Yes", ""}) {
     EXPECT_FALSE(IsMarkCell(value, "Helvetica")) << value;
   }
