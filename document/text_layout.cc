@@ -209,8 +209,8 @@ std::vector<std::vector<size_t>> SplitAtBlankLines(const std::vector<Item>& item
 // cut below which the items have a gutter down them; 0 when there is none (among the first kMaxTopBands).
 size_t TopBandsOverColumns(const std::vector<Item>& items, const std::vector<std::vector<size_t>>& bands,
                            bool rtl, double measure) {
-  std::vector<size_t> below;
-  for (size_t k = bands.size(); k-- > 1;) below.insert(below.end(), bands[k].begin(), bands[k].end());
+  std::vector<size_t> below;  // the items of bands k and after, band by band
+  for (size_t k = 1; k < bands.size(); ++k) below.insert(below.end(), bands[k].begin(), bands[k].end());
   for (size_t k = 1; k < bands.size() && k <= kMaxTopBands; ++k) {
     if (below.size() < 4) return 0;
     Rect region;
@@ -219,9 +219,7 @@ size_t TopBandsOverColumns(const std::vector<Item>& items, const std::vector<std
     if (score == 0) std::tie(score, g0, g1) = FindClearGutter(items, below, region);
     if (score > 0 && !RowsAcross(items, below, region, g0, g1, rtl, measure, true)) return k;
     // The next band goes up: the items below it are those of the bands after it.
-    std::vector<size_t> next;
-    for (size_t j = k + 1; j < bands.size(); ++j) next.insert(next.end(), bands[j].begin(), bands[j].end());
-    below = std::move(next);
+    below.erase(below.begin(), below.begin() + static_cast<std::ptrdiff_t>(bands[k].size()));
   }
   return 0;
 }
