@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <map>
 #include <numeric>
 
 #include "document/aligned_table.h"
@@ -216,6 +217,49 @@ bool GutterParts(const std::vector<TextLine>& lines, const std::vector<size_t>& 
   return !(in_column == 1 && std::fabs(centre - (a + b) / 2) <= kCentredSpan * (b - a));
 }
 
+// The words of `line` into the cells' texts (`cell_of` gives a character's cell): a word goes whole to
+// the cell that holds most of its characters (a word set across a rule: a figure overflowing its cell, a
+// note laid over the table), its line's words in one cell joined by spaces. Counts the words and those
+// set across cells (`split`).
+template <typename CellOf>
+void WordsIntoCells(const TextLine& line, CellOf cell_of, std::vector<std::vector<std::string>>& text,
+                    int& words, int& split) {
+  size_t current = SIZE_MAX;  // the cell the run goes to
+  std::string run;
+  auto flush = [&]() {
+    if (current != SIZE_MAX && !run.empty()) text[current].push_back(run);
+    run.clear();
+  };
+  std::vector<std::pair<char32_t, size_t>> word;  // its characters, each with its cell
+  auto end_word = [&]() {
+    if (word.empty()) return;
+    std::map<size_t, size_t> votes;
+    for (const auto& [rune, cell] : word) ++votes[cell];
+    size_t cell = word.front().second;
+    for (const auto& [c, n] : votes) {
+      if (n > votes[cell]) cell = c;
+    }
+    ++words;
+    split += votes.size() > 1;
+    if (cell != current) {
+      flush();
+      current = cell;
+    }
+    if (!run.empty()) run.push_back(' ');
+    for (const auto& [rune, c] : word) AppendUtf8(run, rune);
+    word.clear();
+  };
+  for (const TextChar& ch : line.chars) {
+    if (ch.rune == ' ') {
+      end_word();
+    } else {
+      word.push_back({ch.rune, cell_of(ch)});
+    }
+  }
+  end_word();
+  flush();
+}
+
 void AppendEscaped(std::string& out, const std::string& text) {
   for (char c : text) {
     if (c == '<') {
@@ -420,39 +464,16 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     for (size_t li : inside) {
       line_used[li] = true;
       table.line_indices.push_back(li);
-      size_t current = SIZE_MAX;
-      std::string run;
-      auto flush = [&]() {
-        if (current != SIZE_MAX && !run.empty()) {
-          size_t b = run.find_first_not_of(' ');
-          size_t e = run.find_last_not_of(' ');
-          if (b != std::string::npos) text[current].push_back(run.substr(b, e - b + 1));
-        }
-        run.clear();
-      };
-      bool in_word = false;
-      for (const TextChar& ch : lines[li].chars) {
-        if (ch.rune == ' ') {
-          run.push_back(' ');
-          in_word = false;
-          continue;
-        }
-        auto cx = ch.box.cx(), cy = ch.box.cy();
-        int c = static_cast<int>(std::upper_bound(xs.begin(), xs.end(), cx) - xs.begin()) - 1;
-        int r = static_cast<int>(std::upper_bound(ys.begin(), ys.end(), cy) - ys.begin()) - 1;
-        c = std::clamp(c, 0, cols - 1);
-        r = std::clamp(r, 0, rows - 1);
-        size_t o = owner[cell(r, c)];
-        words += !in_word;
-        split_words += in_word && o != current;
-        in_word = true;
-        if (o != current) {
-          flush();
-          current = o;
-        }
-        AppendUtf8(run, ch.rune);
-      }
-      flush();
+      WordsIntoCells(
+          lines[li],
+          [&](const TextChar& ch) {
+            const int c =
+                static_cast<int>(std::upper_bound(xs.begin(), xs.end(), ch.box.cx()) - xs.begin()) - 1;
+            const int r =
+                static_cast<int>(std::upper_bound(ys.begin(), ys.end(), ch.box.cy()) - ys.begin()) - 1;
+            return owner[cell(std::clamp(r, 0, rows - 1), std::clamp(c, 0, cols - 1))];
+          },
+          text, words, split_words);
     }
     int num_cells = 0, filled_cells = 0;
     for (size_t id = 0; id < owner.size(); ++id) {

@@ -27,14 +27,15 @@ TEST(RulingTableTest, GridWithMergedHeader) {
   EXPECT_EQ(tables[0].line_indices, (std::vector<size_t>{0, 1, 2}));
 }
 
-TEST(RulingTableTest, LineCrossingCellsIsSplitByCharacter) {
+TEST(RulingTableTest, AWordAcrossARuleGoesWholeToTheCellHoldingMostOfIt) {
   std::vector<RulingSegment> rules = {H(100, 100, 300), H(120, 100, 300), V(100, 100, 120), V(200, 100, 120),
                                       V(300, 100, 120)};
-  // One text line whose characters fall in both cells (x 180..240 spans the rule at 200).
-  std::vector<TextLine> lines = {Line("abcdefghijkl", 180, 105)};
+  // "abcdefghijkl" at x 180..240 has 4 letters left of the rule at 200 and 8 right of it; "mn op" goes
+  // on after it, "xy" sits in the first cell.
+  std::vector<TextLine> lines = {Line("xy", 110, 105), Line("abcdefghijkl mn op", 180, 105)};
   auto tables = FindRuledTables(rules, lines);
   ASSERT_EQ(tables.size(), 1u);
-  EXPECT_EQ(tables[0].html, "<table><tr><td>abcd</td><td>efghijkl</td></tr></table>");
+  EXPECT_EQ(tables[0].html, "<table><tr><td>xy</td><td>abcdefghijkl mn op</td></tr></table>");
 }
 
 TEST(RulingTableTest, RowspanAndEscaping) {
