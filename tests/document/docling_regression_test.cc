@@ -20,14 +20,14 @@ namespace {
 
 // Recorded values (with a little room for noise-free but harmless changes). Lower the edit distance and
 // raise the F1 when the backend improves; never loosen them to make a change pass.
-constexpr double kMaxMeanEditDistance = 0.070;
+constexpr double kMaxMeanEditDistance = 0.069;
 constexpr double kMinBornDigitalHeadingF1 = 0.845;
 // The scanned files, read by OCR (Tesseract): the mean, and the worst single-page scan.
 constexpr double kMaxScannedMeanEditDistance = 0.07;
 constexpr double kMaxSinglePageScanEditDistance = 0.02;
 // Tables of the files whose ground truth has tables: the ICDAR 2013 adjacency-relation F1 over all their
 // relations (document/table_score.h).
-constexpr double kMinTableAdjacencyF1 = 0.735;
+constexpr double kMinTableAdjacencyF1 = 0.745;
 
 struct Pair {
   std::filesystem::path pdf;
