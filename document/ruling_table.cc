@@ -194,24 +194,18 @@ bool RowsUnruled(const std::vector<Baseline>& baselines, const std::vector<doubl
   return false;
 }
 
-// Whether the gutter at x, inside the drawn column [a, b], parts the cells of the grid's row [y0, y1]
-// (`pieces` of the `inside` lines): not where a cell reaches across it, nor where the row's one cell in
-// the drawn column is centred on it (a heading over the columns it holds, "2022" over "Q1 Q2 Q3").
-bool GutterParts(const std::vector<TextLine>& lines, const std::vector<size_t>& inside,
-                 const std::vector<std::vector<AlignedPiece>>& pieces, double x, double a, double b,
-                 double y0, double y1) {
+// Whether the gutter at x, inside the drawn column [a, b], parts the cells of a row of the grid (`row`,
+// its lines' cells): not where a cell reaches across it, nor where the row's one cell in the drawn
+// column is centred on it (a heading over the columns it holds, "2022" over "Q1 Q2 Q3").
+bool GutterParts(const std::vector<AlignedPiece>& row, double x, double a, double b) {
   int in_column = 0;
   double centre = 0;
-  for (size_t k = 0; k < inside.size(); ++k) {
-    const double cy = lines[inside[k]].box.cy();
-    if (cy < y0 || cy > y1) continue;
-    for (const AlignedPiece& p : pieces[k]) {
-      if (p.x0 < x && p.x1 > x) return false;
-      const double cx = (p.x0 + p.x1) / 2;
-      if (cx > a && cx < b) {
-        ++in_column;
-        centre = cx;
-      }
+  for (const AlignedPiece& p : row) {
+    if (p.x0 < x && p.x1 > x) return false;
+    const double cx = (p.x0 + p.x1) / 2;
+    if (cx > a && cx < b) {
+      ++in_column;
+      centre = cx;
     }
   }
   return !(in_column == 1 && std::fabs(centre - (a + b) / 2) <= kCentredSpan * (b - a));
@@ -411,13 +405,20 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     int cols = static_cast<int>(xs.size()) - 1;
     if (rows < 1 || cols < 1 || rows * cols < 2 || rows * cols > kMaxCells) continue;
 
+    // The cells of the lines in each row of the grid, where gutters of whitespace part its columns.
+    std::vector<std::vector<AlignedPiece>> row_cells(unruled.empty() ? 0 : static_cast<size_t>(rows));
+    for (size_t k = 0; k < inside.size() && !unruled.empty(); ++k) {
+      const long r = std::upper_bound(ys.begin(), ys.end(), lines[inside[k]].box.cy()) - ys.begin() - 1;
+      auto& row = row_cells[static_cast<size_t>(std::clamp(r, 0L, static_cast<long>(rows) - 1))];
+      row.insert(row.end(), pieces[k].begin(), pieces[k].end());
+    }
     // Merge cells whose shared boundary is not drawn (a gutter of whitespace is, where no cell crosses it).
     auto cell = [&](int r, int c) { return static_cast<size_t>(r * cols + c); };
     auto bounded = [&](int r, int c) {  // whether the boundary right of column c is there in row r
       const double x = xs[c + 1];
       if (std::find(unruled.begin(), unruled.end(), x) != unruled.end()) {
         const auto b = std::upper_bound(drawn_xs.begin(), drawn_xs.end(), x);
-        return GutterParts(lines, inside, pieces, x, *(b - 1), *b, ys[r], ys[r + 1]);
+        return GutterParts(row_cells[static_cast<size_t>(r)], x, *(b - 1), *b);
       }
       return Covered(cv, x, (ys[r] + ys[r + 1]) / 2);
     };
