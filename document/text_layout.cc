@@ -616,8 +616,10 @@ std::vector<std::vector<size_t>> ShortFlowGroups(const std::vector<Item>& items,
 }  // namespace
 
 bool StartsCaption(const std::string& text, BlockType* body) {
-  static const char* kImage[] = {"Figure ", "Fig. ", "Fig ", "FIGURE ", "Chart ", "Picture "};
-  static const char* kTable[] = {"Table ", "TABLE ", "Tab. "};
+  // (Chinese and Japanese: "图 3", "圖3", "図 3", "表 2", with a space or none.)
+  static const char* kImage[] = {"Figure ", "Fig. ",  "Fig ",    "FIGURE ", "Chart ",  "Picture ",
+                                 "\u56fe ", "\u56fe", "\u5716 ", "\u5716",  "\u56f3 ", "\u56f3"};
+  static const char* kTable[] = {"Table ", "TABLE ", "Tab. ", "\u8868 ", "\u8868"};
   auto starts_numbered = [&](const char* p) {
     std::string_view prefix(p);
     if (text.compare(0, prefix.size(), prefix) != 0 || text.size() <= prefix.size()) return false;

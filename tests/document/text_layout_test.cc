@@ -508,6 +508,13 @@ TEST(TextLayoutTest, RomanNumbersLabelCaptions) {
   EXPECT_TRUE(StartsCaption("Fig. XI: A plot", &body));
   EXPECT_EQ(body, BlockType::kImage);
   EXPECT_FALSE(StartsCaption("TABLE IVY", &body));
+  // Chinese and Japanese labels, with a space before the number or none.
+  EXPECT_TRUE(StartsCaption("\u8868 2 \u5404\u65b9\u6cd5\u7684\u7ed3\u679c", &body));  // "表 2 各方法的结果"
+  EXPECT_EQ(body, BlockType::kTable);
+  EXPECT_TRUE(StartsCaption("\u56fe3 \u8c03\u5ea6", &body));  // "图3 调度"
+  EXPECT_EQ(body, BlockType::kImage);
+  EXPECT_TRUE(StartsCaption("\u56f3 1", &body));       // "図 1"
+  EXPECT_FALSE(StartsCaption("\u8868\u660e", &body));  // "表明" (shows), no number
   EXPECT_FALSE(StartsCaption("Table Lamps", &body));
 }
 
