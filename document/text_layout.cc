@@ -616,10 +616,13 @@ std::vector<std::vector<size_t>> ShortFlowGroups(const std::vector<Item>& items,
 }  // namespace
 
 bool StartsCaption(const std::string& text, BlockType* body) {
-  // (Chinese and Japanese: "图 3", "圖3", "図 3", "表 2", with a space or none.)
-  static const char* kImage[] = {"Figure ", "Fig. ",  "Fig ",    "FIGURE ", "Chart ",  "Picture ",
-                                 "\u56fe ", "\u56fe", "\u5716 ", "\u5716",  "\u56f3 ", "\u56f3"};
-  static const char* kTable[] = {"Table ", "TABLE ", "Tab. ", "\u8868 ", "\u8868"};
+  // (Chinese and Japanese: "图 3", "圖3", "図 3", "表 2", with a space or none; Korean: "그림 3", "표 2",
+  // bracketed or not, "[표 1]".)
+  static const char* kImage[] = {"Figure ",  "Fig. ",   "Fig ",          "FIGURE ",        "Chart ",
+                                 "Picture ", "\u56fe ", "\u56fe",        "\u5716 ",        "\u5716",
+                                 "\u56f3 ",  "\u56f3",  "\uadf8\ub9bc ", "[\uadf8\ub9bc ", "<\uadf8\ub9bc "};
+  static const char* kTable[] = {"Table ", "TABLE ",  "Tab. ",    "\u8868 ",
+                                 "\u8868", "\ud45c ", "[\ud45c ", "<\ud45c "};
   auto starts_numbered = [&](const char* p) {
     std::string_view prefix(p);
     if (text.compare(0, prefix.size(), prefix) != 0 || text.size() <= prefix.size()) return false;

@@ -21,7 +21,7 @@ namespace {
 // Recorded values (with a little room for noise-free but harmless changes). Lower the edit distance and
 // raise the F1 when the backend improves; never loosen them to make a change pass.
 constexpr double kMaxMeanEditDistance = 0.069;
-constexpr double kMinBornDigitalHeadingF1 = 0.845;
+constexpr double kMinBornDigitalHeadingF1 = 0.850;
 // The scanned files, read by OCR (Tesseract): the mean, and the worst single-page scan.
 constexpr double kMaxScannedMeanEditDistance = 0.07;
 constexpr double kMaxSinglePageScanEditDistance = 0.02;

@@ -513,8 +513,12 @@ TEST(TextLayoutTest, RomanNumbersLabelCaptions) {
   EXPECT_EQ(body, BlockType::kTable);
   EXPECT_TRUE(StartsCaption("\u56fe3 \u8c03\u5ea6", &body));  // "图3 调度"
   EXPECT_EQ(body, BlockType::kImage);
-  EXPECT_TRUE(StartsCaption("\u56f3 1", &body));       // "図 1"
-  EXPECT_FALSE(StartsCaption("\u8868\u660e", &body));  // "表明" (shows), no number
+  EXPECT_TRUE(StartsCaption("\u56f3 1", &body));                       // "図 1"
+  EXPECT_FALSE(StartsCaption("\u8868\u660e", &body));                  // "表明" (shows), no number
+  EXPECT_TRUE(StartsCaption("[\ud45c 1] \uac10\uc5fc\ubcd1", &body));  // Korean "[표 1] 감염병"
+  EXPECT_EQ(body, BlockType::kTable);
+  EXPECT_TRUE(StartsCaption("\uadf8\ub9bc 2", &body));  // "그림 2"
+  EXPECT_EQ(body, BlockType::kImage);
   EXPECT_FALSE(StartsCaption("Table Lamps", &body));
 }
 
