@@ -1,9 +1,10 @@
 // Tables drawn with ruling lines: horizontal and vertical segments that cross form a grid; a missing
 // boundary between two grid cells merges them (colspan / rowspan). The words inside each cell become its
-// content (a word across a rule goes whole to the cell holding most of it). The edges of shaded cells count as rules; rules that run past the outermost crossing
-// rule (a table without its outer frame) add the outermost columns; columns the grid draws no rule between
-// are its cells' whitespace gutters (a frame with rules between its rows only). Tables without vertical
-// rules, and frames whose rows are not ruled either, are left to the text layout.
+// content (a word across a rule goes whole to the cell holding most of it). The edges of shaded cells
+// count as rules; rules that run past the outermost crossing rule (a table without its outer frame) add
+// the outermost columns; columns the grid draws no rule between are its cells' whitespace gutters (a
+// frame with rules between its rows only). Tables without vertical rules, and frames whose rows are not
+// ruled either, are left to the text layout.
 #pragma once
 
 #include <string>
