@@ -455,7 +455,7 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
       }
     }
 
-    // Characters into cells, line by line (lines are in reading order top to bottom).
+    // Words into cells, line by line (lines are in reading order top to bottom).
     std::vector<std::vector<std::string>> text(static_cast<size_t>(rows * cols));
     RuledTable table;
     table.box = box;
