@@ -572,10 +572,10 @@ void JoinCaptionText(std::vector<Block>& blocks, const Rect& page) {
 }
 
 // The lines of flows that may hold a table of their own: flows of short lines (a mean under
-// kMaxCellChars characters: cells and labels, not prose; mostly not code, whose listings stay listings)
-// grouped with those beside them (their vertical extents overlap: a table's label column and its value
-// columns read as flows of their own). Only where the page has several flows, and groups of at least
-// kMinRows lines.
+// kMaxCellChars characters of Latin text's width, a Chinese character two: cells and labels, not prose;
+// mostly not code, whose listings stay listings) grouped with those beside them (their vertical extents
+// overlap: a table's label column and its value columns read as flows of their own). Only where the page
+// has several flows, and groups of at least kMinRows lines.
 std::vector<std::vector<size_t>> ShortFlowGroups(const std::vector<Item>& items,
                                                  const std::vector<TextLine>& lines,
                                                  const std::vector<std::vector<size_t>>& flows) {
@@ -595,7 +595,7 @@ std::vector<std::vector<size_t>> ShortFlowGroups(const std::vector<Item>& items,
       f.lines.push_back(items[id].index);
       f.y0 = std::min(f.y0, l.box.y0);
       f.y1 = std::max(f.y1, l.box.y1);
-      chars += Utf8Length(l.text);
+      chars += DisplayWidth(l.text);
       code += l.monospace;
     }
     if (!f.lines.empty() && chars <= kMaxCellChars * f.lines.size() && 2 * code < f.lines.size()) {
@@ -652,6 +652,15 @@ bool StartsCaption(const std::string& text, BlockType* body) {
     }
   }
   return false;
+}
+
+size_t DisplayWidth(const std::string& text) {
+  size_t width = 0;
+  for (size_t i = 0; i < text.size();) {
+    const char32_t c = DecodeUtf8(text, i);
+    width += IsCjkChar(c) || (c >= 0xAC00 && c <= 0xD7AF) ? 2 : 1;
+  }
+  return width;
 }
 
 char32_t DecodeUtf8(const std::string& s, size_t& i) {

@@ -54,6 +54,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
 
 // Decodes the UTF-8 code point of `s` at `i` and advances i; U+FFFD (one byte) on bad bytes.
 char32_t DecodeUtf8(const std::string& s, size_t& i);
+
+// The width of UTF-8 text in characters of Latin text: a full-width character (Han, kana, CJK
+// punctuation, Hangul) counts as two. A line of 35 Chinese characters is as long as one of 70 letters.
+size_t DisplayWidth(const std::string& text);
 // The last code point of `s` (0 when empty).
 char32_t LastRune(const std::string& s);
 

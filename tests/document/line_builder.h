@@ -63,4 +63,17 @@ inline TextLine RtlRow(const std::u32string& label, double x1, const std::string
   return line;
 }
 
+// A line of full-width text (Chinese, Japanese): each character `size` points wide, as CJK fonts set them.
+inline TextLine WideLine(const std::u32string& text, double x, double y, double size = 10) {
+  TextLine line;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const double x0 = x + size * static_cast<double>(i);
+    line.chars.push_back({text[i], {x0, y, x0 + size, y + size}});
+    AppendUtf8(line.text, text[i]);
+  }
+  line.box = {x, y, x + size * static_cast<double>(text.size()), y + size};
+  line.font_size = size;
+  return line;
+}
+
 }  // namespace mineru::document::testing

@@ -9,6 +9,7 @@ namespace {
 
 using testing::InFont;
 using testing::Line;
+using testing::WideLine;
 
 TEST(TextLayoutTest, JoinLineDehyphenates) {
   std::string p = "the para-";
@@ -545,6 +546,36 @@ TEST(TextLayoutTest, AVectorChartTakesItsTickValuesAndTheAxisTitleUnderThem) {
   EXPECT_LE(figure.x0, 41);
   EXPECT_GE(figure.y1, 321);
   EXPECT_EQ(blocks[2].content, lines.back().text);
+}
+
+TEST(TextLayoutTest, AChineseLineIsAsWideAsTwiceItsCharacters) {
+  EXPECT_EQ(DisplayWidth("abc"), 3u);
+  EXPECT_EQ(DisplayWidth("\u6536\u76d8\u4ef7 12.34"), 12u);  // "收盘价 12.34"
+  EXPECT_EQ(DisplayWidth("\ud45c 1"), 4u);                   // Hangul "표 1"
+}
+
+TEST(TextLayoutTest, AKeyDataTableInASidebarBesideChineseTextIsATable) {
+  // A research report's sidebar: four labels with figures flush right beside them, on the baselines of
+  // the main column's Chinese lines (35 characters each: prose, however few its characters).
+  const std::u32string prose(35, U'\u516c');
+  const std::u32string labels[] = {U"\u6536\u76d8\u4ef7", U"\u603b\u5e02\u503c", U"\u5e02\u76c8\u7387",
+                                   U"\u6bcf\u80a1\u6536\u76ca"};
+  const char* figures[] = {"12.34", "456.78", "23.5", "0.82"};
+  std::vector<TextLine> lines;
+  for (int i = 0; i < 8; ++i) lines.push_back(WideLine(prose, 200, 100 + 15.0 * i));
+  for (int i = 0; i < 4; ++i) {
+    lines.push_back(WideLine(labels[i], 40, 130 + 15.0 * i, 8));
+    lines.push_back(
+        Line(figures[i], 170 - 4.0 * static_cast<double>(std::string(figures[i]).size()), 130 + 15.0 * i, 8));
+  }
+  PageContent page = Page(lines);
+  int tables = 0;
+  for (const Block& b : LayoutPage(page, AnalyzeStyle({page}))) {
+    if (b.type != BlockType::kTable) continue;
+    ++tables;
+    EXPECT_NE(b.content.find("<td>12.34</td>"), std::string::npos) << b.content;
+  }
+  EXPECT_EQ(tables, 1);
 }
 
 TEST(TextLayoutTest, ContentsEntriesEndAtTheirPageNumbers) {
