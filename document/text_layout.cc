@@ -492,11 +492,14 @@ std::vector<RuledTable> FindUnruledTables(const std::vector<TextLine>& lines,
   return tables;
 }
 
-// Where the number of a caption's label starts ("Table |3: ...", "Fig. |2."); npos when there is none.
-size_t CaptionNumberStart(const std::string& text) {
+// The number of a caption's label ("Table |3:| ...", "Fig. |2.|") and where it ends (npos at the text's
+// end); an empty number when the label has none after a space.
+std::pair<std::string_view, size_t> CaptionNumber(const std::string& text) {
   size_t label = text.find(' ');
   if (text.compare(0, label, "Fig.") == 0) label = text.find(' ', label + 1);  // "Fig. 2."
-  return label == std::string::npos ? label : label + 1;
+  if (label == std::string::npos) return {{}, label};
+  const size_t end = text.find(' ', label + 1);
+  return {std::string_view(text).substr(label + 1, end - label - 1), end};
 }
 
 // A caption's label with its delimiter: "Table 3: ...", "Figure 2. ...", "Fig. 4.1: ...", "Figure 5 | ...";
@@ -504,10 +507,8 @@ size_t CaptionNumberStart(const std::string& text) {
 bool StartsLabelledCaption(const std::string& text) {
   BlockType body;
   if (!StartsCaption(text, &body)) return false;
-  const size_t number_start = CaptionNumberStart(text);
-  if (number_start == std::string::npos) return false;
-  const size_t number_end = text.find(' ', number_start);
-  const std::string_view number = std::string_view(text).substr(number_start, number_end - number_start);
+  const auto [number, number_end] = CaptionNumber(text);
+  if (number.empty()) return false;
   if (number.ends_with(':') || number.ends_with('.')) return true;
   return number_end != std::string::npos &&
          (text.compare(number_end + 1, 1, "|") == 0 || text.compare(number_end + 1, 3, "\u2014") == 0 ||
@@ -518,10 +519,9 @@ bool StartsLabelledCaption(const std::string& text) {
 bool IsCaptionLabelOnly(const std::string& text) {
   BlockType body;
   if (!StartsCaption(text, &body)) return false;
-  const size_t number_start = CaptionNumberStart(text);
-  if (number_start == std::string::npos) return false;
-  const size_t number_end = text.find(' ', number_start);
-  return number_end == std::string::npos || text.find_first_not_of(" .:|", number_end) == std::string::npos;
+  const auto [number, number_end] = CaptionNumber(text);
+  return !number.empty() &&
+         (number_end == std::string::npos || text.find_first_not_of(" .:|", number_end) == std::string::npos);
 }
 
 // Whether lines[i] is the last line of a paragraph: a line of running text (longer than a label) right

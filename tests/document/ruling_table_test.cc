@@ -140,9 +140,7 @@ TEST(RulingTableTest, ABulletSetApartFromItsItemIsNoColumn) {
   for (int r = 0; r < 2; ++r) {
     for (int k = 0; k < 2; ++k) {
       const double y = 105 + 40.0 * r + 15.0 * k;
-      lines.push_back(Line("\x95", 110, y));
-      lines.back().chars[0].rune = 0x2022;
-      lines.back().text = "\u2022";
+      lines.push_back(testing::WideLine(U"\u2022", 110, y));
       lines.push_back(Line("Cell " + std::to_string(r + 1) + " item " + std::to_string(k + 1), 130, y));
     }
   }
