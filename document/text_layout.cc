@@ -613,6 +613,24 @@ std::vector<std::vector<size_t>> ShortFlowGroups(const std::vector<Item>& items,
   return groups;
 }
 
+// Whether the text after a label's number reads on as a sentence ("Table 3 shows ...", "Figure 2 and 3
+// ...", Korean "표 3에서 ..." with a particle on the number): running text that names a float, no caption.
+// A panel letter ("Fig. 1 a The setup, b ...") and "Table 2 continued" do not read on.
+bool ReadsOnAfterNumber(const std::string& text) {
+  const size_t label = text.compare(0, 5, "Fig. ") == 0 ? 4 : text.find(' ');
+  if (label == std::string::npos) return false;
+  const size_t number = text.find_first_not_of(' ', label);
+  if (number == std::string::npos || text[number] < '0' || text[number] > '9') return false;
+  size_t i = text.find_first_not_of("0123456789.", number);
+  if (i == std::string::npos) return false;
+  if (text[i] != ' ') return IsHangul(DecodeUtf8(text, i));
+  const size_t word = i + 1;
+  const size_t word_end = std::min(text.size(), text.find(' ', word));
+  i = word;
+  return word < text.size() && IsLowerLatin(DecodeUtf8(text, i)) && word_end - word >= 2 &&
+         text.compare(word, 4, "cont") != 0;
+}
+
 }  // namespace
 
 bool StartsCaption(const std::string& text, BlockType* body) {
@@ -639,6 +657,7 @@ bool StartsCaption(const std::string& text, BlockType* body) {
            (c >= 'A' && c <= 'Z' && text.size() > prefix.size() + 1 &&
             (text[prefix.size() + 1] == '.' || text[prefix.size() + 1] == ':'));
   };
+  if (ReadsOnAfterNumber(text)) return false;
   for (const char* p : kImage) {
     if (starts_numbered(p)) {
       *body = BlockType::kImage;
@@ -658,7 +677,7 @@ size_t DisplayWidth(const std::string& text) {
   size_t width = 0;
   for (size_t i = 0; i < text.size();) {
     const char32_t c = DecodeUtf8(text, i);
-    width += IsCjkChar(c) || (c >= 0xAC00 && c <= 0xD7AF) ? 2 : 1;
+    width += IsCjkChar(c) || IsHangul(c) ? 2 : 1;
   }
   return width;
 }

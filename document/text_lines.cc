@@ -282,11 +282,7 @@ void DropTrackingSpaces(std::vector<TextChar>& chars, double size) {
   if (size <= 0) return;
   // Letters, digits and ideographs only: the dots of a leader stand apart (". . .") and stay so. Not
   // Hangul: Korean puts spaces between its words, narrow ones in justified lines.
-  auto word_glyph = [](char32_t r) {
-    const bool hangul =
-        (r >= 0x1100 && r <= 0x11FF) || (r >= 0x3130 && r <= 0x318F) || (r >= 0xAC00 && r <= 0xD7AF);
-    return (IsLtrStrong(r) || (r >= '0' && r <= '9')) && !hangul;
-  };
+  auto word_glyph = [](char32_t r) { return (IsLtrStrong(r) || (r >= '0' && r <= '9')) && !IsHangul(r); };
   std::vector<double> tracking;  // gaps between neighbouring glyphs, whether MuPDF put a space or not
   const TextChar* last = nullptr;
   for (const TextChar& c : chars) {
@@ -656,6 +652,10 @@ bool IsLigatureGap(const TextChar& prev, char32_t next) {
 
 bool IsCjkChar(char32_t c) {
   return (c >= 0x3000 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
+}
+
+bool IsHangul(char32_t c) {
+  return (c >= 0x1100 && c <= 0x11FF) || (c >= 0x3130 && c <= 0x318F) || (c >= 0xAC00 && c <= 0xD7AF);
 }
 
 bool IsBareNumber(std::string_view text) {

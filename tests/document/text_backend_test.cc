@@ -75,7 +75,7 @@ TEST(TextBackendTest, SampleBlocksAndImages) {
     if (item["type"] == "table") {
       ++tables;
       EXPECT_EQ(item["page_idx"], 1);
-      EXPECT_EQ(item["table_caption"], nlohmann::json::parse(R"(["Table 1 compares the two backends."])"));
+      EXPECT_EQ(item["table_caption"], nlohmann::json::parse(R"(["Table 1: The two backends compared."])"));
     }
   }
   EXPECT_EQ(tables, 1);

@@ -523,6 +523,35 @@ TEST(TextLayoutTest, RomanNumbersLabelCaptions) {
   EXPECT_FALSE(StartsCaption("Table Lamps", &body));
 }
 
+TEST(TextLayoutTest, TextThatReadsOnAfterALabelsNumberIsNoCaption) {
+  BlockType body;
+  EXPECT_FALSE(StartsCaption("Table 3 shows the scores of each method.", &body));
+  EXPECT_FALSE(StartsCaption("Figures 2 and 3", &body));
+  EXPECT_FALSE(StartsCaption("Figure 2 and 3 plot the same runs.", &body));
+  EXPECT_FALSE(StartsCaption("표 3에서 보듯이", &body));                // Korean "표 3에서 보듯이"
+  EXPECT_TRUE(StartsCaption("Fig. 1 a The setup, b the plot", &body));  // panel letters
+  EXPECT_TRUE(StartsCaption("Table 2 continued", &body));
+  EXPECT_TRUE(StartsCaption("Table 2 Pages per second", &body));
+  EXPECT_TRUE(StartsCaption("표 3. 결과", &body));  // "표 3. 결과"
+
+  // A paragraph naming the table at its start, on the page of that table: the text's.
+  std::vector<TextLine> lines = {
+      Line("Table 1 shows the pages per second of each schedule under two budgets; the", 50, 80),
+      Line("continuous schedule is faster at both, and more so at the larger budget.", 50, 92)};
+  const char* rows[4][3] = {{"Schedule", "4 GB", "8 GB"},
+                            {"Static", "0.41", "0.88"},
+                            {"Continuous", "0.93", "1.71"},
+                            {"Ours", "1.12", "2.05"}};
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, 140 + 14.0 * r));
+  }
+  PageContent page = Page(lines);
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_EQ(blocks[0].type, BlockType::kText);
+  EXPECT_EQ(blocks[1].type, BlockType::kTable);
+}
+
 TEST(TextLayoutTest, AVectorChartTakesItsTickValuesAndTheAxisTitleUnderThem) {
   // A paragraph whose last line, "image.", ends just over a chart of ten bars (y 200..300); tick values
   // left of the bars and under them, the axis title under those: the chart's, in its box.
