@@ -1,5 +1,9 @@
 #include "document/hyphen_join.h"
 
+#include <algorithm>
+#include <cmath>
+#include <string_view>
+
 #include "document/text_layout.h"
 #include "document/text_lines.h"
 
@@ -26,11 +30,101 @@ size_t NextText(const std::vector<Block>& blocks, size_t from) {
   return blocks.size();
 }
 
+// Chinese and Japanese punctuation, brackets and quotes ("，", "（", "「"), not letters or digits.
+bool IsCjkPunctuation(char32_t c) {
+  return (c >= 0x3000 && c <= 0x303F) || (c >= 0xFF01 && c <= 0xFF0F) || (c >= 0xFF1A && c <= 0xFF20) ||
+         (c >= 0xFF3B && c <= 0xFF40) || (c >= 0xFF5B && c <= 0xFF65);
+}
+
+// Whether `text` ends a sentence or a clause, closing quotes and brackets after its stop aside.
+bool EndsClause(const std::string& text) {
+  size_t end = text.size();
+  char32_t c = 0;
+  while (end > 0) {
+    size_t start = end - 1;
+    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    size_t at = start;
+    c = DecodeUtf8(text, at);
+    if (std::u32string_view(U")]\"'\u2019\u201d\u300d\u300f\uff09").find(c) == std::u32string_view::npos)
+      break;
+    end = start;
+  }
+  return std::u32string_view(U".:;!?\u2026\u3002\uff01\uff1f\uff1b\uff1a").find(c) !=
+         std::u32string_view::npos;
+}
+
+// The width of the first word of `line` (its first character in Chinese or Japanese).
+double FirstWordWidth(const TextLine& line) {
+  double x1 = line.box.x0;
+  for (const TextChar& c : line.chars) {
+    if (c.rune == ' ') break;
+    x1 = std::max(x1, c.box.x1);
+    if (IsCjkChar(c.rune)) break;
+  }
+  return x1 - line.box.x0;
+}
+
+// Whether the last line of paragraph `para` ends where the paragraph's measure (its widest line) left no
+// room for `next_word` wide and a space: the line broke because the word did not fit, as in a paragraph
+// that goes on; one of two lines or more (a line alone has no measure).
+bool EndsForWantOfRoom(const std::vector<size_t>& para, double next_word,
+                       const std::vector<TextLine>& lines) {
+  if (para.size() < 2) return false;
+  double right = 0;
+  for (size_t li : para) right = std::max(right, lines[li].box.x1);
+  const TextLine& last = lines[para.back()];
+  return last.box.x1 + 0.25 * std::max(1.0, last.font_size) + next_word > right;
+}
+
+// Whether `line` is indented: set in from the left edge of its column, the leftmost of the page's lines
+// of its size that share its column (start within five ems of it and overlap it).
+bool Indented(const TextLine& line, const std::vector<TextLine>& lines) {
+  const double em = std::max(1.0, line.font_size);
+  double left = line.box.x0;
+  for (const TextLine& l : lines) {
+    if (std::fabs(l.font_size - line.font_size) < 0.8 && l.box.x0 < line.box.x1 && l.box.x1 > line.box.x0 &&
+        std::fabs(l.box.x0 - line.box.x0) < 5 * em)
+      left = std::min(left, l.box.x0);
+  }
+  return line.box.x0 > left + 0.5 * em;
+}
+
+// Whether paragraph `b` goes on from paragraph `a` across a break: see JoinBrokenParagraphs.
+bool GoesOn(const std::vector<size_t>& a, const std::vector<size_t>& b, bool float_between,
+            const std::vector<TextLine>& lines) {
+  if (a.empty() || b.empty()) return false;
+  const TextLine& last = lines[a.back()];
+  const TextLine& first = lines[b.front()];
+  if (!float_between && first.box.y0 >= last.box.y0) return false;  // the same column, further down
+  const bool same_face = last.bold == first.bold && last.italic == first.italic && !last.monospace &&
+                         (last.font == first.font || ShareFace(last, first));
+  if (!same_face || std::fabs(last.font_size - first.font_size) >= 0.8) return false;
+  if (!EndsForWantOfRoom(a, FirstWordWidth(first), lines) || EndsClause(last.text)) return false;
+  if (Indented(first, lines)) return false;
+  size_t at = 0;
+  const char32_t head = DecodeUtf8(first.text, at);
+  return IsLowerLatin(head) || (IsCjkChar(LastRune(last.text)) && IsCjkChar(head) && !IsCjkPunctuation(head));
+}
+
 void RemoveEmpty(std::vector<Block>& blocks) {
   std::erase_if(blocks, [](const Block& b) { return b.type == BlockType::kText && b.content.empty(); });
 }
 
 }  // namespace
+
+void JoinBrokenParagraphs(std::vector<Block>& blocks, std::vector<std::vector<size_t>>& block_lines,
+                          const std::vector<TextLine>& lines) {
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    if (blocks[k].type != BlockType::kText) continue;
+    const size_t n = NextText(blocks, k + 1);
+    if (n == blocks.size() || !GoesOn(block_lines[k], block_lines[n], n > k + 1, lines)) continue;
+    JoinLine(blocks[k].content, blocks[n].content);
+    block_lines[k] = std::move(block_lines[n]);  // (the measure of the part after the break)
+    blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(n));
+    block_lines.erase(block_lines.begin() + static_cast<std::ptrdiff_t>(n));
+    --k;  // (it may go on past another break)
+  }
+}
 
 bool JoinHyphenatedWord(Block& prev, Block& next) {
   if (prev.type != BlockType::kText || next.type != BlockType::kText) return false;

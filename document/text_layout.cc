@@ -9,6 +9,7 @@
 
 #include "document/aligned_table.h"
 #include "document/figure_regions.h"
+#include "document/hyphen_join.h"
 #include "document/model_output_parser.h"
 #include "document/ruling_table.h"
 #include "document/running_text.h"
@@ -39,6 +40,30 @@ struct Item {
   bool code = false;  // a line in a monospaced font
 };
 
+// Whether the gutter gx0..gx1 has a single line on one side, level with the top of a column of four lines
+// or more on the other and at least half as long as that column's lines: the last column of an article
+// holding the last line of its paragraph (not a value beside a form's first label).
+bool LoneLineTopsColumn(const std::vector<Item>& items, const std::vector<size_t>& ids, double gx0,
+                        double gx1) {
+  std::vector<size_t> left, right;
+  for (size_t id : ids) {
+    if (items[id].box.x1 <= gx0 + 1) left.push_back(id);
+    if (items[id].box.x0 >= gx1 - 1) right.push_back(id);
+  }
+  if (left.size() == 1) std::swap(left, right);
+  if (right.size() != 1 || left.size() < 4 || items[right[0]].kind != ItemKind::kLine) return false;
+  const Rect& lone = items[right[0]].box;
+  double top = 1e18;
+  std::vector<double> widths;
+  for (size_t id : left) {
+    top = std::min(top, items[id].box.y0);
+    widths.push_back(items[id].box.width());
+  }
+  std::nth_element(widths.begin(), widths.begin() + static_cast<std::ptrdiff_t>(widths.size() / 2),
+                   widths.end());
+  return std::fabs(lone.y0 - top) <= lone.height() && lone.width() >= 0.5 * widths[widths.size() / 2];
+}
+
 // The best gutter (score, x0, x1) among the x gaps in the coverage of the items of `ids` narrower than
 // 0.55 of the region; score 0: none. Columns only where most items are narrow (a single column with a few
 // short lines or a table of numbers has no gutter), or where almost nothing crosses the gutter: a narrow
@@ -65,7 +90,8 @@ std::tuple<double, double, double> FindGutter(const std::vector<Item>& items, co
       }
       bool clear = crossing * 10 <= ids.size() && (left + right) * 4 >= ids.size() * 3;
       double score = static_cast<double>(std::min(left, right));
-      if ((mostly_narrow || clear) && left >= 2 && right >= 2 && score > best_score) {
+      const bool columns = (left >= 2 && right >= 2) || (clear && LoneLineTopsColumn(items, ids, g0, g1));
+      if ((mostly_narrow || clear) && columns && score > best_score) {
         best_score = score;
         gx0 = g0;
         gx1 = g1;
@@ -1062,7 +1088,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
 
   // 4. Paragraphs and block types.
   std::vector<Block> blocks;
-  std::vector<std::string> block_styles;  // StyleKey of each text block's first line ("" for others)
+  std::vector<std::string> block_styles;         // StyleKey of each text block's first line ("" for others)
+  std::vector<std::vector<size_t>> block_lines;  // the lines each block was set from (none for others)
   auto emit_paragraph = [&](const Paragraph& p) {
     if (p.lines.empty()) return;
     const TextLine& first = lines[p.lines.front()];
@@ -1159,6 +1186,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     }
     blocks.push_back(std::move(block));
     block_styles.push_back(StyleKey(first));
+    block_lines.push_back(p.lines);
   };
 
   // Whether `line` continues paragraph `para` (whose last line is `prev`); list_text_x >= 0 is where the
@@ -1272,6 +1300,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         }
         blocks.push_back(std::move(b));
         block_styles.emplace_back();
+        block_lines.emplace_back();
         continue;
       }
       const TextLine& line = lines[item.index];
@@ -1386,6 +1415,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       Rect merged = FromPageFrame(prev.bbox, pr).Union(FromPageFrame(cur.bbox, pr));
       prev.bbox = ToPageFrame(merged, pr);
       blocks.erase(blocks.begin() + static_cast<long>(k));
+      block_styles.erase(block_styles.begin() + static_cast<long>(k));
+      block_lines.erase(block_lines.begin() + static_cast<long>(k));
       continue;
     }
     ++k;
@@ -1406,6 +1437,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     b.type = body == BlockType::kImage ? BlockType::kImageCaption : BlockType::kTableCaption;
     b.title_level = 0;
   }
+  JoinBrokenParagraphs(blocks, block_lines, lines);
   JoinCaptionText(blocks, pr);
   PairCaptions(blocks);
   return blocks;

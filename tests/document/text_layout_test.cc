@@ -208,7 +208,7 @@ TEST(TextLayoutTest, TwoColumnsReadLeftThenRight) {
   for (int i = 0; i < 6; ++i) {
     double y = 100 + 12.0 * i;
     lines.push_back(Line("left column line number " + std::to_string(i), 50, y));
-    lines.push_back(Line("right column line numbr " + std::to_string(i), 320, y));
+    lines.push_back(Line("Right column line numbr " + std::to_string(i), 320, y));
   }
   PageContent page = Page(lines);
   DocumentStyle style = AnalyzeStyle({page});
@@ -219,8 +219,8 @@ TEST(TextLayoutTest, TwoColumnsReadLeftThenRight) {
   EXPECT_EQ(blocks[1].type, BlockType::kText);
   EXPECT_EQ(blocks[1].content.substr(0, 26), "left column line number 0 ");
   EXPECT_NE(blocks[1].content.find("left column line number 5"), std::string::npos);
-  EXPECT_EQ(blocks[1].content.find("right"), std::string::npos);
-  EXPECT_EQ(blocks[2].content.substr(0, 25), "right column line numbr 0");
+  EXPECT_EQ(blocks[1].content.find("Right"), std::string::npos);
+  EXPECT_EQ(blocks[2].content.substr(0, 25), "Right column line numbr 0");
   // Boxes in the 0-1000 frame of a 600 x 800 page.
   EXPECT_EQ(blocks[1].bbox.x0, 83);   // 50 / 600
   EXPECT_EQ(blocks[1].bbox.y0, 125);  // 100 / 800
@@ -803,7 +803,7 @@ TEST(TextLayoutTest, TwoColumnsUnderACentredTitleThatCrossesTheirGutter) {
     lines.push_back(
         Line("left column words that run on, line " + std::to_string(i), 72, 100 + 11.0 * i, 9.5));
     lines.push_back(
-        Line("right column words that run on, line " + std::to_string(i), 320, 105 + 11.0 * i, 9.5));
+        Line("Right column words that run on, line " + std::to_string(i), 320, 105 + 11.0 * i, 9.5));
   }
   std::vector<Block> blocks = LayoutAlone(lines);
   ASSERT_EQ(blocks.size(), 3u);
@@ -811,7 +811,102 @@ TEST(TextLayoutTest, TwoColumnsUnderACentredTitleThatCrossesTheirGutter) {
   EXPECT_TRUE(blocks[1].content.starts_with("left column words that run on, line 0 left"))
       << blocks[1].content;
   EXPECT_TRUE(blocks[1].content.ends_with("line 7")) << blocks[1].content;
-  EXPECT_TRUE(blocks[2].content.starts_with("right column words")) << blocks[2].content;
+  EXPECT_TRUE(blocks[2].content.starts_with("Right column words")) << blocks[2].content;
+}
+
+// Two columns (x 50 and 320, about 40 characters a line): a paragraph of two lines, then one of four
+// whose last line, `left_end`, runs to the measure; the right column starts with `right_start` and ends a
+// sentence a line on, then a paragraph of its own.
+std::vector<Block> ColumnBreak(const std::string& left_end, const std::string& right_start) {
+  return LayoutAlone({Line("The first paragraph in the left column,", 50, 100),
+                      Line("it ends here.", 50, 112),
+                      Line("The second paragraph runs on and on, for", 50, 136),
+                      Line("a few lines of text that are all as long", 50, 148),
+                      Line("as the others, and the last line of this", 50, 160), Line(left_end, 50, 172),
+                      Line(right_start, 320, 100), Line("n, ends here.", 320, 112),
+                      Line("A third paragraph starts after a gap and", 320, 136), Line("ends.", 320, 148)});
+}
+
+TEST(TextLayoutTest, AParagraphBrokenByAColumnBreakIsOneParagraph) {
+  std::vector<Block> blocks =
+      ColumnBreak("one runs to the measure and ends in the", "rest of the paragraph, in the next colum");
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_NE(blocks[1].content.find("ends in the rest of the paragraph"), std::string::npos)
+      << blocks[1].content;
+  EXPECT_TRUE(blocks[1].content.ends_with("colum n, ends here.")) << blocks[1].content;
+  EXPECT_LT(blocks[1].bbox.x1, 500);  // the box of its start, in the left column
+  EXPECT_TRUE(blocks[2].content.starts_with("A third paragraph")) << blocks[2].content;
+  // A word hyphenated at the foot of the column joins as in a paragraph.
+  blocks =
+      ColumnBreak("one runs to the measure and ends, measu-", "rement of the paragraph, in the next col");
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_NE(blocks[1].content.find(" ends, measurement of the"), std::string::npos) << blocks[1].content;
+  // A sentence that ends at the foot of the column, or a capital after the break: two paragraphs.
+  EXPECT_EQ(
+      ColumnBreak("one runs to the measure and it ends here.", "rest of the paragraph, in the next colum")
+          .size(),
+      4u);
+  EXPECT_EQ(ColumnBreak("one runs to the measure and ends in the", "Rest of the paragraph, in the next colum")
+                .size(),
+            4u);
+}
+
+TEST(TextLayoutTest, ASecondColumnOfOneLineIsReadAfterTheFirst) {
+  // The last column of an article holds the last line of its paragraph, level with the first column's
+  // top: read after the whole first column. A short value beside a label at the top is read with it.
+  for (bool lone_line : {true, false}) {
+    std::vector<TextLine> lines = {Line("Closing Remarks on the Method", 150, 50, 14, true)};
+    for (int i = 0; i < 6; ++i)
+      lines.push_back(
+          Line("The first column runs on line by line " + std::to_string(i) + ",", 50, 100 + 12.0 * i));
+    lines.push_back(lone_line ? Line("the last words of the article end here.", 320, 100)
+                              : Line("12 May", 320, 100));
+    std::string text;
+    for (const Block& b : LayoutAlone(lines)) text += b.content + "|";
+    EXPECT_EQ(text.find("line by line 0,|12 May|") != std::string::npos, !lone_line) << text;
+    EXPECT_EQ(text.ends_with("line 5, the last words of the article end here.|"), lone_line) << text;
+  }
+}
+
+TEST(TextLayoutTest, AChineseParagraphBrokenByAColumnBreakIsOneParagraph) {
+  // 20 characters a line; the right column's first line indented by two characters starts a paragraph.
+  for (bool indented : {false, true}) {
+    const std::u32string full =
+        U"\u8425\u4e1a\u6536\u5165\u540c\u6bd4\u589e\u957f\u5341\u4e8c\u4e2a"
+        U"\u767e\u5206\u70b9\u4e3b\u8981\u6765\u81ea\u4e8e\u65b0";  // 营业收入同比增长...
+    std::vector<TextLine> lines;
+    for (int i = 0; i < 4; ++i) lines.push_back(WideLine(full, 50, 100 + 14.0 * i));
+    const double x = indented ? 320 + 20 : 320;
+    lines.push_back(WideLine(full.substr(0, indented ? 18 : 20), x, 100));
+    lines.push_back(WideLine(full, 320, 114));
+    lines.push_back(WideLine(U"\u4e1a\u52a1\u3002", 320, 128));  // 业务。
+    std::vector<Block> blocks = LayoutAlone(lines);
+    ASSERT_EQ(blocks.size(), indented ? 2u : 1u);
+    EXPECT_TRUE(blocks.back().content.ends_with("\u4e1a\u52a1\u3002"));
+    if (!indented) {
+      EXPECT_EQ(blocks[0].content.find(' '), std::string::npos) << blocks[0].content;
+    }
+  }
+}
+
+TEST(TextLayoutTest, AParagraphGoesOnPastAFigureInItsColumn) {
+  // A paragraph cut by an image set across the column, its rest under the image: one paragraph, the image
+  // after it. Without the image between, text that far down starts a paragraph of its own.
+  for (bool image : {true, false}) {
+    std::vector<TextLine> lines;
+    for (int i = 0; i < 3; ++i)
+      lines.push_back(
+          Line("the paragraph runs on over the figure set in its column, line " + std::to_string(i) + " of",
+               50, 100 + 12.0 * i));
+    lines.push_back(Line("it goes on under the figure and ends here.", 50, 300));
+    PageContent page = Page(lines);
+    if (image) page.images.push_back({50, 150, 330, 280});
+    std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+    ASSERT_EQ(blocks.size(), 2u);
+    EXPECT_EQ(blocks[0].type, BlockType::kText);
+    EXPECT_EQ(blocks[0].content.ends_with("ends here."), image) << blocks[0].content;
+    EXPECT_EQ(blocks[1].type, image ? BlockType::kImage : BlockType::kText);
+  }
 }
 
 TEST(TextLayoutTest, HelveticaNeueIsTheFamilyOfHelvetica) {
