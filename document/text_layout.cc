@@ -342,6 +342,27 @@ struct Paragraph {
   Rect box;
 };
 
+// Chinese numbering at the start of a line, right before Chinese text: "1、", "1.《", "（1）", "(2)",
+// "三、", "（一）". Such a line starts a block (an item, a section's heading), whatever the line before it.
+bool StartsChineseNumbering(const std::string& text) {
+  static const std::u32string_view kNumerals =
+      U"0123456789\u4e00\u4e8c\u4e09\u56db\u4e94\u516d\u4e03\u516b\u4e5d\u5341";
+  size_t i = 0;
+  char32_t c = text.empty() ? 0 : DecodeUtf8(text, i);
+  const bool paren = c == '(' || c == 0xFF08;
+  if (paren && i < text.size()) c = DecodeUtf8(text, i);
+  size_t digits = 0;
+  bool arabic = true;
+  while (kNumerals.find(c) != std::u32string_view::npos && digits < 3 && i < text.size()) {
+    arabic = arabic && c < 0x80;
+    ++digits;
+    c = DecodeUtf8(text, i);
+  }
+  const bool closed = paren ? c == ')' || c == 0xFF09 : c == 0x3001 || (arabic && (c == '.' || c == 0xFF0E));
+  if (digits == 0 || !closed || i >= text.size()) return false;
+  return IsCjkChar(DecodeUtf8(text, i));
+}
+
 bool EndsSentence(const std::string& text) {
   char32_t c = LastRune(text);
   return c == '.' || c == ':' || c == '!' || c == '?' || c == 0x3002;
@@ -1195,7 +1216,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     if (para.lines.empty()) return false;
     const TextLine& prev = lines[para.lines.back()];
     bool numbered = false;
-    if (ListMarkerLength(line.text, &numbered) > 0) return false;
+    if (ListMarkerLength(line.text, &numbered) > 0 || StartsChineseNumbering(line.text)) return false;
     // An entry of a table of contents ends at its page number; a caption starts a block of its own (a
     // float set inside a paragraph, whose line before it ends mid-sentence).
     if (EndsInLeaderAndPage(prev.text) || StartsLabelledCaption(line.text)) return false;

@@ -868,6 +868,26 @@ TEST(TextLayoutTest, ASecondColumnOfOneLineIsReadAfterTheFirst) {
   }
 }
 
+TEST(TextLayoutTest, ChineseNumberingStartsABlock) {
+  // A section's number and heading over a shorter sub-heading, in the body's face and size; items of a
+  // related-research list, as long as each other: each line a block of its own.
+  std::vector<TextLine> lines = {
+      WideLine(U"\u4e09\u3001\u6838\u5fc3\u7ade\u4e89\u529b\u5206\u6790", 50, 100),  // 三、核心竞争力分析
+      WideLine(U"\uff08\u4e00\uff09\u6280\u672f\u4f18\u52bf", 50, 114),              // （一）技术优势
+      WideLine(U"1\u3001\u7814\u53d1\u6295\u5165", 50, 128),                         // 1、研发投入
+      WideLine(U"1.\u300a\u65b0\u54c1\u653e\u91cf\u300b", 50, 142),                  // 1.《新品放量》
+      WideLine(U"2.\u300a\u6d77\u5916\u63d0\u901f\u300b", 50, 156)};                 // 2.《海外提速》
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 5u);
+  EXPECT_EQ(blocks[1].content, "\uff08\u4e00\uff09\u6280\u672f\u4f18\u52bf");
+  EXPECT_EQ(blocks[4].content, "2.\u300a\u6d77\u5916\u63d0\u901f\u300b");
+  // Not a figure with a decimal point ("2.5亿元") or a year ("2023年") at the start of a wrapped line.
+  const std::u32string full =
+      U"\u8425\u4e1a\u6536\u5165\u540c\u6bd4\u589e\u957f\u5341\u4e8c\u4e2a"
+      U"\u767e\u5206\u70b9\u4e3b\u8981\u6765\u81ea\u4e8e\u65b0";
+  EXPECT_EQ(LayoutAlone({WideLine(full, 50, 100), WideLine(U"2.5\u4ebf\u5143\u3002", 50, 114)}).size(), 1u);
+}
+
 TEST(TextLayoutTest, AChineseParagraphBrokenByAColumnBreakIsOneParagraph) {
   // 20 characters a line; the right column's first line indented by two characters starts a paragraph.
   for (bool indented : {false, true}) {
