@@ -1,6 +1,7 @@
 #include "document/text_layout.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <map>
@@ -660,6 +661,28 @@ std::vector<std::vector<size_t>> ShortFlowGroups(const std::vector<Item>& items,
   return groups;
 }
 
+// Notes under a table or an image: a text block starting with a note's label, next after the float in
+// reading order (its captions and other notes between them), set under it and across its width, is the
+// float's footnote ("Source: ...", "资料来源：Wind" under a chart).
+void MarkFloatNotes(std::vector<Block>& blocks) {
+  auto beside_float = [](BlockType t) {
+    return t == BlockType::kImageCaption || t == BlockType::kTableCaption || t == BlockType::kImageFootnote ||
+           t == BlockType::kTableFootnote;
+  };
+  for (size_t k = 1; k < blocks.size(); ++k) {
+    Block& note = blocks[k];
+    if (note.type != BlockType::kText || !StartsNoteLabel(note.content)) continue;
+    size_t f = k;
+    while (f > 0 && beside_float(blocks[f - 1].type)) --f;
+    if (f == 0) continue;
+    const Block& body = blocks[f - 1];
+    if ((body.type != BlockType::kTable && body.type != BlockType::kImage) ||
+        note.bbox.y0 < body.bbox.y1 - 5 || note.bbox.x0 >= body.bbox.x1 || note.bbox.x1 <= body.bbox.x0)
+      continue;
+    note.type = body.type == BlockType::kTable ? BlockType::kTableFootnote : BlockType::kImageFootnote;
+  }
+}
+
 // Whether the text after a label's number reads on as a sentence ("Table 3 shows ...", "Figure 2 and 3
 // ...", Korean "표 3에서 ..." with a particle on the number): running text that names a float, no caption.
 // A panel letter ("Fig. 1 a The setup, b ...") and "Table 2 continued" do not read on.
@@ -716,6 +739,28 @@ bool StartsCaption(const std::string& text, BlockType* body) {
       *body = BlockType::kTable;
       return true;
     }
+  }
+  return false;
+}
+
+bool StartsNoteLabel(const std::string& text) {
+  size_t end = 0;
+  while (end < text.size() && (std::isalpha(static_cast<unsigned char>(text[end])) || text[end] == ' '))
+    ++end;
+  if (end < text.size() && (text[end] == ':' || text[end] == '.') &&
+      std::isupper(static_cast<unsigned char>(text[0]))) {
+    std::string label = text.substr(0, end);
+    std::transform(label.begin(), label.end(), label.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
+    if (label.starts_with("data ")) label.erase(0, 5);
+    if (label == "source" || label == "sources" || label == "note" || label == "notes") return true;
+  }
+  for (const char* label :
+       {"\u8d44\u6599\u6765\u6e90", "\u6570\u636e\u6765\u6e90", "\u6765\u6e90", "\u6ce8", "\u5907\u6ce8"}) {
+    const std::string_view l(label);
+    if (text.compare(0, l.size(), l) == 0 &&
+        (text.compare(l.size(), 3, "\uff1a") == 0 || text.compare(l.size(), 1, ":") == 0))
+      return true;
   }
   return false;
 }
@@ -1216,7 +1261,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     if (para.lines.empty()) return false;
     const TextLine& prev = lines[para.lines.back()];
     bool numbered = false;
-    if (ListMarkerLength(line.text, &numbered) > 0 || StartsChineseNumbering(line.text)) return false;
+    if (ListMarkerLength(line.text, &numbered) > 0 || StartsChineseNumbering(line.text) ||
+        StartsNoteLabel(line.text))
+      return false;
     // An entry of a table of contents ends at its page number; a caption starts a block of its own (a
     // float set inside a paragraph, whose line before it ends mid-sentence).
     if (EndsInLeaderAndPage(prev.text) || StartsLabelledCaption(line.text)) return false;
@@ -1458,6 +1505,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     b.type = body == BlockType::kImage ? BlockType::kImageCaption : BlockType::kTableCaption;
     b.title_level = 0;
   }
+  MarkFloatNotes(blocks);
   JoinBrokenParagraphs(blocks, block_lines, lines);
   JoinCaptionText(blocks, pr);
   PairCaptions(blocks);

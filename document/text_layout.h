@@ -68,6 +68,10 @@ void JoinLine(std::string& paragraph, const std::string& next_line);
 // (kTable or kImage).
 bool StartsCaption(const std::string& text, BlockType* body);
 
+// A note's label at the start of `text`: "Source:", "Notes.", "Data sources:" (capitalised), "资料来源：",
+// "数据来源：", "来源：", "注：", "备注：".
+bool StartsNoteLabel(const std::string& text);
+
 // A list marker at the start of `text`: sets *numbered and returns the marker's length in bytes, or 0.
 size_t ListMarkerLength(const std::string& text, bool* numbered);
 

@@ -523,6 +523,43 @@ TEST(TextLayoutTest, RomanNumbersLabelCaptions) {
   EXPECT_FALSE(StartsCaption("Table Lamps", &body));
 }
 
+TEST(TextLayoutTest, NotesUnderAFloatAreItsFootnotes) {
+  // Under a table: a source line and a note, then running text. The same lines with no table above them
+  // (the table moved under them) are text.
+  for (bool under : {true, false}) {
+    const double notes = under ? 200 : 100, table = under ? 140 : 160;
+    std::vector<TextLine> lines = {
+        Line("Source: Bureau of Labor Statistics, current survey.", 50, notes),
+        Line("Note: Figures may not add to totals because of rounding.", 50, notes + 12)};
+    const char* rows[4][3] = {{"Region", "2022", "2023"},
+                              {"North", "1,204", "1,310"},
+                              {"South", "2,011", "2,150"},
+                              {"West", "988", "1,002"}};
+    for (int r = 0; r < 4; ++r) {
+      for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, table + 12.0 * r));
+    }
+    lines.push_back(
+        Line("Wages rose in every region, the most in the South, where they rose by a tenth.", 50, 260));
+    PageContent page = Page(lines);
+    std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+    std::string types;
+    for (const Block& b : blocks) types += std::string(BlockTypeName(b.type)) + ",";
+    EXPECT_EQ(types, under ? "table,table_footnote,table_footnote,text," : "text,text,table,text,") << types;
+    if (under) {
+      ASSERT_EQ(blocks.size(), 4u);
+      EXPECT_EQ(blocks[1].parent, 0);
+      EXPECT_EQ(blocks[2].content, "Note: Figures may not add to totals because of rounding.");
+    }
+  }
+  EXPECT_TRUE(StartsNoteLabel("Data sources: the survey"));
+  EXPECT_TRUE(StartsNoteLabel("NOTES. Values are means"));
+  EXPECT_TRUE(StartsNoteLabel("\u8d44\u6599\u6765\u6e90\uff1aWind"));  // 资料来源：Wind
+  EXPECT_TRUE(StartsNoteLabel("\u6ce8\uff1a\u5355\u4f4d"));            // 注：单位
+  EXPECT_FALSE(StartsNoteLabel("Sources of error are discussed in Section 4."));
+  EXPECT_FALSE(StartsNoteLabel("source. The survey"));  // a line of running text after "from the same"
+  EXPECT_FALSE(StartsNoteLabel("\u6ce8\u610f"));        // 注意 (take care)
+}
+
 TEST(TextLayoutTest, TextThatReadsOnAfterALabelsNumberIsNoCaption) {
   BlockType body;
   EXPECT_FALSE(StartsCaption("Table 3 shows the scores of each method.", &body));
