@@ -123,14 +123,18 @@ std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
     words.back().x1 = std::max(words.back().x1, ch.box.x1);
   }
   // Cells part at a gap of the line's size, or of half of it between two numbers (tight columns of
-  // figures: "29,760,021  33,871,648"), or at any space between two figures with thousands separators.
+  // figures: "29,760,021  33,871,648"), or at any space between two figures with thousands separators;
+  // never between a caption's label and its number ("图表　1：...", a full-width space after the label).
   std::vector<AlignedPiece> out;
+  BlockType captioned;
   for (size_t i = 0; i < words.size(); ++i) {
     const Word& w = words[i];
     const double gap = i == 0 ? 0 : w.x0 - words[i - 1].x1;
     const bool apart =
-        i == 0 || w.parted || gap >= kColumnGapEm * size || (Grouped(words[i - 1].text) && Grouped(w.text)) ||
-        (gap >= kNumberGapEm * size && IsNumericCell(words[i - 1].text) && IsNumericCell(w.text));
+        i == 0 ||
+        (!(i == 1 && StartsCaption(words[0].text + " " + w.text, &captioned)) &&
+         (w.parted || gap >= kColumnGapEm * size || (Grouped(words[i - 1].text) && Grouped(w.text)) ||
+          (gap >= kNumberGapEm * size && IsNumericCell(words[i - 1].text) && IsNumericCell(w.text))));
     if (apart) {
       out.push_back({w.x0, w.x1, w.text});
     } else {

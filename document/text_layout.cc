@@ -661,6 +661,17 @@ std::vector<std::vector<size_t>> ShortFlowGroups(const std::vector<Item>& items,
   return groups;
 }
 
+// The kind of float (kImage or kTable) a caption of either ("图表 3", Chinese reports' label for charts and
+// tables alike) at blocks[k] captions: the first after it in reading order, else the last before it.
+BlockType NearestFloat(const std::vector<Block>& blocks, size_t k) {
+  auto is_float = [](const Block& b) { return b.type == BlockType::kImage || b.type == BlockType::kTable; };
+  auto after = std::find_if(blocks.begin() + static_cast<std::ptrdiff_t>(k), blocks.end(), is_float);
+  if (after != blocks.end()) return after->type;
+  auto before =
+      std::find_if(blocks.rbegin() + static_cast<std::ptrdiff_t>(blocks.size() - k), blocks.rend(), is_float);
+  return before != blocks.rend() ? before->type : BlockType::kImage;
+}
+
 // Notes under a table or an image: a text block starting with a note's label, next after the float in
 // reading order (its captions and other notes between them), set under it and across its width, is the
 // float's footnote ("Source: ...", "资料来源：Wind" under a chart).
@@ -704,11 +715,13 @@ bool ReadsOnAfterNumber(const std::string& text) {
 }  // namespace
 
 bool StartsCaption(const std::string& text, BlockType* body) {
-  // (Chinese and Japanese: "图 3", "圖3", "図 3", "表 2", with a space or none; Korean: "그림 3", "표 2",
-  // bracketed or not, "[표 1]".)
-  static const char* kImage[] = {"Figure ",  "Fig. ",   "Fig ",          "FIGURE ",        "Chart ",
-                                 "Picture ", "\u56fe ", "\u56fe",        "\u5716 ",        "\u5716",
-                                 "\u56f3 ",  "\u56f3",  "\uadf8\ub9bc ", "[\uadf8\ub9bc ", "<\uadf8\ub9bc "};
+  // (Chinese and Japanese: "图 3", "圖3", "図 3", "表 2", with a space or none, "图表 3" and "図表 3" for
+  // either kind (see NearestFloat); Korean: "그림 3", "표 2", bracketed or not, "[표 1]".)
+  static const char* kImage[] = {"\u56fe\u8868 ", "\u56fe\u8868",   "\u56f3\u8868 ", "\u56f3\u8868",
+                                 "Figure ",       "Fig. ",          "Fig ",          "FIGURE ",
+                                 "Chart ",        "Picture ",       "\u56fe ",       "\u56fe",
+                                 "\u5716 ",       "\u5716",         "\u56f3 ",       "\u56f3",
+                                 "\uadf8\ub9bc ", "[\uadf8\ub9bc ", "<\uadf8\ub9bc "};
   static const char* kTable[] = {"Table ", "TABLE ",  "Tab. ",    "\u8868 ",
                                  "\u8868", "\ud45c ", "[\ud45c ", "<\ud45c "};
   auto starts_numbered = [&](const char* p) {
@@ -1497,10 +1510,13 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     if (b.type == BlockType::kTable) has[1] = true;
   }
   // (A caption set bold like a heading, "Table 4: Spending by region" over its table, is one too.)
-  for (Block& b : blocks) {
+  for (size_t k = 0; k < blocks.size(); ++k) {
+    Block& b = blocks[k];
     BlockType body;
     if ((b.type != BlockType::kText && b.type != BlockType::kTitle) || !StartsCaption(b.content, &body))
       continue;
+    if (b.content.starts_with("\u56fe\u8868") || b.content.starts_with("\u56f3\u8868"))
+      body = NearestFloat(blocks, k);
     if (!has[body == BlockType::kImage ? 0 : 1]) continue;
     b.type = body == BlockType::kImage ? BlockType::kImageCaption : BlockType::kTableCaption;
     b.title_level = 0;

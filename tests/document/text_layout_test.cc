@@ -560,6 +560,30 @@ TEST(TextLayoutTest, NotesUnderAFloatAreItsFootnotes) {
   EXPECT_FALSE(StartsNoteLabel("\u6ce8\u610f"));        // 注意 (take care)
 }
 
+TEST(TextLayoutTest, AChineseReportsChartOrTableLabelCaptionsTheFloatItIsSetWith) {
+  // "图表 1：..." over a table (Chinese research reports label charts and tables alike): the table's.
+  std::vector<TextLine> lines;
+  for (int i = 0; i < 4; ++i)
+    lines.push_back(Line("Running text of the report that goes on for a while, line " + std::to_string(i), 50,
+                         80 + 12.0 * i));
+  lines.push_back(WideLine(U"\u56fe\u8868 1\uff1a\u4e3b\u8981\u8d22\u52a1\u6570\u636e", 50, 140));
+  const char* rows[4][3] = {{"Region", "2022", "2023"},
+                            {"North", "1,204", "1,310"},
+                            {"South", "2,011", "2,150"},
+                            {"West", "988", "1,002"}};
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, 160 + 14.0 * r));
+  }
+  PageContent page = Page(lines);
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[1].type, BlockType::kTableCaption);
+  EXPECT_EQ(blocks[1].parent, 2);
+  BlockType body;
+  EXPECT_TRUE(StartsCaption("\u56fe\u88683\uff1a\u8425\u6536", &body));  // 图表3：营收
+  EXPECT_FALSE(StartsCaption("\u56fe\u8868\u663e\u793a", &body));        // 图表显示 (the chart shows)
+}
+
 TEST(TextLayoutTest, TextThatReadsOnAfterALabelsNumberIsNoCaption) {
   BlockType body;
   EXPECT_FALSE(StartsCaption("Table 3 shows the scores of each method.", &body));
