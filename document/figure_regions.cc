@@ -1,6 +1,7 @@
 #include "document/figure_regions.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <string_view>
 
@@ -14,6 +15,7 @@ constexpr size_t kMinTickValues = 3;         // beside a chart with no text insi
 constexpr double kMaxSwatch = 30;            // points: the longer side of a legend's key
 constexpr double kLegendReach = 30;          // points from the figure to a legend's key
 constexpr size_t kMinLegendEntries = 2;
+constexpr double kMaxGridlineWidth = 2;  // points: a gridline's stroke
 
 Rect Grow(const Rect& r, double d) { return {r.x0 - d, r.y0 - d, r.x1 + d, r.y1 + d}; }
 
@@ -69,6 +71,56 @@ Rect WithLegend(const Rect& figure, const std::vector<Rect>& drawings, const std
   return entries >= kMinLegendEntries ? figure.Union(legend) : figure;
 }
 
+// `figure` grown by the gridlines of a chart set past its paths (above its tallest bar, where no bar
+// touches them): thin lines of the same extent as two or more of its own gridlines, one spacing past the
+// outermost, one after the other. Horizontal gridlines, then vertical ones (a chart of bars set sideways).
+Rect WithGridlines(Rect figure, const std::vector<Rect>& drawings) {
+  for (const bool horizontal : {true, false}) {
+    auto along = [&](const Rect& r) { return horizontal ? std::pair(r.x0, r.x1) : std::pair(r.y0, r.y1); };
+    auto across = [&](const Rect& r) { return horizontal ? r.cy() : r.cx(); };
+    auto thin = [&](const Rect& r) {
+      const auto [a0, a1] = along(r);
+      return (horizontal ? r.height() : r.width()) <= kMaxGridlineWidth && a1 - a0 >= kTouch * 4;
+    };
+    // The chart's own gridlines: thin, inside it, across most of it, all of one extent.
+    std::vector<double> at;
+    std::pair<double, double> extent{0, 0};
+    for (const Rect& d : drawings) {
+      const auto [a0, a1] = along(d);
+      const auto [f0, f1] = along(figure);
+      const Rect room = Grow(figure, 1);  // (a line has no area: Inside does not apply)
+      const bool inside = d.x0 >= room.x0 && d.x1 <= room.x1 && d.y0 >= room.y0 && d.y1 <= room.y1;
+      if (!thin(d) || !inside || a1 - a0 < 0.6 * (f1 - f0)) continue;
+      if (at.empty()) extent = {a0, a1};
+      if (std::fabs(a0 - extent.first) <= 2 && std::fabs(a1 - extent.second) <= 2) at.push_back(across(d));
+    }
+    if (at.size() < 2) continue;
+    std::sort(at.begin(), at.end());
+    double spacing = 0;
+    for (size_t i = 1; i < at.size(); ++i) {
+      if (at[i] - at[i - 1] > kTouch && (spacing == 0 || at[i] - at[i - 1] < spacing))
+        spacing = at[i] - at[i - 1];
+    }
+    if (spacing == 0) continue;
+    for (bool grown = true; grown;) {
+      grown = false;
+      for (const Rect& d : drawings) {
+        const auto [a0, a1] = along(d);
+        if (!thin(d) || std::fabs(a0 - extent.first) > 2 || std::fabs(a1 - extent.second) > 2) continue;
+        const double c = across(d), tolerance = std::max(1.0, 0.1 * spacing);
+        if (std::fabs(c - (at.front() - spacing)) <= tolerance ||
+            std::fabs(c - (at.back() + spacing)) <= tolerance) {
+          (c < at.front() ? at.insert(at.begin(), c) : at.insert(at.end(), c));
+          figure = {std::min(figure.x0, d.x0), std::min(figure.y0, d.y0), std::max(figure.x1, d.x1),
+                    std::max(figure.y1, d.y1)};  // (Union skips a line: it has no area)
+          grown = true;
+        }
+      }
+    }
+  }
+  return figure;
+}
+
 }  // namespace
 
 bool IsFigureLabel(const TextLine& line, const Rect& figure) {
@@ -109,7 +161,7 @@ std::vector<Rect> FindVectorFigures(const PageContent& page, const std::vector<T
   std::vector<Rect> figures;
   for (size_t root = 0; root < paths.size(); ++root) {
     if (count[root] < kMinPaths) continue;
-    Rect r = Grow(box[root], -kTouch).Intersect(pr);
+    Rect r = WithGridlines(Grow(box[root], -kTouch), page.drawings).Intersect(pr);
     if (r.empty() || r.width() < 40 || r.height() < 40 || r.area() < 0.02 * pr.area() ||
         r.area() > 0.7 * pr.area())
       continue;

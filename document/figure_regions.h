@@ -19,7 +19,9 @@ inline constexpr size_t kMaxFigureLabelChars = 40;  // bytes of a figure's label
 // 8 paths, covers at least 2% of the page and 40 x 40 points but less than 70% of it, overlaps no table in
 // `tables` by half, and the text lines inside it are labels: at least one (or, with none inside, at least 3
 // tick values beside it: a chart's bars and gridlines), none longer than 40 characters or monospaced, at most
-// 30% of the group's area. A frame or a shaded box around paragraphs or code therefore is no figure.
+// 30% of the group's area. A frame or a shaded box around paragraphs or code therefore is no figure. A
+// chart's gridlines above its tallest bar (thin lines of the extent of two or more of its own, one spacing
+// past the outermost, one after the other) are part of it.
 std::vector<Rect> FindVectorFigures(const PageContent& page, const std::vector<TextLine>& lines,
                                     const std::vector<Rect>& tables);
 

@@ -108,6 +108,30 @@ TEST(FigureRegionsTest, AChartWithNoTextAmongItsBarsHasItsTickValuesBeside) {
   EXPECT_TRUE(FindVectorFigures(page, {tick("Name", 196), tick("Date", 146), tick("Place", 96)}, {}).empty());
 }
 
+TEST(FigureRegionsTest, GridlinesAboveAChartsTallestBarArePartOfIt) {
+  // Gridlines every 25 points from the bars' foot (y 200) up: those the bars (tops at y 100) cross touch
+  // them; the two above (y 75 and 50) touch nothing but are the chart's, and so is the "200" beside the
+  // top one. A rule 25 points above those, of another length, is not.
+  PageContent page = TenBars();
+  for (double y = 200; y >= 50; y -= 25) page.drawings.push_back({95, y, 300, y});
+  page.drawings.push_back({60, 25, 400, 25});
+  std::vector<TextLine> ticks;
+  for (int k = 0; k <= 6; ++k)
+    ticks.push_back(Label(std::to_string(50 * k), {75, 196.0 - 25 * k, 90, 204.0 - 25 * k}));
+  std::vector<Rect> figures = FindVectorFigures(page, ticks, {});
+  ASSERT_EQ(figures.size(), 1u);
+  EXPECT_DOUBLE_EQ(figures[0].y0, 50);
+  EXPECT_TRUE(IsFigureLabel(ticks.back(), figures[0]));
+  // Vertical gridlines right of a chart of bars set sideways likewise.
+  page = PageContent();
+  page.page = {0, 0, 600, 800};
+  for (int k = 0; k < 10; ++k) page.drawings.push_back({100, 100.0 + 20 * k, 200, 116.0 + 20 * k});
+  for (double x = 100; x <= 250; x += 25) page.drawings.push_back({x, 95, x, 300});
+  figures = FindVectorFigures(page, {Label("12", {120, 150, 140, 158})}, {});
+  ASSERT_EQ(figures.size(), 1u);
+  EXPECT_DOUBLE_EQ(figures[0].x1, 250);
+}
+
 TEST(FigureRegionsTest, ALegendBesideAChartIsPartOfIt) {
   PageContent page = TenBars();
   TextLine label = Label("12", {120, 150, 140, 158});
