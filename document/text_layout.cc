@@ -23,6 +23,7 @@ constexpr double kMinBandGap = 2;       // points: a gap this tall across a regi
 constexpr size_t kMaxTopBands = 12;     // bands of such a block looked at, from the top
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
+constexpr size_t kMaxFootLines = 3;              // lines over a spanning table taken from a column's foot
 constexpr double kCjkShortEm = 2.5;              // a Chinese line this much short of the measure ends
 constexpr int kFigureLabelReach = 2;             // labels beside a vector figure, then labels beside those
 constexpr double kMaxCaptionTextLines = 4;       // lines of the text a caption takes from under it
@@ -251,6 +252,32 @@ size_t TopBandsOverColumns(const std::vector<Item>& items, const std::vector<std
   return 0;
 }
 
+// The lines at the foot of one side of a band (`side`, in any order) that go with the item spanning the
+// gutter under the band, whose top is `span_top`: below every item of the other side, a blank line or
+// more apart from their own side's items above them, at most kMaxFootLines, the last right above the
+// spanning item (a table's title set flush left over a table as wide as the page, under a sidebar and a
+// column of text). Taken out of `side`, top down; read after both sides.
+std::vector<size_t> FootOverSpan(const std::vector<Item>& items, std::vector<size_t>& side,
+                                 const std::vector<size_t>& other, double span_top) {
+  if (side.size() < 2 || other.empty()) return {};
+  std::sort(side.begin(), side.end(), [&](size_t a, size_t b) { return items[a].box.y0 < items[b].box.y0; });
+  double other_bottom = -1e18;
+  for (size_t id : other) other_bottom = std::max(other_bottom, items[id].box.y1);
+  size_t k = side.size();
+  while (k > 1 && side.size() - k < kMaxFootLines && items[side[k - 1]].kind == ItemKind::kLine &&
+         items[side[k - 1]].box.y0 > other_bottom)
+    --k;
+  if (k == side.size()) return {};
+  const Rect& first = items[side[k]].box;
+  const Rect& last = items[side.back()].box;
+  if (first.y0 - items[side[k - 1]].box.y1 < first.height() || span_top - last.y1 > 2 * last.height() ||
+      items[side[k - 1]].box.y0 > other_bottom)
+    return {};
+  std::vector<size_t> foot(side.begin() + static_cast<std::ptrdiff_t>(k), side.end());
+  side.resize(k);
+  return foot;
+}
+
 // Reading order of `ids` (indices into items) appended to `out` as flows (each flow is read top-down);
 // `measure` is the width of the page's items (depth 0 sets it).
 void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rtl, int depth, double measure,
@@ -314,15 +341,18 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
   // Structured bindings are not captured by lambdas before C++20 in every compiler (Debian's clang 14, the
   // fuzz preset's).
   const double gutter_middle = (gx0 + gx1) / 2;
-  auto emit_band = [&](double y_limit) {
+  auto emit_band = [&](double y_limit, double span_top) {
     std::vector<size_t> left, right;
     while (next_side < sides.size() && items[sides[next_side]].box.cy() < y_limit) {
       size_t id = sides[next_side++];
       (items[id].box.cx() < gutter_middle ? left : right).push_back(id);
     }
     if (rtl) std::swap(left, right);
+    std::vector<size_t> foot = FootOverSpan(items, left, right, span_top);
+    if (foot.empty()) foot = FootOverSpan(items, right, left, span_top);
     OrderItems(items, std::move(left), rtl, depth + 1, measure, false, flows);
     OrderItems(items, std::move(right), rtl, depth + 1, measure, false, flows);
+    if (!foot.empty()) flows.push_back(std::move(foot));
   };
   // Consecutive spanning items form one flow (a paragraph across the gutter keeps its lines together).
   std::vector<size_t> run;
@@ -330,12 +360,12 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
     if (next_side < sides.size() && items[sides[next_side]].box.cy() < items[id].box.cy()) {
       if (!run.empty()) flows.push_back(std::move(run));
       run.clear();
-      emit_band(items[id].box.cy());
+      emit_band(items[id].box.cy(), items[id].box.y0);
     }
     run.push_back(id);
   }
   if (!run.empty()) flows.push_back(std::move(run));
-  emit_band(1e18);
+  emit_band(1e18, 1e18);
 }
 
 struct Paragraph {

@@ -949,6 +949,27 @@ TEST(TextLayoutTest, ChineseNumberingStartsABlock) {
   EXPECT_EQ(LayoutAlone({WideLine(full, 50, 100), WideLine(U"2.5\u4ebf\u5143\u3002", 50, 114)}).size(), 1u);
 }
 
+TEST(TextLayoutTest, ATitleUnderAColumnOverAFigureAsWideAsThePageIsReadAfterTheColumns) {
+  // A sidebar (x 50..200) beside a column of text (x 250..550), a title set flush left a blank line under
+  // both, right over a figure as wide as the page: the sidebar, the text, the title, the figure. The
+  // sidebar's own last line, set as close as its others, stays in it.
+  for (bool apart : {true, false}) {
+    std::vector<TextLine> lines;
+    for (int i = 0; i < 5; ++i)
+      lines.push_back(Line("Sidebar line " + std::to_string(i), 50, 100 + 12.0 * i));
+    for (int i = 0; i < 8; ++i)
+      lines.push_back(
+          Line("Main text runs on in its column, line " + std::to_string(i) + ",", 250, 100 + 12.0 * i));
+    lines.push_back(Line("Forecast and valuation", 50, apart ? 210 : 160));
+    PageContent page = Page(lines);
+    page.images.push_back({50, 226, 550, 400});
+    std::string text;
+    for (const Block& b : LayoutPage(page, AnalyzeStyle({page}))) text += b.content + "|";
+    EXPECT_EQ(text.find("line 7,|Forecast and valuation|") != std::string::npos, apart) << text;
+    EXPECT_EQ(text.find("Sidebar line 4 Forecast and valuation|") != std::string::npos, !apart) << text;
+  }
+}
+
 TEST(TextLayoutTest, AChineseParagraphBrokenByAColumnBreakIsOneParagraph) {
   // 20 characters a line; the right column's first line indented by two characters starts a paragraph.
   for (bool indented : {false, true}) {
