@@ -966,9 +966,21 @@ void JoinLine(std::string& paragraph, const std::string& next_line) {
 size_t ListMarkerLength(const std::string& text, bool* numbered) {
   static const char* kBullets[] = {"•", "●", "▪", "◦", "○", "■", "□", "➢",
                                    "►", "▶", "✓", "",  "-", "–", "*", "·"};
+  // A line of choices ("□ 适用 √ 不适用", "☐ Yes ☐ No") is no list item: its box (a shape, not a dash,
+  // which items hold: "- Days 3 - 5") comes again, or a check mark.
+  auto choices = [&](size_t n) {
+    const std::string mark = text.substr(0, n);
+    if (mark != "-" && mark != "\u2013" && mark != "*" && mark != "\u00b7" &&
+        text.find(mark, n) != std::string::npos)
+      return true;
+    for (const char* check : {"\u221a", "\u2713", "\u2714", "\u2611", "\u2612"}) {
+      if (text.find(check, n) != std::string::npos) return true;
+    }
+    return false;
+  };
   for (const char* b : kBullets) {
     size_t n = std::string_view(b).size();
-    if (text.compare(0, n, b) == 0 && text.size() > n + 1 && text[n] == ' ') {
+    if (text.compare(0, n, b) == 0 && text.size() > n + 1 && text[n] == ' ' && !choices(n)) {
       *numbered = false;
       return n + 1;
     }
@@ -980,7 +992,7 @@ size_t ListMarkerLength(const std::string& text, bool* numbered) {
   const bool symbol = (first >= 0x25A0 && first <= 0x25FF) || (first >= 0x2610 && first <= 0x2612) ||
                       (first >= 0x2700 && first <= 0x27BF) || (first >= 0xE000 && first <= 0xF8FF) ||
                       (first >= 0x80 && first <= 0x9F);
-  if (symbol && text.size() > n + 1 && text[n] == ' ') {
+  if (symbol && text.size() > n + 1 && text[n] == ' ' && !choices(n)) {
     *numbered = false;
     return n + 1;
   }

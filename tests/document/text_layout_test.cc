@@ -70,6 +70,12 @@ TEST(TextLayoutTest, ListMarkers) {
     EXPECT_FALSE(numbered);
   }
   EXPECT_EQ(ListMarkerLength("\uf0a8item", &numbered), 0u);  // a glyph run into its word
+  // A line of choices: the box again, or a check mark.
+  EXPECT_EQ(ListMarkerLength("\u25a1 \u9002\u7528 \u221a \u4e0d\u9002\u7528", &numbered),
+            0u);  // □ 适用 √ 不适用
+  EXPECT_EQ(ListMarkerLength("\u2610 Yes \u2610 No", &numbered), 0u);
+  EXPECT_EQ(ListMarkerLength("\uf0a8 Yes \uf0a8 No", &numbered), 0u);
+  EXPECT_EQ(ListMarkerLength("- Days 3 - 5", &numbered), 2u);
 }
 
 TEST(TextLayoutTest, PageNumbers) {
