@@ -478,9 +478,14 @@ std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::ve
   std::sort(order.begin(), order.end(),
             [&](size_t a, size_t b) { return lines[a].box.cy() < lines[b].box.cy(); });
   std::vector<TextRow> rows;
+  Rect first;  // the first line of the last row: a line joins the row on its band, not on the row's union
+               // (a label centred between two rows, overlapping both, would chain them into one)
   for (size_t li : order) {
     const Rect& b = lines[li].box;
-    if (rows.empty() || VerticalOverlap(rows.back().box, b) <= 0.5) rows.push_back({{}, b, {}});
+    if (rows.empty() || VerticalOverlap(first, b) <= 0.5) {
+      rows.push_back({{}, b, {}});
+      first = b;
+    }
     rows.back().box = rows.back().box.Union(b);
     for (AlignedPiece& p : SplitAtColumnGaps(lines[li])) {
       RowPiece piece{li, p.x0, p.x1, std::move(p.text)};

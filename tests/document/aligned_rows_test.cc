@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/document/line_builder.h"
+
 namespace mineru::document {
 namespace {
 
@@ -15,6 +17,27 @@ TEST(AlignedRowsTest, NumbersWithTheirSignsAndMarksAreNumeric) {
        {"", "-", "Total", "n/a", "x", "abc", "A1", "Q3", "12 ducks", "No", "B", "million", "K2"}) {
     EXPECT_FALSE(IsNumericCell(word)) << word;
   }
+}
+
+TEST(AlignedRowsTest, ALabelCentredBetweenTwoRowsDoesNotChainThemIntoOne) {
+  // "Papers" set half way between the rows of its two methods (a label over two rows, as LaTeX's
+  // \multirow sets it): it overlaps both, and the two rows stay two.
+  using testing::Line;
+  const std::vector<TextLine> lines = {Line("Ours", 200, 100), Line(".94", 300, 100),
+                                       Line("Papers", 50, 104.5), Line("Baseline", 200, 109),
+                                       Line(".88", 300, 109)};
+  const std::vector<TextRow> rows = BuildRows(lines, std::vector<bool>(lines.size(), false));
+  auto row_of = [&](size_t line) {
+    for (size_t r = 0; r < rows.size(); ++r) {
+      for (const RowPiece& p : rows[r].pieces) {
+        if (p.line == line) return r;
+      }
+    }
+    return rows.size();
+  };
+  EXPECT_EQ(row_of(0), row_of(1));
+  EXPECT_EQ(row_of(3), row_of(4));
+  EXPECT_NE(row_of(0), row_of(3));
 }
 
 TEST(AlignedRowsTest, CellsThatSayThereIsNoValue) {
