@@ -428,6 +428,8 @@ bool IsNumericCell(const std::string& text) {
       ++digits;
     } else if (t.substr(i).starts_with("\u2212") || t.substr(i).starts_with("\u2013")) {
       i += 2;  // a minus sign, or an en dash set as one
+    } else if (t.substr(i).starts_with("\u00b1")) {
+      i += 1;  // a plus-minus sign: "0.81 ± 0.02", a mean and its spread
     } else if (std::string_view(" .,-+%$()/:").find(c) == std::string_view::npos) {
       return false;
     }

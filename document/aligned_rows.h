@@ -36,9 +36,9 @@ std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::ve
 // The column (0 = first) of x between `gutters` (left to right): split at each gutter's middle.
 size_t ColumnOf(const std::vector<std::pair<double, double>>& gutters, double x);
 
-// "1,234", "-5.6", "12%", "$3", "(4)", "\u20ac7", "\u22123", "12.5p", "1,234*", "$2.7 billion", "45K":
-// digits with number punctuation, a currency sign before, a scale (a word or one capital) and a footnote
-// mark after.
+// "1,234", "-5.6", "12%", "$3", "(4)", "\u20ac7", "\u22123", "12.5p", "1,234*", "$2.7 billion", "45K",
+// "0.81 \u00b1 0.02": digits with number punctuation (a plus-minus sign too), a currency sign before, a
+// scale (a word or one capital) and a footnote mark after.
 bool IsNumericCell(const std::string& text);
 
 // A cell that says it has no value: "-", an en or em dash, "..", "n/a", "NA", "(X)", "*".

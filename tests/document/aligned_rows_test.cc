@@ -9,8 +9,9 @@ namespace {
 
 TEST(AlignedRowsTest, NumbersWithTheirSignsAndMarksAreNumeric) {
   for (const char* number :
-       {"1,234", "-5.6", "12%", "$3", "(4)", "\u20ac7", "\u00a31.50", "\u22123", "\u20132.0", "12.5p", "45 e",
-        "1,234*", "56\u2020", "+0.3", "$2.7 billion", "$300 million", "12 percent", "$3.1B", "45K"}) {
+       {"1,234",        "-5.6",         "12%",        "$3",    "(4)",    "\u20ac7",         "\u00a31.50",
+        "\u22123",      "\u20132.0",    "12.5p",      "45 e",  "1,234*", "56\u2020",        "+0.3",
+        "$2.7 billion", "$300 million", "12 percent", "$3.1B", "45K",    "0.81 \u00b1 0.02"}) {
     EXPECT_TRUE(IsNumericCell(number)) << number;
   }
   for (const char* word :
