@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <limits>
 
+#include "document/text_layout.h"
+
 namespace mineru::document {
 namespace {
 
@@ -268,13 +270,8 @@ ParsedModelOutput ParseModelOutput(std::string_view text) {
     }
     if (continues && block.type == BlockType::kText && !out.blocks.empty() &&
         out.blocks.back().type == BlockType::kText) {
-      std::string& prev = out.blocks.back().content;
-      if (!prev.empty() && prev.back() == '-') {
-        prev.pop_back();
-      } else if (!prev.empty() && !block.content.empty()) {
-        prev.push_back(' ');
-      }
-      prev += block.content;
+      // As lines of a paragraph join: "sen-" + "tence", no space between Chinese characters.
+      JoinLine(out.blocks.back().content, block.content);
       continues = contd;
       continue;
     }

@@ -78,6 +78,18 @@ TEST(ModelOutputParserTest, ContinuedTextIsMerged) {
   EXPECT_EQ(out.blocks[1].content, "Next.");
 }
 
+TEST(ModelOutputParserTest, ContinuedTextJoinsAsLinesOfAParagraphDo) {
+  // Chinese text goes on with no space; a hyphen before a capital is kept ("well-" + "Known" is no word
+  // broken in two).
+  auto out = ParseModelOutput(B("0 0 10 10", "text", "\u8425\u4e1a\u6536\u5165<|txt_contd|>") +
+                              B("0 20 10 30", "text", "\u540c\u6bd4\u589e\u957f") +
+                              B("0 40 10 50", "text", "the well-<|txt_contd|>") +
+                              B("0 60 10 70", "text", "Known case"));
+  ASSERT_EQ(out.blocks.size(), 2u);
+  EXPECT_EQ(out.blocks[0].content, "\u8425\u4e1a\u6536\u5165\u540c\u6bd4\u589e\u957f");  // 营业收入同比增长
+  EXPECT_EQ(out.blocks[1].content, "the well- Known case");
+}
+
 TEST(ModelOutputParserTest, ContinuationDoesNotCrossOtherTypes) {
   auto out = ParseModelOutput(B("0 0 10 10", "text", "Before<|txt_contd|>") +
                               B("0 20 10 30", "title", "# H") + B("0 40 10 50", "text", "after"));
