@@ -24,12 +24,14 @@ constexpr size_t kMaxTopBands = 12;     // bands of such a block looked at, from
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
 constexpr size_t kMaxFootLines = 3;              // lines over a spanning table taken from a column's foot
-constexpr double kCjkShortEm = 2.5;              // a Chinese line this much short of the measure ends
-constexpr int kFigureLabelReach = 2;             // labels beside a vector figure, then labels beside those
-constexpr double kMaxCaptionTextLines = 4;       // lines of the text a caption takes from under it
-constexpr size_t kMinProseLines = 3;             // long lines that are enough to set the body size
-constexpr double kMinProseLineEm = 15;           // ems: a line this long is running text, not a cell
-constexpr double kColumnReachLines = 8;  // sizes above and below a table where its page's columns show
+constexpr size_t kMaxFieldNameChars = 8;    // Chinese characters of a field's name ("执业证书编号")
+constexpr size_t kMaxFieldNameWords = 3;    // words of a field's name ("Target price")
+constexpr double kCjkShortEm = 2.5;         // a Chinese line this much short of the measure ends
+constexpr int kFigureLabelReach = 2;        // labels beside a vector figure, then labels beside those
+constexpr double kMaxCaptionTextLines = 4;  // lines of the text a caption takes from under it
+constexpr size_t kMinProseLines = 3;        // long lines that are enough to set the body size
+constexpr double kMinProseLineEm = 15;      // ems: a line this long is running text, not a cell
+constexpr double kColumnReachLines = 8;     // sizes above and below a table where its page's columns show
 
 bool IsLetter(char32_t c) { return IsLowerLatin(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
 
@@ -372,6 +374,28 @@ struct Paragraph {
   std::vector<size_t> lines;
   Rect box;
 };
+
+// A field's name and a colon at the start of `text`: one to three words, the first capitalised, and ": "
+// ("Email: ...", "Target price: ..."), or up to eight Chinese characters and "：" or ":" ("邮箱：...").
+bool StartsField(const std::string& text) {
+  size_t i = 0, chinese = 0;
+  while (i < text.size()) {
+    const size_t at = i;
+    const char32_t c = DecodeUtf8(text, i);
+    if (c == 0xFF1A || c == ':') return chinese > 0 && chinese <= kMaxFieldNameChars && i < text.size();
+    if (c < 0x3400 || c > 0x9FFF || ++chinese > kMaxFieldNameChars) {  // (ideographs only)
+      i = at;
+      break;
+    }
+  }
+  if (chinese > 0 || text.empty() || text[0] < 'A' || text[0] > 'Z') return false;
+  const size_t colon = text.find(": ");
+  if (colon == std::string::npos || colon == 0) return false;
+  const std::string_view name(text.data(), colon);
+  return static_cast<size_t>(std::count(name.begin(), name.end(), ' ')) < kMaxFieldNameWords &&
+         std::all_of(name.begin(), name.end(),
+                     [](char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == ' '; });
+}
 
 // Chinese numbering at the start of a line, right before Chinese text: "1、", "1.《", "（1）", "(2)",
 // "三、", "（一）". Such a line starts a block (an item, a section's heading), whatever the line before it.
@@ -1316,8 +1340,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     if (para.lines.empty()) return false;
     const TextLine& prev = lines[para.lines.back()];
     bool numbered = false;
+    // (Fields one under the other, "Analyst: ..." over "Email: ...", are a line each.)
     if (ListMarkerLength(line.text, &numbered) > 0 || StartsChineseNumbering(line.text) ||
-        StartsNoteLabel(line.text))
+        StartsNoteLabel(line.text) || (StartsField(line.text) && StartsField(prev.text)))
       return false;
     // An entry of a table of contents ends at its page number; a caption starts a block of its own (a
     // float set inside a paragraph, whose line before it ends mid-sentence).

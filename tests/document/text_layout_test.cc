@@ -976,6 +976,23 @@ TEST(TextLayoutTest, ATitleUnderAColumnOverAFigureAsWideAsThePageIsReadAfterTheC
   }
 }
 
+TEST(TextLayoutTest, FieldsOneUnderTheOtherAreALineEach) {
+  // A report's sidebar: an analyst's name, licence number and email, each "name：value", as long as each
+  // other. A paragraph whose wrapped line starts "Default: " after a line that is no field goes on.
+  std::vector<TextLine> lines = {
+      WideLine(U"\u5206\u6790\u5e08\uff1a\u5f20\u4e09\u674e\u56db", 50, 100),  // 分析师：张三李四
+      WideLine(U"\u8054\u7cfb\u4eba\uff1a\u738b\u4e94\u8d75\u516d", 50, 114),  // 联系人：王五赵六
+      Line("Email: analyst@example.com", 50, 128), Line("Phone: 010 1234 5678 ext 9", 50, 140)};
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 4u);
+  EXPECT_EQ(blocks[1].content, "\u8054\u7cfb\u4eba\uff1a\u738b\u4e94\u8d75\u516d");
+  EXPECT_EQ(blocks[3].content, "Phone: 010 1234 5678 ext 9");
+  blocks = LayoutAlone({Line("The three settings of the budget are listed below, with the one we", 50, 100),
+                        Line("Default: this is the one on a card of sixteen gigabytes, and the", 50, 112),
+                        Line("others are the ones users set most often in our survey of them.", 50, 124)});
+  EXPECT_EQ(blocks.size(), 1u);
+}
+
 TEST(TextLayoutTest, AChineseParagraphBrokenByAColumnBreakIsOneParagraph) {
   // 20 characters a line; the right column's first line indented by two characters starts a paragraph.
   for (bool indented : {false, true}) {
