@@ -185,11 +185,12 @@ std::vector<double> UnruledColumnBounds(const std::vector<Baseline>& baselines,
 // rows are not ruled either (a frame around a table, a rule under its header only), and the table is the
 // whitespace's to read (FindRuleBandTables, FindAlignedTables).
 bool RowsUnruled(const std::vector<Baseline>& baselines, const std::vector<double>& ys) {
-  std::vector<int> multi(ys.size(), 0);
+  if (ys.size() < 2) return false;
+  std::vector<int> multi(ys.size() - 1, 0);  // of drawn row r, between ys[r] and ys[r + 1]
   for (const Baseline& b : baselines) {
-    if (b.cells.size() < 2) continue;
-    const size_t r = static_cast<size_t>(std::upper_bound(ys.begin(), ys.end(), b.cy) - ys.begin());
-    if (++multi[std::min(r, ys.size() - 1)] >= 2) return true;
+    if (b.cells.size() < 2 || b.cy <= ys.front() || b.cy >= ys.back()) continue;
+    const size_t r = static_cast<size_t>(std::upper_bound(ys.begin(), ys.end(), b.cy) - ys.begin()) - 1;
+    if (++multi[r] >= 2) return true;
   }
   return false;
 }
