@@ -432,21 +432,36 @@ TEST(TextLayoutTest, ACaptionSetRightUnderAParagraphStartsABlockOfItsOwn) {
       "The scores of each method, as the numbers in Table 3 shows, are lower on the reports than on papers.");
 }
 
-TEST(TextLayoutTest, ACaptionSetBoldLikeAHeadingOverItsTableIsTheTablesCaption) {
-  std::vector<TextLine> lines;
+// Four lines of a report's running text from y 80.
+void AddRunningText(std::vector<TextLine>& lines) {
   for (int i = 0; i < 4; ++i)
     lines.push_back(Line("Running text of the report that goes on for a while, line " + std::to_string(i), 50,
                          80 + 12.0 * i));
-  lines.push_back(Line("Table 4: Spending by region", 50, 140, 10, true));
+}
+
+// A table of regions and two years' figures without rules: a header and three rows from `top`.
+void AddRegionTable(std::vector<TextLine>& lines, double top, double leading = 14) {
   const char* rows[4][3] = {{"Region", "2022", "2023"},
                             {"North", "1,204", "1,310"},
                             {"South", "2,011", "2,150"},
                             {"West", "988", "1,002"}};
   for (int r = 0; r < 4; ++r) {
-    for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, 160 + 14.0 * r));
+    for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, top + leading * r));
   }
+}
+
+// The page of running text, `caption` (at y 140) and the region table under it (y 160), laid out.
+std::vector<Block> CaptionOverRegionTable(const TextLine& caption) {
+  std::vector<TextLine> lines;
+  AddRunningText(lines);
+  lines.push_back(caption);
+  AddRegionTable(lines, 160);
   PageContent page = Page(lines);
-  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  return LayoutPage(page, AnalyzeStyle({page}));
+}
+
+TEST(TextLayoutTest, ACaptionSetBoldLikeAHeadingOverItsTableIsTheTablesCaption) {
+  std::vector<Block> blocks = CaptionOverRegionTable(Line("Table 4: Spending by region", 50, 140, 10, true));
   ASSERT_EQ(blocks.size(), 3u);
   EXPECT_EQ(blocks[1].type, BlockType::kTableCaption);
   EXPECT_EQ(blocks[1].title_level, 0);
@@ -485,19 +500,11 @@ TEST(TextLayoutTest, TextBetweenACaptionAndItsTableIsTheCaptions) {
   // The same line under a caption with the running text after it, no table right under: the text's.
   for (bool table_below : {true, false}) {
     std::vector<TextLine> lines;
-    for (int i = 0; i < 4; ++i)
-      lines.push_back(Line("Running text of the report that goes on for a while, line " + std::to_string(i),
-                           50, 80 + 12.0 * i));
+    AddRunningText(lines);
     lines.push_back(Line("Table 4: Spending by region", 50, 140, 10, true));
     lines.push_back(Line("(in thousands of dollars)", 50, 152));
     const double top = table_below ? 172 : 240;
-    const char* rows[4][3] = {{"Region", "2022", "2023"},
-                              {"North", "1,204", "1,310"},
-                              {"South", "2,011", "2,150"},
-                              {"West", "988", "1,002"}};
-    for (int r = 0; r < 4; ++r) {
-      for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, top + 14.0 * r));
-    }
+    AddRegionTable(lines, top);
     PageContent page = Page(lines);
     std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
     ASSERT_EQ(blocks.size(), table_below ? 3u : 4u);
@@ -537,13 +544,7 @@ TEST(TextLayoutTest, NotesUnderAFloatAreItsFootnotes) {
     std::vector<TextLine> lines = {
         Line("Source: Bureau of Labor Statistics, current survey.", 50, notes),
         Line("Note: Figures may not add to totals because of rounding.", 50, notes + 12)};
-    const char* rows[4][3] = {{"Region", "2022", "2023"},
-                              {"North", "1,204", "1,310"},
-                              {"South", "2,011", "2,150"},
-                              {"West", "988", "1,002"}};
-    for (int r = 0; r < 4; ++r) {
-      for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, table + 12.0 * r));
-    }
+    AddRegionTable(lines, table, 12);
     lines.push_back(
         Line("Wages rose in every region, the most in the South, where they rose by a tenth.", 50, 260));
     PageContent page = Page(lines);
@@ -568,20 +569,8 @@ TEST(TextLayoutTest, NotesUnderAFloatAreItsFootnotes) {
 
 TEST(TextLayoutTest, AChineseReportsChartOrTableLabelCaptionsTheFloatItIsSetWith) {
   // "图表 1：..." over a table (Chinese research reports label charts and tables alike): the table's.
-  std::vector<TextLine> lines;
-  for (int i = 0; i < 4; ++i)
-    lines.push_back(Line("Running text of the report that goes on for a while, line " + std::to_string(i), 50,
-                         80 + 12.0 * i));
-  lines.push_back(WideLine(U"\u56fe\u8868 1\uff1a\u4e3b\u8981\u8d22\u52a1\u6570\u636e", 50, 140));
-  const char* rows[4][3] = {{"Region", "2022", "2023"},
-                            {"North", "1,204", "1,310"},
-                            {"South", "2,011", "2,150"},
-                            {"West", "988", "1,002"}};
-  for (int r = 0; r < 4; ++r) {
-    for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, 160 + 14.0 * r));
-  }
-  PageContent page = Page(lines);
-  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  std::vector<Block> blocks =
+      CaptionOverRegionTable(WideLine(U"\u56fe\u8868 1\uff1a\u4e3b\u8981\u8d22\u52a1\u6570\u636e", 50, 140));
   ASSERT_EQ(blocks.size(), 3u);
   EXPECT_EQ(blocks[1].type, BlockType::kTableCaption);
   EXPECT_EQ(blocks[1].parent, 2);
@@ -603,15 +592,9 @@ TEST(TextLayoutTest, TextThatReadsOnAfterALabelsNumberIsNoCaption) {
 
   // A paragraph naming the table at its start, on the page of that table: the text's.
   std::vector<TextLine> lines = {
-      Line("Table 1 shows the pages per second of each schedule under two budgets; the", 50, 80),
-      Line("continuous schedule is faster at both, and more so at the larger budget.", 50, 92)};
-  const char* rows[4][3] = {{"Schedule", "4 GB", "8 GB"},
-                            {"Static", "0.41", "0.88"},
-                            {"Continuous", "0.93", "1.71"},
-                            {"Ours", "1.12", "2.05"}};
-  for (int r = 0; r < 4; ++r) {
-    for (int c = 0; c < 3; ++c) lines.push_back(Line(rows[r][c], 50 + 120.0 * c, 140 + 14.0 * r));
-  }
+      Line("Table 1 shows the spending of each region in the last two years; the", 50, 80),
+      Line("South spends the most in both, and more so in the later year.", 50, 92)};
+  AddRegionTable(lines, 140);
   PageContent page = Page(lines);
   std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
   ASSERT_EQ(blocks.size(), 2u);
