@@ -23,6 +23,7 @@ constexpr double kMinBandGap = 2;       // points: a gap this tall across a regi
 constexpr size_t kMaxTopBands = 12;     // bands of such a block looked at, from the top
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
+constexpr double kHeadLineRatio = 1.3;           // a head over both columns is this much taller a line
 constexpr size_t kMaxFootLines = 3;              // lines over a spanning table taken from a column's foot
 constexpr size_t kMaxFieldNameChars = 8;    // Chinese characters of a field's name ("执业证书编号")
 constexpr size_t kMaxFieldNameWords = 3;    // words of a field's name ("Target price")
@@ -280,6 +281,37 @@ std::vector<size_t> FootOverSpan(const std::vector<Item>& items, std::vector<siz
   return foot;
 }
 
+// The lines at the head of one side of a band (`side`, in any order) that head both sides: above every
+// item of the other side, a blank line or more apart from their own side's items under them (the lines
+// before the side's first blank line), at most kMaxFootLines, each at least kHeadLineRatio as tall as the
+// median item of the rest (a research report's title over its main text, beside a sidebar that starts lower).
+// Taken out of `side`, top down; read before both sides.
+std::vector<size_t> HeadOverSides(const std::vector<Item>& items, std::vector<size_t>& side,
+                                  const std::vector<size_t>& other) {
+  if (side.size() < 2 || other.empty()) return {};
+  std::sort(side.begin(), side.end(), [&](size_t a, size_t b) { return items[a].box.y0 < items[b].box.y0; });
+  double other_top = 1e18;
+  for (size_t id : other) other_top = std::min(other_top, items[id].box.y0);
+  // The head: the lines before the first blank line down the side, all above the other side.
+  size_t k = 1;
+  while (k < side.size() && items[side[k]].box.y0 - items[side[k - 1]].box.y1 < items[side[k]].box.height())
+    ++k;
+  if (k == side.size() || k > kMaxFootLines) return {};
+  for (size_t i = 0; i < k; ++i) {
+    if (items[side[i]].kind != ItemKind::kLine || items[side[i]].box.y1 >= other_top) return {};
+  }
+  std::vector<double> rest;
+  for (size_t i = k; i < side.size(); ++i) rest.push_back(items[side[i]].box.height());
+  for (size_t id : other) rest.push_back(items[id].box.height());
+  std::nth_element(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2), rest.end());
+  for (size_t i = 0; i < k; ++i) {
+    if (items[side[i]].box.height() < kHeadLineRatio * rest[rest.size() / 2]) return {};
+  }
+  std::vector<size_t> head(side.begin(), side.begin() + static_cast<std::ptrdiff_t>(k));
+  side.erase(side.begin(), side.begin() + static_cast<std::ptrdiff_t>(k));
+  return head;
+}
+
 // Reading order of `ids` (indices into items) appended to `out` as flows (each flow is read top-down);
 // `measure` is the width of the page's items (depth 0 sets it).
 void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rtl, int depth, double measure,
@@ -350,6 +382,9 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
       (items[id].box.cx() < gutter_middle ? left : right).push_back(id);
     }
     if (rtl) std::swap(left, right);
+    std::vector<size_t> head = HeadOverSides(items, left, right);
+    if (head.empty()) head = HeadOverSides(items, right, left);
+    if (!head.empty()) flows.push_back(std::move(head));
     std::vector<size_t> foot = FootOverSpan(items, left, right, span_top);
     if (foot.empty()) foot = FootOverSpan(items, right, left, span_top);
     OrderItems(items, std::move(left), rtl, depth + 1, measure, false, flows);
