@@ -1037,11 +1037,22 @@ size_t ListMarkerLength(const std::string& text, bool* numbered) {
     }
     return false;
   };
+  // A shape set right before Chinese text ("◆公司...", no space): a bullet too, the marker that shape alone.
+  auto before_chinese = [&](size_t n) {
+    size_t at = n;
+    const char32_t c = n >= 2 && n < text.size() ? DecodeUtf8(text, at) : 0;
+    return c >= 0x3400 && c <= 0x9FFF;
+  };
   for (const char* b : kBullets) {
     size_t n = std::string_view(b).size();
-    if (text.compare(0, n, b) == 0 && text.size() > n + 1 && text[n] == ' ' && !choices(n)) {
+    if (text.compare(0, n, b) != 0 || choices(n)) continue;
+    if (text.size() > n + 1 && text[n] == ' ') {
       *numbered = false;
       return n + 1;
+    }
+    if (before_chinese(n)) {
+      *numbered = false;
+      return n;
     }
   }
   // A symbol font's glyph: a shape, a dingbat, a ballot box, or what a symbol font's code maps to
@@ -1054,6 +1065,10 @@ size_t ListMarkerLength(const std::string& text, bool* numbered) {
   if (symbol && text.size() > n + 1 && text[n] == ' ' && !choices(n)) {
     *numbered = false;
     return n + 1;
+  }
+  if (symbol && before_chinese(n) && !choices(n)) {
+    *numbered = false;
+    return n;
   }
   // 1. 1) (1) a. a) i.
   size_t i = 0;
@@ -1514,14 +1529,17 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       if (!join) {
         end_paragraph();
         bool numbered = false;
-        if (ListMarkerLength(line.text, &numbered) > 0 && !line.chars.empty()) {
-          // The text after the marker starts after the first space char.
-          for (size_t k = 0; k < line.chars.size(); ++k) {
-            if (line.chars[k].rune == ' ' && k + 1 < line.chars.size()) {
-              list_text_x = line.chars[k + 1].box.x0;
-              break;
-            }
-          }
+        if (const size_t marker = ListMarkerLength(line.text, &numbered);
+            marker > 0 && line.text[marker - 1] != ' ') {
+          list_text_x = line.box.x0;  // a bullet right before Chinese text: its lines go on under the bullet
+        } else if (marker > 0) {
+          // The item's text starts at the first character after the marker and its space (the line's text
+          // is trimmed, its characters may not be).
+          size_t k = 0;
+          while (k < line.chars.size() && line.chars[k].rune == ' ') ++k;
+          k += Utf8Length(std::string_view(line.text).substr(0, marker));
+          while (k < line.chars.size() && line.chars[k].rune == ' ') ++k;
+          if (k < line.chars.size()) list_text_x = line.chars[k].box.x0;
         }
       }
       para.lines.push_back(item.index);

@@ -72,7 +72,8 @@ bool StartsCaption(const std::string& text, BlockType* body);
 // "数据来源：", "来源：", "注：", "备注：".
 bool StartsNoteLabel(const std::string& text);
 
-// A list marker at the start of `text`: sets *numbered and returns the marker's length in bytes, or 0.
+// A list marker at the start of `text`: sets *numbered and returns the marker's length in bytes with the
+// space after it (none after a bullet set right before Chinese text, "◆公司..."), or 0.
 size_t ListMarkerLength(const std::string& text, bool* numbered);
 
 // Cuts a dot leader (three dots or more, spaced or not, or two ellipses) off the end of `text` and the

@@ -70,6 +70,10 @@ TEST(TextLayoutTest, ListMarkers) {
     EXPECT_FALSE(numbered);
   }
   EXPECT_EQ(ListMarkerLength("\uf0a8item", &numbered), 0u);  // a glyph run into its word
+  // A shape right before Chinese text, no space: the shape alone.
+  EXPECT_EQ(ListMarkerLength("\u25c6\u516c\u53f8", &numbered), 3u);  // ◆公司
+  EXPECT_EQ(ListMarkerLength("\u25cf\u516c\u53f8", &numbered), 3u);  // ●公司
+  EXPECT_EQ(ListMarkerLength("-\u516c\u53f8", &numbered), 0u);
   // A line of choices: the box again, or a check mark.
   EXPECT_EQ(ListMarkerLength("\u25a1 \u9002\u7528 \u221a \u4e0d\u9002\u7528", &numbered),
             0u);  // □ 适用 √ 不适用
@@ -990,6 +994,29 @@ TEST(TextLayoutTest, ATitleOverTheMainColumnBesideASidebarThatStartsLowerIsReadF
     for (const Block& b : LayoutAlone(lines)) text += b.content + "|";
     EXPECT_EQ(text.starts_with("Strong quarter, raised outlook|Sidebar 0"), size > 10) << text;
   }
+}
+
+std::string Utf8(const std::u32string& text) {
+  std::string out;
+  for (char32_t c : text) AppendUtf8(out, c);
+  return out;
+}
+
+TEST(TextLayoutTest, BulletsRightBeforeChineseTextAreListItemsTheirLinesUnderTheBullet) {
+  // A report's key points: "◆" and its text, no space, an item's second line under the bullet, as long
+  // as its first: two items.
+  const std::u32string full =
+      U"\u8425\u4e1a\u6536\u5165\u540c\u6bd4\u589e\u957f\u5341\u4e8c\u4e2a"
+      U"\u767e\u5206\u70b9\u4e3b\u8981\u6765\u81ea\u4e8e\u65b0";  // 20 characters
+  const std::u32string end = U"\u4e1a\u52a1\u3002";               // 业务。
+  std::vector<TextLine> lines = {WideLine(U"\u25c6" + full.substr(1), 50, 100), WideLine(full, 50, 114),
+                                 WideLine(end, 50, 128), WideLine(U"\u25c6" + full.substr(1), 50, 142),
+                                 WideLine(end, 50, 156)};
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 1u);
+  EXPECT_EQ(blocks[0].type, BlockType::kList);
+  EXPECT_EQ(blocks[0].content,
+            "- " + Utf8(full.substr(1) + full + end) + "\n- " + Utf8(full.substr(1) + end));
 }
 
 TEST(TextLayoutTest, AChineseParagraphBrokenByAColumnBreakIsOneParagraph) {
