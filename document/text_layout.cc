@@ -281,33 +281,45 @@ std::vector<size_t> FootOverSpan(const std::vector<Item>& items, std::vector<siz
   return foot;
 }
 
-// The lines at the head of one side of a band (`side`, in any order) that head both sides: above every
-// item of the other side, a blank line or more apart from their own side's items under them (the lines
-// before the side's first blank line), at most kMaxFootLines, each at least kHeadLineRatio as tall as the
-// median item of the rest (a research report's title over its main text, beside a sidebar that starts lower).
-// Taken out of `side`, top down; read before both sides.
+// The lines at the head of one side of a band (`side`, in any order) that head both sides: the lines
+// before the side's first blank line, at most kMaxFootLines, each at least kHeadLineRatio as tall as the
+// median item of the rest, above every item of the other side (`other`) but up to kMaxFootLines lines
+// over the head's top and set apart from that side's others (a page's header set over one side). A
+// research report's title over its main text, beside a sidebar that starts lower, under the report's
+// header. Those lines (the header's first) are taken out of both sides, top down; read before both.
 std::vector<size_t> HeadOverSides(const std::vector<Item>& items, std::vector<size_t>& side,
-                                  const std::vector<size_t>& other) {
+                                  std::vector<size_t>& other) {
   if (side.size() < 2 || other.empty()) return {};
-  std::sort(side.begin(), side.end(), [&](size_t a, size_t b) { return items[a].box.y0 < items[b].box.y0; });
-  double other_top = 1e18;
-  for (size_t id : other) other_top = std::min(other_top, items[id].box.y0);
-  // The head: the lines before the first blank line down the side, all above the other side.
+  auto by_top = [&](size_t a, size_t b) { return items[a].box.y0 < items[b].box.y0; };
+  std::sort(side.begin(), side.end(), by_top);
+  std::sort(other.begin(), other.end(), by_top);
+  // The head: the lines before the first blank line down the side.
   size_t k = 1;
   while (k < side.size() && items[side[k]].box.y0 - items[side[k - 1]].box.y1 < items[side[k]].box.height())
     ++k;
   if (k == side.size() || k > kMaxFootLines) return {};
+  // Over the other side, apart from it, only lines over the head's top (a page's header set over one side).
+  const double head_top = items[side[0]].box.y0;
+  size_t over = 0;
+  while (over < other.size() && items[other[over]].box.y1 <= head_top) ++over;
+  if (over == other.size() || over > kMaxFootLines ||
+      (over > 0 &&
+       items[other[over]].box.y0 - items[other[over - 1]].box.y1 < items[other[over]].box.height()))
+    return {};
   for (size_t i = 0; i < k; ++i) {
-    if (items[side[i]].kind != ItemKind::kLine || items[side[i]].box.y1 >= other_top) return {};
+    if (items[side[i]].kind != ItemKind::kLine || items[side[i]].box.y1 >= items[other[over]].box.y0)
+      return {};
   }
   std::vector<double> rest;
   for (size_t i = k; i < side.size(); ++i) rest.push_back(items[side[i]].box.height());
-  for (size_t id : other) rest.push_back(items[id].box.height());
+  for (size_t i = over; i < other.size(); ++i) rest.push_back(items[other[i]].box.height());
   std::nth_element(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2), rest.end());
   for (size_t i = 0; i < k; ++i) {
     if (items[side[i]].box.height() < kHeadLineRatio * rest[rest.size() / 2]) return {};
   }
-  std::vector<size_t> head(side.begin(), side.begin() + static_cast<std::ptrdiff_t>(k));
+  std::vector<size_t> head(other.begin(), other.begin() + static_cast<std::ptrdiff_t>(over));
+  head.insert(head.end(), side.begin(), side.begin() + static_cast<std::ptrdiff_t>(k));
+  other.erase(other.begin(), other.begin() + static_cast<std::ptrdiff_t>(over));
   side.erase(side.begin(), side.begin() + static_cast<std::ptrdiff_t>(k));
   return head;
 }

@@ -982,17 +982,19 @@ TEST(TextLayoutTest, FieldsOneUnderTheOtherAreALineEach) {
 
 TEST(TextLayoutTest, ATitleOverTheMainColumnBesideASidebarThatStartsLowerIsReadFirst) {
   // A report's title (16 pt) over its main column (x 200..), the sidebar (x 50..170) starting under the
-  // title's foot: the title, then the sidebar and the text. Set at the text's size it is the main
-  // column's first line, read after the sidebar.
+  // title's foot, the report's header over the sidebar: the header, the title, the sidebar, the text. Set at
+  // the text's size it is the main column's first line, read after the sidebar.
   for (double size : {16.0, 10.0}) {
     std::vector<TextLine> lines = {Line("Strong quarter, raised outlook", 200, 50, size, true)};
+    if (size > 10) lines.push_back(Line("Equity research", 50, 30, 8));  // a header over the sidebar
     for (int i = 0; i < 6; ++i) lines.push_back(Line("Sidebar " + std::to_string(i), 50, 100 + 11.0 * i, 8));
     for (int i = 0; i < 8; ++i)
       lines.push_back(
           Line("The main text of the report runs on, line " + std::to_string(i), 200, 84 + 12.0 * i));
     std::string text;
     for (const Block& b : LayoutAlone(lines)) text += b.content + "|";
-    EXPECT_EQ(text.starts_with("Strong quarter, raised outlook|Sidebar 0"), size > 10) << text;
+    EXPECT_EQ(text.starts_with("Equity research|Strong quarter, raised outlook|Sidebar 0"), size > 10)
+        << text;
   }
 }
 
