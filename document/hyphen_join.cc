@@ -114,15 +114,17 @@ void RemoveEmpty(std::vector<Block>& blocks) {
 
 void JoinBrokenParagraphs(std::vector<Block>& blocks, std::vector<std::vector<size_t>>& block_lines,
                           const std::vector<TextLine>& lines) {
-  for (size_t k = 0; k < blocks.size(); ++k) {
-    if (blocks[k].type != BlockType::kText) continue;
-    const size_t n = NextText(blocks, k + 1);
-    if (n == blocks.size() || !GoesOn(block_lines[k], block_lines[n], n > k + 1, lines)) continue;
+  for (size_t k = 0; k < blocks.size();) {
+    const size_t n = blocks[k].type == BlockType::kText ? NextText(blocks, k + 1) : blocks.size();
+    if (n == blocks.size() || !GoesOn(block_lines[k], block_lines[n], n > k + 1, lines)) {
+      ++k;
+      continue;
+    }
     JoinLine(blocks[k].content, blocks[n].content);
     block_lines[k] = std::move(block_lines[n]);  // (the measure of the part after the break)
     blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(n));
     block_lines.erase(block_lines.begin() + static_cast<std::ptrdiff_t>(n));
-    --k;  // (it may go on past another break)
+    // (k stays: the paragraph may go on past another break)
   }
 }
 

@@ -430,7 +430,7 @@ bool StartsField(const std::string& text) {
     const size_t at = i;
     const char32_t c = DecodeUtf8(text, i);
     if (c == 0xFF1A || c == ':') return chinese > 0 && chinese <= kMaxFieldNameChars && i < text.size();
-    if (c < 0x3400 || c > 0x9FFF || ++chinese > kMaxFieldNameChars) {  // (ideographs only)
+    if (!IsIdeograph(c) || ++chinese > kMaxFieldNameChars) {
       i = at;
       break;
     }
@@ -1052,8 +1052,7 @@ size_t ListMarkerLength(const std::string& text, bool* numbered) {
   // A shape set right before Chinese text ("◆公司...", no space): a bullet too, the marker that shape alone.
   auto before_chinese = [&](size_t n) {
     size_t at = n;
-    const char32_t c = n >= 2 && n < text.size() ? DecodeUtf8(text, at) : 0;
-    return c >= 0x3400 && c <= 0x9FFF;
+    return n >= 2 && n < text.size() && IsIdeograph(DecodeUtf8(text, at));
   };
   for (const char* b : kBullets) {
     size_t n = std::string_view(b).size();

@@ -654,6 +654,8 @@ bool IsCjkChar(char32_t c) {
   return (c >= 0x3000 && c <= 0x9FFF) || (c >= 0xF900 && c <= 0xFAFF) || (c >= 0xFF00 && c <= 0xFFEF);
 }
 
+bool IsIdeograph(char32_t c) { return c >= 0x3400 && c <= 0x9FFF; }
+
 bool IsHangul(char32_t c) {
   return (c >= 0x1100 && c <= 0x11FF) || (c >= 0x3130 && c <= 0x318F) || (c >= 0xAC00 && c <= 0xD7AF);
 }

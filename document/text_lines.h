@@ -86,6 +86,9 @@ size_t Utf8Length(std::string_view text);
 // Han, kana, CJK punctuation and full-width forms: no spaces between them.
 bool IsCjkChar(char32_t c);
 
+// Han ideographs (the unified ones and extension A): Chinese text, not its punctuation or full-width forms.
+bool IsIdeograph(char32_t c);
+
 // Hangul: jamo, compatibility jamo and syllables. Korean puts spaces between its words.
 bool IsHangul(char32_t c);
 
