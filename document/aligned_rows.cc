@@ -539,6 +539,70 @@ void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<dou
   rows = JoinDown(up, HeaderEnd(up, layout), layout);
 }
 
+namespace {
+
+// The columns of `gutters` that `row` has a piece starting in.
+std::vector<bool> FilledColumns(const TextRow& row, const std::vector<std::pair<double, double>>& gutters) {
+  std::vector<bool> filled(gutters.size() + 1, false);
+  for (const RowPiece& p : row.pieces) filled[ColumnOf(gutters, p.x0)] = true;
+  return filled;
+}
+
+// Whether rows [begin, end), between two rules, are one row's wrapped lines (JoinRowsBetweenRules).
+bool WrappedLinesOfOneRow(const std::vector<TextRow>& rows, size_t begin, size_t end,
+                          const std::vector<std::pair<double, double>>& gutters) {
+  const size_t first = std::ranges::count(FilledColumns(rows[begin], gutters), true);
+  if (end - begin < 2 || first < 2) return false;
+  for (size_t r = begin + 1; r < end; ++r) {
+    const size_t filled = std::ranges::count(FilledColumns(rows[r], gutters), true);
+    if (filled > first || filled > gutters.size()) return false;
+    for (const RowPiece& p : rows[r].pieces) {
+      if (IsNumericCell(p.text)) return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+void JoinRowsBetweenRules(std::vector<TextRow>& rows, const std::vector<double>& rule_ys,
+                          const std::vector<std::pair<double, double>>& gutters) {
+  if (rule_ys.size() < 4 || gutters.empty()) return;
+  auto band = [&](const TextRow& row) {
+    return std::ranges::upper_bound(rule_ys, row.box.cy()) - rule_ys.begin();
+  };
+  std::vector<TextRow> out;
+  for (size_t begin = 0; begin < rows.size();) {
+    size_t end = begin + 1;
+    while (end < rows.size() && band(rows[end]) == band(rows[begin])) ++end;
+    const auto b = band(rows[begin]);
+    const bool one_row = b > 0 && b < static_cast<std::ptrdiff_t>(rule_ys.size()) &&
+                         WrappedLinesOfOneRow(rows, begin, end, gutters);
+    out.push_back(std::move(rows[begin]));
+    for (size_t r = begin + 1; r < end; ++r) {
+      if (!one_row) {
+        out.push_back(std::move(rows[r]));
+        continue;
+      }
+      TextRow& into = out.back();
+      for (const RowPiece& p : rows[r].pieces) {
+        auto cell = std::ranges::find_if(into.pieces, [&](const RowPiece& q) {
+          return ColumnOf(gutters, q.x0) == ColumnOf(gutters, p.x0);
+        });
+        if (cell != into.pieces.end()) {
+          AppendPiece(*cell, p);
+        } else {
+          into.pieces.push_back(p);
+        }
+      }
+      std::ranges::sort(into.pieces, {}, &RowPiece::x0);
+      Absorb(into, rows[r]);
+    }
+    begin = end;
+  }
+  rows = std::move(out);
+}
+
 size_t ColumnOf(const std::vector<std::pair<double, double>>& gutters, double x) {
   size_t c = 0;
   while (c < gutters.size() && x > (gutters[c].first + gutters[c].second) / 2) ++c;

@@ -49,6 +49,14 @@ bool IsPlaceholderCell(const std::string& text);
 // Symbol), as a form or a matrix of options ticks its cells.
 bool IsMarkCell(const std::string& text, const std::string& font);
 
+// A table whose rules are drawn between its rows (`rule_ys`: the rules' heights, top to bottom, four or
+// more: a header and two rows at least), none down it: the lines between two rules are one row, their
+// pieces joined column by column, when they are a row's wrapped cells (the first line has cells in two
+// columns or more, each line under it fills fewer columns than the table has and no more than the first,
+// and holds no number). Lines between rules that part groups of rows (full rows, figures) stay rows.
+void JoinRowsBetweenRules(std::vector<TextRow>& rows, const std::vector<double>& rule_ys,
+                          const std::vector<std::pair<double, double>>& gutters);
+
 // Joins the lines of wrapped cells back into their rows, given the columns' `gutters` (left to right).
 // A line holding only a label in the first column, or only text (no numbers) under text cells of the row
 // above, continues that row when a cue says so: it starts with a lower-case letter, the text it

@@ -836,6 +836,9 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         MarkHeadingsOverRules(table_rows, lines, rules, region);
         std::vector<std::pair<double, double>> gutters = GuttersOf(table_rows, false);
         if (!gutters.empty()) {
+          std::vector<double> rule_ys;
+          for (size_t k = first; k <= last; ++k) rule_ys.push_back(stack[k].cy());
+          JoinRowsBetweenRules(table_rows, rule_ys, gutters);
           JoinWrappedRows(table_rows, gutters);
           gutters = GuttersOf(table_rows, false);
         }

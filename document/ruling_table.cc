@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <numeric>
+#include <optional>
 
 #include "document/aligned_table.h"
 #include "document/text_layout.h"
@@ -309,29 +310,90 @@ std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const R
   return out;
 }
 
-std::vector<RulingSegment> ShadedRowEdges(const std::vector<Rect>& fills, const Rect& page) {
+namespace {
+
+// The lines of `lines` under `top` and within the extent of `stripe`, top to bottom.
+std::vector<const TextLine*> LinesUnder(const Rect& stripe, double top, const std::vector<TextLine>& lines) {
+  std::vector<const TextLine*> out;
+  for (const TextLine& l : lines) {
+    if (l.box.y0 >= top - 1 && l.box.x0 >= stripe.x0 - kTol && l.box.x1 <= stripe.x1 + kTol)
+      out.push_back(&l);
+  }
+  std::ranges::sort(out, {}, [](const TextLine* l) { return l->box.y0; });
+  return out;
+}
+
+// The bottom of the unshaded row under the last stripe of a zebra run (`pad`: the most space the run's
+// unshaded rows leave between a stripe and their first line), or none: the row's first line sits as far
+// under the stripe as theirs do and holds cells in two columns (a note under the table does not), and
+// the lines that follow it as close as a wrapped cell's lines, in a type as large, are the row's.
+std::optional<double> RowUnderLastStripe(const Rect& stripe, double pad, const std::vector<TextLine>& lines) {
+  const std::vector<const TextLine*> under = LinesUnder(stripe, stripe.y1, lines);
+  if (under.empty() || under[0]->box.y0 > stripe.y1 + pad + 1) return std::nullopt;
+  size_t cells = 0;
+  for (const TextLine* l : under) {
+    if (VerticalOverlap(l->box, under[0]->box) > 0.5) cells += SplitAtColumnGaps(*l).size();
+  }
+  if (cells < 2) return std::nullopt;
+  double bottom = under[0]->box.y1;
+  for (const TextLine* l : under) {
+    if (l->box.y0 > bottom + 0.2 * l->box.height() || l->font_size < 0.9 * under[0]->font_size ||
+        l->box.y1 > stripe.y1 + kMaxStripeHeight)
+      break;
+    bottom = std::max(bottom, l->box.y1);
+  }
+  return bottom + 1;
+}
+
+}  // namespace
+
+std::vector<RulingSegment> ShadedRowEdges(const std::vector<Rect>& fills, const std::vector<TextLine>& lines,
+                                          const Rect& page) {
   std::vector<Rect> rows;  // row-shaped fills, top to bottom
   for (const Rect& f : fills) {
-    if (f.width() >= 0.15 * page.width() && f.height() <= kMaxShadedRowHeight) rows.push_back(f);
+    if (f.width() >= 0.15 * page.width() && f.height() <= kMaxStripeHeight) rows.push_back(f);
   }
   std::sort(rows.begin(), rows.end(), [](const Rect& a, const Rect& b) { return a.y0 < b.y0; });
-  // Stripes of the same extent a row or two apart (zebra rows) bound no bands: the table's last row may
-  // have none under it. (Rows start in order: the neighbours within reach are few.)
+  // Stripes of the same extent a row or two apart (zebra rows): next[i] is the stripe after row i in its
+  // run. (Rows start in order: the neighbours within reach are few.)
+  std::vector<size_t> next(rows.size(), SIZE_MAX);
   std::vector<bool> striped(rows.size(), false);
   for (size_t i = 0; i < rows.size(); ++i) {
-    for (size_t j = i + 1; j < rows.size() && rows[j].y0 <= rows[i].y1 + 2 * kMaxShadedRowHeight; ++j) {
+    for (size_t j = i + 1; j < rows.size() && rows[j].y0 <= rows[i].y1 + 2 * kMaxStripeHeight; ++j) {
       const Rect& f = rows[i];
       const Rect& g = rows[j];
       if (std::fabs(g.x0 - f.x0) > kTol || std::fabs(g.x1 - f.x1) > kTol) continue;
       const double gap = g.y0 - f.y1;
-      if (gap >= -kTol && gap <= 2 * std::max(f.height(), g.height())) striped[i] = striped[j] = true;
+      if (gap >= -kTol && gap <= 2 * std::max(f.height(), g.height())) {
+        striped[i] = striped[j] = true;
+        next[i] = j;
+        break;
+      }
     }
   }
   std::vector<RulingSegment> out;
+  auto edge = [&](double y, const Rect& r) { out.push_back({{r.x0, y - 0.5, r.x1, y + 0.5}, true}); };
   for (size_t i = 0; i < rows.size(); ++i) {
-    if (striped[i]) continue;
-    out.push_back({{rows[i].x0, rows[i].y0 - 0.5, rows[i].x1, rows[i].y0 + 0.5}, true});
-    out.push_back({{rows[i].x0, rows[i].y1 - 0.5, rows[i].x1, rows[i].y1 + 0.5}, true});
+    if (!striped[i] && rows[i].height() > kMaxShadedRowHeight) continue;
+    edge(rows[i].y0, rows[i]);
+    edge(rows[i].y1, rows[i]);
+  }
+  // Under each zebra run's last stripe, its last row when unshaded.
+  std::vector<bool> has_prev(rows.size(), false);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (next[i] != SIZE_MAX) has_prev[next[i]] = true;
+  }
+  for (size_t first = 0; first < rows.size(); ++first) {
+    if (!striped[first] || has_prev[first]) continue;
+    double pad = -1;
+    size_t last = first;
+    for (; next[last] != SIZE_MAX; last = next[last]) {
+      const std::vector<const TextLine*> under = LinesUnder(rows[last], rows[last].y1, lines);
+      if (!under.empty() && under[0]->box.y1 <= rows[next[last]].y0 + 1)
+        pad = std::max(pad, under[0]->box.y0 - rows[last].y1);
+    }
+    if (pad < 0) continue;
+    if (std::optional<double> bottom = RowUnderLastStripe(rows[last], pad, lines)) edge(*bottom, rows[last]);
   }
   return out;
 }

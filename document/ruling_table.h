@@ -28,11 +28,16 @@ struct RuledTable {
 // nothing. The result goes with the drawn rules into FindRuledTables.
 std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const Rect& page);
 // The top and bottom edges of shaded rows as horizontal rules: filled rectangles at least 15% of the
-// page's width (as a rule must be) and at most kMaxShadedRowHeight high, a shaded header row (not
-// zebra stripes: rows shaded in turn, whose table's last row may have no edge under it); they bound
-// bands for FindRuleBandTables (aligned_table.h) as drawn rules do.
+// page's width (as a rule must be), a shaded header row at most kMaxShadedRowHeight high, zebra stripes
+// (rows shaded in turn: two or more of one extent, a row or two apart) at most kMaxStripeHeight. Under a
+// zebra run's last stripe, the bottom of the table's last row when it is unshaded, told by `lines`: a
+// line as far under the stripe as the run's unshaded rows start under theirs, with cells in two
+// columns, and the lines close under it. The edges bound bands for FindRuleBandTables (aligned_table.h)
+// as drawn rules do.
 inline constexpr double kMaxShadedRowHeight = 40;  // points: three lines of a table's text
-std::vector<RulingSegment> ShadedRowEdges(const std::vector<Rect>& fills, const Rect& page);
+inline constexpr double kMaxStripeHeight = 100;    // points: eight lines of a table's text
+std::vector<RulingSegment> ShadedRowEdges(const std::vector<Rect>& fills, const std::vector<TextLine>& lines,
+                                          const Rect& page);
 
 std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
                                         const std::vector<TextLine>& lines);

@@ -1192,7 +1192,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   for (const RuledTable& t : tables) {
     for (size_t li : t.line_indices) consumed[li] = true;
   }
-  for (const RulingSegment& edge : ShadedRowEdges(page.fills, pr)) rules.push_back(edge);
+  for (const RulingSegment& edge : ShadedRowEdges(page.fills, lines, pr)) rules.push_back(edge);
   for (RuledTable& t : FindUnruledTables(lines, rules, page.images, pr, consumed))
     tables.push_back(std::move(t));
   std::vector<Rect> images;

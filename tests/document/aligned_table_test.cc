@@ -207,7 +207,7 @@ TEST(AlignedTableTest, RowsOfWrappedTextUnderAShadedHeaderBetweenRules) {
   // A shaded header (its edges as rules), a rule under each row; text wrapped in every column of a row,
   // the label's too: each line goes on from the cell above it (it starts in lower case, or the cell
   // above ends open). A line that starts every cell afresh is a row of its own.
-  std::vector<RulingSegment> rules = ShadedRowEdges({{90, 95, 500, 111}}, kPage);
+  std::vector<RulingSegment> rules = ShadedRowEdges({{90, 95, 500, 111}}, {}, kPage);
   for (double y : {146.0, 170.0}) rules.push_back(Rule(y, 90, 500));
   std::vector<TextLine> lines = {Line("Risk", 100, 100),
                                  Line("Description", 200, 100),
@@ -239,6 +239,47 @@ TEST(AlignedTableTest, RowsOfWrappedTextUnderAShadedHeaderBetweenRules) {
   tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
   ASSERT_EQ(tables.size(), 1u);
   EXPECT_NE(tables[0].html.find("<tr><td>Staff turnover</td>"), std::string::npos) << tables[0].html;
+}
+
+TEST(AlignedTableTest, TheLinesBetweenRulesUnderEachRowAreThatRowsWrappedCells) {
+  // A rule under each row, none down the table; cells wrapped without a cue ("Government Association"
+  // after "... with the Local", "End of the year" over "2024 to 2025" while its neighbours are one line).
+  std::vector<RulingSegment> rules;
+  for (double y : {95.0, 111.0, 142.0, 173.0}) rules.push_back(Rule(y, 90, 520));
+  std::vector<TextLine> lines = {Line("Action", 100, 100),
+                                 Line("Responsible body", 260, 100),
+                                 Line("Deadline", 430, 100),
+                                 Line("Publish guidance on the new", 100, 116),
+                                 Line("Department for Communities,", 260, 116),
+                                 Line("March 2024", 430, 116),
+                                 Line("Reporting format for councils", 100, 128),
+                                 Line("Local Government Association", 260, 128),
+                                 Line("Review the funding formula", 100, 147),
+                                 Line("Treasury", 260, 147),
+                                 Line("End of the year", 430, 147),
+                                 Line("2024 to 2025", 430, 159),
+                                 Line("Prose below the table.", 100, 220)};
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Action</td><td>Responsible body</td><td>Deadline</td></tr>"
+            "<tr><td>Publish guidance on the new Reporting format for councils</td>"
+            "<td>Department for Communities, Local Government Association</td><td>March 2024</td></tr>"
+            "<tr><td>Review the funding formula</td><td>Treasury</td><td>End of the year 2024 to 2025</td>"
+            "</tr></table>");
+  // Rules between groups of rows: figures under the first row of a band are rows of their own, even
+  // with a cell left empty.
+  std::vector<TextLine> groups = {Line("Region", 100, 100), Line("2022", 320, 100),  Line("2023", 430, 100),
+                                  Line("North", 100, 116),  Line("1,204", 320, 116), Line("1,310", 430, 116),
+                                  Line("East", 100, 128),   Line("986", 320, 128),   Line("South", 100, 147),
+                                  Line("2,210", 320, 147),  Line("2,301", 430, 147), Line("West", 100, 159),
+                                  Line("1,022", 430, 159)};
+  tables = FindRuleBandTables(rules, groups, std::vector<bool>(groups.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_NE(tables[0].html.find("<tr><td>East</td><td>986</td><td></td></tr>"), std::string::npos)
+      << tables[0].html;
+  EXPECT_NE(tables[0].html.find("<tr><td>West</td><td></td><td>1,022</td></tr>"), std::string::npos)
+      << tables[0].html;
 }
 
 TEST(AlignedTableTest, AHeadingOverARuleOfItsOwnSpansTheColumnsUnderTheRule) {

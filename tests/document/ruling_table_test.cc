@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "document/aligned_table.h"
 #include "tests/document/line_builder.h"
 
 namespace mineru::document {
@@ -205,15 +206,54 @@ TEST(RulingTableTest, ShadedCellsThatTileFormTheGrid) {
 TEST(RulingTableTest, AShadedRowAloneBoundsBandsWithItsTopAndBottomEdges) {
   Rect page{0, 0, 600, 800};
   // A header row shaded across the table: its two edges, horizontal.
-  std::vector<RulingSegment> edges = ShadedRowEdges({{72, 100, 540, 116}}, page);
+  std::vector<RulingSegment> edges = ShadedRowEdges({{72, 100, 540, 116}}, {}, page);
   ASSERT_EQ(edges.size(), 2u);
   EXPECT_TRUE(edges[0].horizontal && edges[1].horizontal);
   EXPECT_NEAR(edges[0].box.cy(), 100, 0.01);
   EXPECT_NEAR(edges[1].box.cy(), 116, 0.01);
-  // Zebra rows (stripes of one extent a row apart), a narrow swatch and a tall box: none.
-  EXPECT_TRUE(ShadedRowEdges({{72, 100, 540, 115}, {72, 130, 540, 145}, {72, 160, 540, 175}}, page).empty());
-  EXPECT_TRUE(ShadedRowEdges({{72, 100, 120, 115}}, page).empty());
-  EXPECT_TRUE(ShadedRowEdges({{72, 100, 540, 300}}, page).empty());
+  // A narrow swatch and a tall box: none.
+  EXPECT_TRUE(ShadedRowEdges({{72, 100, 120, 115}}, {}, page).empty());
+  EXPECT_TRUE(ShadedRowEdges({{72, 100, 540, 300}}, {}, page).empty());
+}
+
+TEST(RulingTableTest, ZebraStripesBoundTheirRowsAndTheLastRowUnderThem) {
+  Rect page{0, 0, 600, 800};
+  // Rows 1 and 3 shaded, rows 2 and 4 not; each row's first line 3 points under its top.
+  std::vector<Rect> stripes = {{72, 100, 540, 126}, {72, 152, 540, 178}};
+  std::vector<TextLine> lines = {
+      Line("Funding", 76, 103),        Line("Grants may", 200, 103),   Line("fall short", 200, 114),
+      Line("Suppliers", 76, 129),      Line("A contractor", 200, 129), Line("fails", 200, 140),
+      Line("Staff", 76, 155),          Line("Key staff", 200, 155),    Line("Data", 76, 181),
+      Line("Personal data", 200, 181), Line("is lost", 200, 192)};
+  auto ys = [](const std::vector<RulingSegment>& edges) {
+    std::vector<double> out;
+    for (const RulingSegment& e : edges) {
+      EXPECT_TRUE(e.horizontal);
+      out.push_back(e.box.cy());
+    }
+    std::ranges::sort(out);
+    return out;
+  };
+  // Each stripe's edges, and under the last stripe the bottom of the row under it (its second line's).
+  EXPECT_EQ(ys(ShadedRowEdges(stripes, lines, page)), (std::vector<double>{100, 126, 152, 178, 203}));
+  // They bound the rows of a table of wrapped text.
+  auto tables = FindRuleBandTables(ShadedRowEdges(stripes, lines, page), lines,
+                                   std::vector<bool>(lines.size()), {}, page);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(
+      tables[0].html,
+      "<table><tr><td>Funding</td><td>Grants may fall short</td></tr><tr><td>Suppliers</td><td>A "
+      "contractor fails</td></tr><tr><td>Staff</td><td>Key staff</td></tr><tr><td>Data</td><td>Personal "
+      "data is lost</td></tr></table>");
+  // Under the last stripe a note in one piece, or a line further down than the rows' first lines: the
+  // table ends with the stripe.
+  std::vector<TextLine> note(lines.begin(), lines.begin() + 8);
+  note.push_back(Line("Source: the risk register.", 76, 181, 8));
+  EXPECT_EQ(ys(ShadedRowEdges(stripes, note, page)), (std::vector<double>{100, 126, 152, 178}));
+  std::vector<TextLine> apart(lines.begin(), lines.begin() + 8);
+  apart.push_back(Line("Data", 76, 190));
+  apart.push_back(Line("Personal data", 200, 190));
+  EXPECT_EQ(ys(ShadedRowEdges(stripes, apart, page)), (std::vector<double>{100, 126, 152, 178}));
 }
 
 TEST(RulingTableTest, BoxesOfParagraphsAndDiagramsAreNoTables) {
