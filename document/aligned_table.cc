@@ -673,7 +673,8 @@ void MarkHeadingsOverRules(std::vector<Row>& rows, const std::vector<TextLine>& 
 std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, const std::vector<bool>& used,
                                           const Rect& page) {
   std::vector<Row> rows = BuildRows(lines, used);
-  auto short_row = [&](const Row& row) {
+  // (`long_cells`: every cell may be as long as a label, under a header of a table of text.)
+  auto short_row = [&](const Row& row, bool long_cells = false) {
     // The label: the first cell, after the marks of a column of check boxes before it.
     size_t first_text = 0;
     while (first_text + 1 < row.pieces.size() &&
@@ -681,9 +682,9 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
       ++first_text;
     for (size_t i = 0; i < row.pieces.size(); ++i) {
       const Piece& p = row.pieces[i];
-      const bool label = i == first_text;
+      const bool label = i == first_text || long_cells;
       if (Utf8Length(p.text) > (label ? kMaxLabelChars : kMaxCellChars) ||
-          p.x1 - p.x0 > (label ? 0.5 : 0.3) * page.width()) {
+          p.x1 - p.x0 > (i == first_text ? 0.5 : 0.3) * page.width()) {
         return false;
       }
     }
@@ -705,11 +706,14 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
       ++begin;
       continue;
     }
+    // Under a header of bold headings, cells of a table of text may be long (IsTextTable tells it).
+    const bool bold_header =
+        std::ranges::all_of(rows[begin].pieces, [&](const Piece& p) { return lines[p.line].bold; });
     size_t end = begin + 1;
     for (;;) {
-      while (end < rows.size() && short_row(rows[end]) && close_above(end - 1)) ++end;
+      while (end < rows.size() && short_row(rows[end], bold_header) && close_above(end - 1)) ++end;
       // A blank line between groups of rows: the rows after it go on when they fit the same columns.
-      if (end == rows.size() || !short_row(rows[end]) || !blank_line_above(end - 1) ||
+      if (end == rows.size() || !short_row(rows[end], bold_header) || !blank_line_above(end - 1) ||
           !FitsColumns(rows[end],
                        GuttersOf(std::vector<Row>(rows.begin() + static_cast<std::ptrdiff_t>(begin),
                                                   rows.begin() + static_cast<std::ptrdiff_t>(end)),

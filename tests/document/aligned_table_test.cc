@@ -795,6 +795,34 @@ TEST(AlignedTableTest, ATableOfTextIsToldByItsBoldHeaderAndFlushLeftColumns) {
   }
 }
 
+TEST(AlignedTableTest, UnderABoldHeaderTheCellsOfATableOfTextMayBeAsLongAsLabels) {
+  // A wrapped line of 44 characters in the second column: longer than a cell of figures would be.
+  auto line = [](const char* text, double x, double y, bool bold = false) {
+    return Line(text, x, y, 8, bold);
+  };
+  std::vector<TextLine> lines = {line("Recommendation", 50, 100, true),
+                                 line("Response", 240, 100, true),
+                                 line("Status", 440, 100, true),
+                                 line("Publish the data every month", 50, 114),
+                                 line("Accepted: monthly data will be published in", 240, 114),
+                                 line("Done", 440, 114),
+                                 line("full from April", 240, 124),
+                                 line("Create a regulator", 50, 138),
+                                 line("Not accepted", 240, 138),
+                                 line("Closed", 440, 138),
+                                 line("Review the guidance", 50, 152),
+                                 line("Accepted", 240, 152),
+                                 line("Not started", 440, 152)};
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Recommendation</td><td>Response</td><td>Status</td></tr>"
+            "<tr><td>Publish the data every month</td><td>Accepted: monthly data will be published in full "
+            "from April</td><td>Done</td></tr><tr><td>Create a regulator</td><td>Not accepted</td>"
+            "<td>Closed</td></tr><tr><td>Review the guidance</td><td>Accepted</td><td>Not started</td></tr>"
+            "</table>");
+}
+
 TEST(AlignedTableTest, UsedLinesAreSkipped) {
   std::vector<TextLine> lines = {Line("1", 100, 100), Line("2", 200, 100), Line("3", 100, 114),
                                  Line("4", 200, 114), Line("5", 100, 128), Line("6", 200, 128)};
