@@ -36,23 +36,6 @@ bool IsCjkPunctuation(char32_t c) {
          (c >= 0xFF3B && c <= 0xFF40) || (c >= 0xFF5B && c <= 0xFF65);
 }
 
-// Whether `text` ends a sentence or a clause, closing quotes and brackets after its stop aside.
-bool EndsClause(const std::string& text) {
-  size_t end = text.size();
-  char32_t c = 0;
-  while (end > 0) {
-    size_t start = end - 1;
-    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
-    size_t at = start;
-    c = DecodeUtf8(text, at);
-    if (std::u32string_view(U")]\"'\u2019\u201d\u300d\u300f\uff09").find(c) == std::u32string_view::npos)
-      break;
-    end = start;
-  }
-  return std::u32string_view(U".:;!?\u2026\u3002\uff01\uff1f\uff1b\uff1a").find(c) !=
-         std::u32string_view::npos;
-}
-
 // The width of the first word of `line` (its first character in Chinese or Japanese).
 double FirstWordWidth(const TextLine& line) {
   double x1 = line.box.x0;
@@ -99,7 +82,8 @@ bool GoesOn(const std::vector<size_t>& a, const std::vector<size_t>& b, bool flo
   const bool same_face = last.bold == first.bold && last.italic == first.italic && !last.monospace &&
                          (last.font == first.font || ShareFace(last, first));
   if (!same_face || std::fabs(last.font_size - first.font_size) >= 0.8) return false;
-  if (!EndsForWantOfRoom(a, FirstWordWidth(first), lines) || EndsClause(last.text)) return false;
+  if (!EndsForWantOfRoom(a, FirstWordWidth(first), lines) || EndsSentence(last.text, /*clause=*/true))
+    return false;
   if (Indented(first, lines)) return false;
   size_t at = 0;
   const char32_t head = DecodeUtf8(first.text, at);

@@ -465,11 +465,6 @@ bool StartsChineseNumbering(const std::string& text) {
   return IsCjkChar(DecodeUtf8(text, i));
 }
 
-bool EndsSentence(const std::string& text) {
-  char32_t c = LastRune(text);
-  return c == '.' || c == ':' || c == '!' || c == '?' || c == 0x3002;
-}
-
 // Dots that lead the eye along a line to a page number, as in a table of contents.
 bool HasLeader(std::string_view text) {
   return text.find(". . .") != std::string::npos || text.find("....") != std::string::npos ||
@@ -906,6 +901,22 @@ char32_t LastRune(const std::string& s) {
   size_t i = s.size() - 1;
   while (i > 0 && (static_cast<unsigned char>(s[i]) & 0xC0) == 0x80) --i;
   return DecodeUtf8(s, i);
+}
+
+bool EndsSentence(const std::string& text, bool clause) {
+  size_t end = text.size();
+  char32_t c = 0;
+  while (end > 0) {
+    size_t start = end - 1;
+    while (start > 0 && (static_cast<unsigned char>(text[start]) & 0xC0) == 0x80) --start;
+    size_t at = start;
+    c = DecodeUtf8(text, at);
+    if (std::u32string_view(U")]\"'\u2019\u201d\u300d\u300f\uff09").find(c) == std::u32string_view::npos)
+      break;
+    end = start;
+  }
+  return std::u32string_view(U".:!?\u2026\u3002\uff01\uff1f\uff1a").find(c) != std::u32string_view::npos ||
+         (clause && (c == ';' || c == 0xFF1B));
 }
 
 std::string StyleKey(const TextLine& line) {

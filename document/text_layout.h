@@ -60,6 +60,10 @@ char32_t DecodeUtf8(const std::string& s, size_t& i);
 size_t DisplayWidth(const std::string& text);
 // The last code point of `s` (0 when empty).
 char32_t LastRune(const std::string& s);
+// Whether `text` ends a sentence (a full stop, colon, question or exclamation mark or ellipsis, Latin or
+// full-width), or with `clause` a clause too (a semicolon); closing quotes and brackets after the stop
+// aside ("... works.\u201d").
+bool EndsSentence(const std::string& text, bool clause = false);
 
 // Joins two lines of one paragraph: de-hyphenates "exam-" + "ple", no space between CJK characters.
 void JoinLine(std::string& paragraph, const std::string& next_line);

@@ -11,6 +11,18 @@ using testing::InFont;
 using testing::Line;
 using testing::WideLine;
 
+TEST(TextLayoutTest, ASentenceEndsAtItsStopWhateverQuotesAndBracketsCloseAfterIt) {
+  for (const char* text : {"It works.", "as in the example below.)", "He said \u201cno.\u201d", "Why?",
+                           "Wait\u2026", "\u516c\u53f8\u3002", "\u597d\uff01\u300d", "Note:"}) {
+    EXPECT_TRUE(EndsSentence(text)) << text;
+  }
+  for (const char* text : {"and the", "see (Table 2)", "first;", "one, two,", ""}) {
+    EXPECT_FALSE(EndsSentence(text)) << text;
+  }
+  EXPECT_TRUE(EndsSentence("first;", /*clause=*/true));
+  EXPECT_TRUE(EndsSentence("\u7b2c\u4e00\uff1b", /*clause=*/true));
+}
+
 TEST(TextLayoutTest, JoinLineDehyphenates) {
   std::string p = "the para-";
   JoinLine(p, "graph continues");
