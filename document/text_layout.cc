@@ -24,7 +24,7 @@ constexpr size_t kMaxTopBands = 12;     // bands of such a block looked at, from
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
 constexpr double kHeadLineRatio = 1.3;           // a head over both columns is this much taller a line
-constexpr size_t kMaxFootLines = 3;              // lines over a spanning table taken from a column's foot
+constexpr size_t kMaxSetApartLines = 3;  // lines of a column's foot (over a spanning table) or head (a title)
 constexpr size_t kMaxFieldNameChars = 8;    // Chinese characters of a field's name ("执业证书编号")
 constexpr size_t kMaxFieldNameWords = 3;    // words of a field's name ("Target price")
 constexpr double kCjkShortEm = 2.5;         // a Chinese line this much short of the measure ends
@@ -257,7 +257,7 @@ size_t TopBandsOverColumns(const std::vector<Item>& items, const std::vector<std
 
 // The lines at the foot of one side of a band (`side`, in any order) that go with the item spanning the
 // gutter under the band, whose top is `span_top`: below every item of the other side, a blank line or
-// more apart from their own side's items above them, at most kMaxFootLines, the last right above the
+// more apart from their own side's items above them, at most kMaxSetApartLines, the last right above the
 // spanning item (a table's title set flush left over a table as wide as the page, under a sidebar and a
 // column of text). Taken out of `side`, top down; read after both sides.
 std::vector<size_t> FootOverSpan(const std::vector<Item>& items, std::vector<size_t>& side,
@@ -267,7 +267,7 @@ std::vector<size_t> FootOverSpan(const std::vector<Item>& items, std::vector<siz
   double other_bottom = -1e18;
   for (size_t id : other) other_bottom = std::max(other_bottom, items[id].box.y1);
   size_t k = side.size();
-  while (k > 1 && side.size() - k < kMaxFootLines && items[side[k - 1]].kind == ItemKind::kLine &&
+  while (k > 1 && side.size() - k < kMaxSetApartLines && items[side[k - 1]].kind == ItemKind::kLine &&
          items[side[k - 1]].box.y0 > other_bottom)
     --k;
   if (k == side.size()) return {};
@@ -282,8 +282,8 @@ std::vector<size_t> FootOverSpan(const std::vector<Item>& items, std::vector<siz
 }
 
 // The lines at the head of one side of a band (`side`, in any order) that head both sides: the lines
-// before the side's first blank line, at most kMaxFootLines, each at least kHeadLineRatio as tall as the
-// median item of the rest, above every item of the other side (`other`) but up to kMaxFootLines lines
+// before the side's first blank line, at most kMaxSetApartLines, each at least kHeadLineRatio as tall as the
+// median item of the rest, above every item of the other side (`other`) but up to kMaxSetApartLines lines
 // over the head's top and set apart from that side's others (a page's header set over one side). A
 // research report's title over its main text, beside a sidebar that starts lower, under the report's
 // header. Those lines (the header's first) are taken out of both sides, top down; read before both.
@@ -297,12 +297,12 @@ std::vector<size_t> HeadOverSides(const std::vector<Item>& items, std::vector<si
   size_t k = 1;
   while (k < side.size() && items[side[k]].box.y0 - items[side[k - 1]].box.y1 < items[side[k]].box.height())
     ++k;
-  if (k == side.size() || k > kMaxFootLines) return {};
+  if (k == side.size() || k > kMaxSetApartLines) return {};
   // Over the other side, apart from it, only lines over the head's top (a page's header set over one side).
   const double head_top = items[side[0]].box.y0;
   size_t over = 0;
   while (over < other.size() && items[other[over]].box.y1 <= head_top) ++over;
-  if (over == other.size() || over > kMaxFootLines ||
+  if (over == other.size() || over > kMaxSetApartLines ||
       (over > 0 &&
        items[other[over]].box.y0 - items[other[over - 1]].box.y1 < items[other[over]].box.height()))
     return {};
