@@ -7,6 +7,7 @@
 #include <numeric>
 #include <optional>
 
+#include "document/aligned_rows.h"
 #include "document/aligned_table.h"
 #include "document/text_layout.h"
 
@@ -192,6 +193,25 @@ bool RowsUnruled(const std::vector<Baseline>& baselines, const std::vector<doubl
     if (b.cells.size() < 2 || b.cy <= ys.front() || b.cy >= ys.back()) continue;
     const size_t r = static_cast<size_t>(std::upper_bound(ys.begin(), ys.end(), b.cy) - ys.begin()) - 1;
     if (++multi[r] >= 2) return true;
+  }
+  return false;
+}
+
+// Whether a drawn row of the grid (between `ys`) holds three baselines or more with a figure right of the
+// first drawn column (between `xs`): rules between the columns and none between the rows (only over and
+// under the header and at the foot); the table is the whitespace's to read (FindAlignedTables), whose
+// rows are the baselines, wrapped labels joined. (A cell of a figure over its share, two baselines, is
+// no such row.)
+bool RowsOfFigures(const std::vector<Baseline>& baselines, const std::vector<double>& ys,
+                   const std::vector<double>& xs) {
+  if (ys.size() < 2 || xs.size() < 2) return false;
+  std::vector<int> figures(ys.size() - 1, 0);
+  for (const Baseline& b : baselines) {
+    if (b.cy <= ys.front() || b.cy >= ys.back()) continue;
+    const bool figure = std::ranges::any_of(
+        b.cells, [&](const AlignedPiece& p) { return (p.x0 + p.x1) / 2 > xs[1] && IsNumericCell(p.text); });
+    const size_t r = static_cast<size_t>(std::ranges::upper_bound(ys, b.cy) - ys.begin()) - 1;
+    if (figure && ++figures[r] >= 3) return true;
   }
   return false;
 }
@@ -461,7 +481,7 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     const std::vector<Baseline> baselines = BaselineCells(lines, inside, pieces);
     const std::vector<double> unruled = UnruledColumnBounds(baselines, xs);
     const std::vector<double> drawn_xs = xs;
-    if (!unruled.empty() && RowsUnruled(baselines, ys)) continue;
+    if ((!unruled.empty() && RowsUnruled(baselines, ys)) || RowsOfFigures(baselines, ys, xs)) continue;
     xs.insert(xs.end(), unruled.begin(), unruled.end());
     std::sort(xs.begin(), xs.end());
     int rows = static_cast<int>(ys.size()) - 1;

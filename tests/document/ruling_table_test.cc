@@ -256,6 +256,33 @@ TEST(RulingTableTest, ZebraStripesBoundTheirRowsAndTheLastRowUnderThem) {
   EXPECT_EQ(ys(ShadedRowEdges(stripes, apart, page)), (std::vector<double>{100, 126, 152, 178}));
 }
 
+TEST(RulingTableTest, RulesBetweenColumnsAndNoneBetweenRowsOfFiguresLeaveTheRowsToTheWhitespace) {
+  // Rules over and under the header and at the foot, rules between the columns: the body is one drawn row
+  // of four baselines of figures.
+  std::vector<RulingSegment> rules = {H(100, 100, 400), H(118, 100, 400), H(180, 100, 400), V(200, 100, 180),
+                                      V(300, 100, 180)};
+  std::vector<TextLine> lines = {
+      Line("Area", 105, 104),      Line("Budget", 205, 104), Line("Projects", 305, 104),
+      Line("Energy", 105, 122),    Line("45.0", 205, 122),   Line("120", 305, 122),
+      Line("Transport", 105, 136), Line("30.5", 205, 136),   Line("42", 305, 136),
+      Line("Water", 105, 150),     Line("12.0", 205, 150),   Line("35", 305, 150),
+      Line("Total", 105, 164),     Line("87.5", 205, 164),   Line("197", 305, 164)};
+  EXPECT_TRUE(FindRuledTables(rules, lines).empty());
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), {0, 0, 600, 800});
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Area</td><td>Budget</td><td>Projects</td></tr><tr><td>Energy</td><td>45.0</td>"
+            "<td>120</td></tr><tr><td>Transport</td><td>30.5</td><td>42</td></tr><tr><td>Water</td>"
+            "<td>12.0</td><td>35</td></tr><tr><td>Total</td><td>87.5</td><td>197</td></tr></table>");
+  // Rules between the rows too, a figure and its share in a cell: a grid.
+  std::vector<RulingSegment> grid = {H(100, 100, 400), H(118, 100, 400), H(150, 100, 400), V(100, 100, 150),
+                                     V(200, 100, 150), V(300, 100, 150), V(400, 100, 150)};
+  std::vector<TextLine> shares = {
+      Line("Area", 105, 104), Line("Budget", 205, 104), Line("Projects", 305, 104), Line("Energy", 105, 122),
+      Line("45.0", 205, 122), Line("120", 305, 122),    Line("(51%)", 205, 136),    Line("(61%)", 305, 136)};
+  ASSERT_EQ(FindRuledTables(grid, shares).size(), 1u);
+}
+
 TEST(RulingTableTest, BoxesOfParagraphsAndDiagramsAreNoTables) {
   // Two framed boxes side by side, each a paragraph (a cover, a text frame).
   std::vector<RulingSegment> boxes = {H(100, 100, 500), H(300, 100, 500), V(100, 100, 300), V(300, 100, 300),
