@@ -216,6 +216,45 @@ bool RowsOfFigures(const std::vector<Baseline>& baselines, const std::vector<dou
   return false;
 }
 
+// Rows a grid draws no rule between (rules between its columns, and over and under its header and at its
+// foot only: three drawn rows at most): in a drawn row of three baselines or more under another (two
+// frames of text side by side have none over them), a row starts after a blank line (a gap between
+// baselines 1.4 times the least one), where two such gaps or more part its rows; else at each baseline
+// with cells in two drawn columns or more (between `xs`), a baseline with one cell going on the row
+// above (a wrapped cell). Returns the y of each such row's top bound.
+std::vector<double> UnruledRowBounds(const std::vector<Baseline>& baselines, const std::vector<double>& ys,
+                                     const std::vector<double>& xs) {
+  if (xs.size() < 3 || ys.size() < 2 || ys.size() > 4) return {};
+  auto columns = [&](const Baseline& b) {
+    std::vector<bool> filled(xs.size() - 1, false);
+    for (const AlignedPiece& p : b.cells) {
+      const auto c = std::ranges::upper_bound(xs, (p.x0 + p.x1) / 2) - xs.begin() - 1;
+      if (c >= 0 && c + 1 < static_cast<std::ptrdiff_t>(xs.size())) filled[static_cast<size_t>(c)] = true;
+    }
+    return std::ranges::count(filled, true);
+  };
+  std::vector<double> bounds;
+  for (size_t r = 1; r + 1 < ys.size(); ++r) {
+    std::vector<const Baseline*> in;
+    for (const Baseline& b : baselines) {
+      if (b.cy > ys[r] && b.cy < ys[r + 1]) in.push_back(&b);
+    }
+    if (in.size() < 3) continue;
+    double least = 1e18;
+    for (size_t k = 1; k < in.size(); ++k) least = std::min(least, in[k]->cy - in[k - 1]->cy);
+    std::vector<double> after_gaps, at_cells;
+    for (size_t k = 1; k < in.size(); ++k) {
+      const double mid = (in[k - 1]->cy + in[k]->cy) / 2;
+      if (columns(*in[k]) < 2) continue;
+      at_cells.push_back(mid);
+      if (in[k]->cy - in[k - 1]->cy >= 1.4 * least) after_gaps.push_back(mid);
+    }
+    const std::vector<double>& starts = after_gaps.size() >= 2 ? after_gaps : at_cells;
+    if (starts.size() >= 2) bounds.insert(bounds.end(), starts.begin(), starts.end());
+  }
+  return bounds;
+}
+
 // Whether the gutter at x, inside the drawn column [a, b], parts the cells of a row of the grid (`row`,
 // its lines' cells): not where a cell reaches across it, nor where the row's one cell in the drawn
 // column is centred on it (a heading over the columns it holds, "2022" over "Q1 Q2 Q3").
@@ -482,8 +521,12 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     const std::vector<double> unruled = UnruledColumnBounds(baselines, xs);
     const std::vector<double> drawn_xs = xs;
     if ((!unruled.empty() && RowsUnruled(baselines, ys)) || RowsOfFigures(baselines, ys, xs)) continue;
+    const std::vector<double> unruled_rows =
+        unruled.empty() ? UnruledRowBounds(baselines, ys, xs) : std::vector<double>{};
     xs.insert(xs.end(), unruled.begin(), unruled.end());
     std::sort(xs.begin(), xs.end());
+    ys.insert(ys.end(), unruled_rows.begin(), unruled_rows.end());
+    std::sort(ys.begin(), ys.end());
     int rows = static_cast<int>(ys.size()) - 1;
     int cols = static_cast<int>(xs.size()) - 1;
     if (rows < 1 || cols < 1 || rows * cols < 2 || rows * cols > kMaxCells) continue;
@@ -510,7 +553,9 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
       for (int c = 0; c < cols; ++c) {
         double xmid = (xs[c] + xs[c + 1]) / 2;
         if (c + 1 < cols && !bounded(r, c)) cells.Join(cell(r, c), cell(r, c + 1));
-        if (r + 1 < rows && !Covered(ch, ys[r + 1], xmid)) cells.Join(cell(r, c), cell(r + 1, c));
+        if (r + 1 < rows && !Covered(ch, ys[r + 1], xmid) &&
+            std::ranges::find(unruled_rows, ys[r + 1]) == unruled_rows.end())
+          cells.Join(cell(r, c), cell(r + 1, c));
       }
     }
     struct Span {

@@ -283,6 +283,43 @@ TEST(RulingTableTest, RulesBetweenColumnsAndNoneBetweenRowsOfFiguresLeaveTheRows
   ASSERT_EQ(FindRuledTables(grid, shares).size(), 1u);
 }
 
+TEST(RulingTableTest, RulesBetweenColumnsAndNoneBetweenRowsOfTextPartRowsAtBlankLinesOrAtFullBaselines) {
+  // Rules over and under the header and at the foot, rules between the columns; the body's rows of text
+  // are set a blank line apart, their cells wrapped ("with the Local" / "Government Association").
+  std::vector<RulingSegment> rules = {H(100, 100, 500), H(118, 100, 500), H(200, 100, 500), V(250, 100, 200),
+                                      V(400, 100, 200)};
+  std::vector<TextLine> lines = {Line("Action", 105, 104, 8),
+                                 Line("Owner", 255, 104, 8),
+                                 Line("Deadline", 405, 104, 8),
+                                 Line("Publish the guidance", 105, 122, 8),
+                                 Line("Department, with the", 255, 122, 8),
+                                 Line("March 2024", 405, 122, 8),
+                                 Line("Local Government", 255, 132, 8),
+                                 Line("Review the formula", 105, 148, 8),
+                                 Line("Treasury", 255, 148, 8),
+                                 Line("End of the year", 405, 148, 8),
+                                 Line("Evaluate the pilot", 105, 168, 8),
+                                 Line("An evaluator", 255, 168, 8),
+                                 Line("Late 2025", 405, 168, 8),
+                                 Line("On Time", 255, 178, 8)};
+  const char* kRows =
+      "<table><tr><td>Action</td><td>Owner</td><td>Deadline</td></tr><tr><td>Publish the guidance</td>"
+      "<td>Department, with the Local Government</td><td>March 2024</td></tr><tr><td>Review the formula</td>"
+      "<td>Treasury</td><td>End of the year</td></tr><tr><td>Evaluate the pilot</td><td>An evaluator On "
+      "Time</td><td>Late 2025</td></tr></table>";
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html, kRows);
+  // Set without blank lines, the rows start at the baselines with cells side by side.
+  for (TextLine& l : lines) {
+    const double shift = l.box.y0 >= 168 ? -10 : l.box.y0 >= 148 ? -6 : 0;
+    l = Line(l.text, l.box.x0, l.box.y0 + shift, 8);
+  }
+  tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html, kRows);
+}
+
 TEST(RulingTableTest, BoxesOfParagraphsAndDiagramsAreNoTables) {
   // Two framed boxes side by side, each a paragraph (a cover, a text frame).
   std::vector<RulingSegment> boxes = {H(100, 100, 500), H(300, 100, 500), V(100, 100, 300), V(300, 100, 300),
