@@ -11,6 +11,7 @@
 namespace mineru::document {
 namespace {
 
+constexpr double kLabelGapEms = 2.0;      // ems: a label at most this far before its text on its baseline
 constexpr double kPageNumberBand = 0.14;  // top / bottom fraction of the height: headers and page numbers
 constexpr double kRepeatBand = 0.20;      // top / bottom fraction where repeated lines are looked for
 constexpr double kSideBand = 0.10;        // left / right fraction of the width (margin stamps)
@@ -101,6 +102,19 @@ bool NumbersAnEquation(const TextLine& line, const PageContent& page) {
   return std::any_of(page.lines.begin(), page.lines.end(), [&](const TextLine& other) {
     return &other != &line && other.box.x1 <= line.box.x0 && VerticalOverlap(other.box, line.box) >= 0.5;
   });
+}
+
+// The line close on the right of `line`, on its baseline, whose label `line` is when `line` is a bare
+// number ("[3]", "3."): a reference's, a list item's, a heading's text. Null when none.
+const TextLine* LabelledText(const TextLine& line, const PageContent& page) {
+  const double size = std::max(1.0, line.font_size);
+  for (const TextLine& other : page.lines) {
+    const double gap = other.box.x0 - line.box.x1;
+    if (&other != &line && gap >= 0 && gap <= kLabelGapEms * size &&
+        VerticalOverlap(other.box, line.box) >= 0.5 && !IsPageNumberText(other.text))
+      return &other;
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -215,7 +229,7 @@ std::vector<bool> FindLineNumbers(const PageContent& page) {
 
 bool IsPageNumber(const TextLine& line, const PageContent& page) {
   return InPageNumberBand(line, page.page) && IsPageNumberText(line.text) && !AmongCells(line, page) &&
-         !NumbersAnEquation(line, page);
+         !NumbersAnEquation(line, page) && LabelledText(line, page) == nullptr;
 }
 
 bool IsMarginStamp(const TextLine& line, const Rect& page) {
@@ -257,8 +271,10 @@ std::vector<bool> FindPageHeader(const PageContent& page, double body_size) {
   return header;
 }
 
-bool IsRunningLine(const TextLine& line, const PageContent& content,
-                   const std::map<std::string, double>& running_keys) {
+namespace {
+
+bool RunsOnEveryPage(const TextLine& line, const PageContent& content,
+                     const std::map<std::string, double>& running_keys) {
   const Rect& page = content.page;
   bool in_band = InPageNumberBand(line, page);
   if ((in_band && IsPageNumber(line, content)) || IsMarginStamp(line, page)) return true;
@@ -268,6 +284,16 @@ bool IsRunningLine(const TextLine& line, const PageContent& content,
   // Outside the 14% band only where the key repeats (a journal's name as a large title on its first
   // page stays).
   return in_band || std::fabs(PlaceOf(line, page, key[0]) - it->second) <= kSamePlace;
+}
+
+}  // namespace
+
+bool IsRunningLine(const TextLine& line, const PageContent& content,
+                   const std::map<std::string, double>& running_keys) {
+  if (!RunsOnEveryPage(line, content, running_keys)) return false;
+  // The label of text that stays is no running line: "[12]" at the top of each page of references.
+  const TextLine* text = IsPageNumberText(line.text) ? LabelledText(line, content) : nullptr;
+  return text == nullptr || RunsOnEveryPage(*text, content, running_keys);
 }
 
 }  // namespace mineru::document

@@ -32,7 +32,8 @@ bool IsPageNumberText(const std::string& text);
 
 // True for a page number: page-number text in its band, and not among cells (another number on its
 // baseline, or right above or below it: a table's header of years or its last rows) nor an equation's
-// number ("(3)" with text on its left on its baseline).
+// number ("(3)" with text on its left on its baseline) nor a label ("[1]", a section's "2", with text
+// within two ems on its right on its baseline).
 bool IsPageNumber(const TextLine& line, const PageContent& page);
 
 // Line numbers in a margin (a manuscript's or a preprint's): for each of `page.lines`, true when it is a
@@ -59,7 +60,9 @@ std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pa
 bool IsMarginStamp(const TextLine& line, const Rect& page);
 
 // True when `line` is left out of the body: a page number in its band, a margin stamp, or a line with a
-// running key in the 14% band or, outside it, at the place where the key repeats.
+// running key in the 14% band or, outside it, at the place where the key repeats; not a bare number
+// labelling text that stays, close on its right on its baseline ("[12]" before a reference at the top of
+// each page of references).
 bool IsRunningLine(const TextLine& line, const PageContent& page,
                    const std::map<std::string, double>& running_keys);
 

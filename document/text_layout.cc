@@ -41,8 +41,9 @@ enum class ItemKind { kLine, kTable, kImage };
 struct Item {
   Rect box;
   ItemKind kind;
-  size_t index;       // into lines, tables or images
-  bool code = false;  // a line in a monospaced font
+  size_t index;        // into lines, tables or images
+  bool code = false;   // a line in a monospaced font
+  bool label = false;  // a line that is a label alone: "[12]", "3.", a bullet (IsBareLabel)
 };
 
 // Whether the gutter gx0..gx1 has a single line on one side, level with the top of a column of four lines
@@ -160,7 +161,9 @@ std::tuple<double, double, double> FindClearGutter(const std::vector<Item>& item
 }
 
 // Whether the items either side of the gutter gx0..gx1 are rows rather than columns: a code listing's
-// lines cut into pieces at wide gaps ("x   INTEGER,": three in four items on each side monospaced); or,
+// lines cut into pieces at wide gaps ("x   INTEGER,": three in four items on each side monospaced); a
+// list's labels alone on the reading side, three in four level with a line on the other ("[1]" before a
+// reference whose lines hang indented under its text); or,
 // in a `band` of a region with no gutter down it (see SplitAtBlankLines), rows of a key and its value (an
 // option and what it does, a field and its size): three in four items on each side share a baseline with
 // one on the other side, keys flush left or right and values flush left (three in four; an author
@@ -190,6 +193,11 @@ bool RowsAcross(const std::vector<Item>& items, const std::vector<size_t>& ids, 
   };
   if (left.empty() || right.empty()) return false;
   if (code(left) && code(right)) return true;
+  // Labels alone, each level with a line on the other side: a list's numbers before its entries ("[1]"
+  // set apart before a reference, its lines indented under its text), not a column of them.
+  if (std::all_of(left.begin(), left.end(), [&](size_t id) { return items[id].label; }) &&
+      paired(left, right))
+    return true;
   if (!band) return false;
   // Keys flush left or right (names, sizes), values flush left: not the centred lines of an author block.
   auto flush = [&](const std::vector<size_t>& side, bool left_edge) {
@@ -496,6 +504,32 @@ bool EndsInLeaderAndPage(std::string_view text) {
   const size_t last = before.find_last_not_of(' ');
   return last != std::string_view::npos && (before[last] == '.' || before.ends_with("\u2026")) &&
          HasLeader(before);
+}
+
+// A label alone: a list's marker ("1.", "(a)", a bullet) or a reference's number ("[12]").
+bool IsBareLabel(const std::string& text) {
+  bool numbered = false;
+  if (ListMarkerLength(text + " x", &numbered) == text.size() + 1) return true;
+  return text.size() >= 3 && text.front() == '[' && text.back() == ']' &&
+         text.find_first_not_of("0123456789", 1) == text.size() - 1;
+}
+
+// A section's number and its title: "3. Results", "2.1 Memory accounting", "4.2.1. Pages" (one or two
+// digits a level, up to four levels, then a capital letter).
+bool StartsSectionNumber(const std::string& text) {
+  size_t i = 0;
+  for (int level = 0; level < 4; ++level) {
+    const size_t digits = text.find_first_not_of("0123456789", i);
+    if (digits == std::string::npos || digits - i > 2) return false;
+    if (digits == i) {
+      if (level == 0) return false;
+      break;  // "3. Results": the number ends in a dot
+    }
+    i = digits;
+    if (text[i] != '.') break;
+    ++i;
+  }
+  return i + 1 < text.size() && text[i] == ' ' && text[i + 1] >= 'A' && text[i + 1] <= 'Z';
 }
 
 // A title that turns out not to be one: a list item again when it starts with a list marker, else text.
@@ -1274,7 +1308,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     int rtl_lines = 0;
     for (size_t li = 0; li < lines.size(); ++li) {
       if (consumed[li]) continue;
-      items.push_back({lines[li].box, ItemKind::kLine, li, lines[li].monospace});
+      items.push_back({lines[li].box, ItemKind::kLine, li, lines[li].monospace, IsBareLabel(lines[li].text)});
       if (lines[li].rtl) ++rtl_lines;
     }
     for (size_t t = 0; t < tables.size(); ++t) items.push_back({tables[t].box, ItemKind::kTable, t});
@@ -1342,10 +1376,13 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     // heading.
     const bool parenthesised =
         (text.starts_with("(") && last == ')') || (text.starts_with("[") && last == ']');
-    // A bulleted line is a list item at any size. "(1) Scope" set in a heading size is a numbered heading,
-    // not a list; a numbered list merely set larger than the body stays a list.
-    if ((marker == 0 || (numbered && larger && p.lines.size() == 1)) && p.lines.size() <= 3 &&
-        text.size() <= 200 && !all_mono && !leaders && !address && !long_sentence && !parenthesised) {
+    // A bulleted line is a list item at any size. "(1) Scope" set in a heading size, or "1. Introduction"
+    // set bold on a line of its own, is a numbered heading, not a list; a numbered list merely set larger
+    // than the body stays a list.
+    const bool numbered_head =
+        numbered && p.lines.size() == 1 && !row_peer[p.lines.front()] && (larger || all_bold);
+    if ((marker == 0 || numbered_head) && p.lines.size() <= 3 && text.size() <= 200 && !all_mono &&
+        !leaders && !address && !long_sentence && !parenthesised) {
       for (size_t k = 0; k < style.heading_sizes.size(); ++k) {
         if (size >= style.heading_sizes[k] - 0.45) {
           level = static_cast<int>(k) + 1;
@@ -1375,8 +1412,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       // line, a phrase set bold in a paragraph.)
       size_t at = 0;
       const bool starts_lower = !text.empty() && IsLowerLatin(DecodeUtf8(text, at));
-      if (level == 0 && by_style && all_bold && size >= style.body_size - 0.6 && p.lines.size() <= 2 &&
-          !EndsSentence(text) && text.size() >= 3 && !starts_lower) {
+      if (level == 0 && (by_style || numbered_head) && all_bold && size >= style.body_size - 0.6 &&
+          p.lines.size() <= 2 && !EndsSentence(text) && text.size() >= 3 && !starts_lower) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
     }
@@ -1428,10 +1465,12 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     // A heading set in large type may step its size down a little from line to line.
     double size_step = std::fabs(prev.font_size - line.font_size);
     bool same_style = same_face && (size_step < 0.8 || (heading_size && size_step <= 0.12 * size));
-    // A heading in pieces on one baseline ("1" and "Introduction" set apart): one line.
+    // A heading in pieces on one baseline ("1" and "Introduction" set apart): one line; so is a lone label
+    // and the text it labels ("[1]" set apart before a reference, a hanging indent's number).
     double x_gap = line.box.x0 - prev.box.x1;
-    if (same_face && size_step < 0.8 && heading_size && VerticalOverlap(prev.box, line.box) >= 0.6 &&
-        x_gap >= 0 && x_gap < 3 * size) {
+    const bool label = para.lines.size() == 1 && IsBareLabel(prev.text);
+    if (same_face && size_step < 0.8 && (heading_size || label) &&
+        VerticalOverlap(prev.box, line.box) >= 0.6 && x_gap >= 0 && x_gap < 3 * size) {
       return true;
     }
     double gap = line.box.y0 - prev.box.y1;
@@ -1619,13 +1658,18 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   }
   for (size_t k : list_titles) DemoteTitle(blocks[k]);
 
-  // Seven or more titles in one font and size on a page are a listing or a diagram set in a larger font.
+  // Seven or more titles in one font and size on a page are a listing or a diagram set in a larger font;
+  // numbered section headings ("2.1 Memory", "3. Results") count neither way (a short paper's page holds
+  // seven headings, its sections' numbers in order).
   std::map<std::string, int> per_face;
+  auto listed = [&](size_t k) {
+    return blocks[k].type == BlockType::kTitle && !StartsSectionNumber(blocks[k].content);
+  };
   for (size_t k = 0; k < blocks.size(); ++k) {
-    if (blocks[k].type == BlockType::kTitle) ++per_face[face(k)];
+    if (listed(k)) ++per_face[face(k)];
   }
   for (size_t k = 0; k < blocks.size(); ++k) {
-    if (blocks[k].type == BlockType::kTitle && per_face[face(k)] >= 7) DemoteTitle(blocks[k]);
+    if (listed(k) && per_face[face(k)] >= 7) DemoteTitle(blocks[k]);
   }
 
   // Demoted list items join the list next to them.

@@ -184,6 +184,35 @@ TEST(RunningTextTest, AnEquationsNumberInTheBandIsNoPageNumber) {
   EXPECT_EQ(body.find("(7)"), std::string::npos) << body;
 }
 
+TEST(RunningTextTest, ALabelWithItsTextOnItsBaselineIsNoPageNumber) {
+  // "[1]" before a reference and a section's "2" before its heading, in the top band: labels. A footer's
+  // number three ems from the footer's text is a page number.
+  PageContent page = Page(
+      1, {Line("[1]", 72, 60), Line("Kwon, W. et al. Paged attention.", 97, 60), Line("2", 72, 90, 13),
+          Line("Insurance today", 90, 90, 13), Line("12", 72, 770, 9), Line("Annual Report", 110, 770, 9)});
+  for (size_t i = 4; i < page.lines.size(); ++i) {
+    const bool number = page.lines[i].text == "12";
+    EXPECT_EQ(IsPageNumber(page.lines[i], page), number) << page.lines[i].text;
+  }
+  // At one place on every page of references, "[n]" is a running key; it stays where it labels a
+  // reference, and goes where it labels a running header.
+  std::vector<PageContent> pages;
+  const char* kReferences[] = {"Kwon, W. Paged attention.", "Yu, G. Orca.", "Lee, S. Chunked prefill."};
+  for (int i = 0; i < 3; ++i) {
+    pages.push_back(
+        Page(i, {Line("[" + std::to_string(10 * i + 1) + "]", 72, 60), Line(kReferences[i], 97, 60),
+                 Line("[" + std::to_string(10 * i + 2) + "]", 72, 74), Line("Next one.", 97, 74)}));
+  }
+  DocumentStyle style = AnalyzeStyle(pages);
+  ASSERT_EQ(style.running_keys.count("T:[#]"), 1u);
+  EXPECT_FALSE(IsRunningLine(pages[1].lines[4], pages[1], style.running_keys));
+  EXPECT_NE(BodyText(pages[1], style).find("[11] Yu, G. Orca."), std::string::npos)
+      << BodyText(pages[1], style);
+  for (int i = 0; i < 3; ++i) pages[i].lines[5] = Line("Journal of Tests", 97, 60);
+  style = AnalyzeStyle(pages);
+  EXPECT_TRUE(IsRunningLine(pages[1].lines[4], pages[1], style.running_keys));
+}
+
 TEST(RunningTextTest, LineNumbersInTheMarginsAreLeftOut) {
   // Two columns, each line numbered in the margin beside it (the right column's in the right margin).
   PageContent page;

@@ -754,6 +754,45 @@ TEST(TextLayoutTest, ABoldLineAtBodySizeThatStartsInLowerCaseIsNoHeading) {
   EXPECT_EQ(titles[0].content, "Overview");
 }
 
+TEST(TextLayoutTest, ANumberedLineSetBoldAloneIsAHeadingAndSevenOfThemStayHeadings) {
+  // A short paper's page: its title, and seven numbered sections' headings set bold at body size, each
+  // over two lines of text. A numbered line set bold inside a list of such lines stays an item.
+  std::vector<TextLine> lines = {InFont(Line("Scheduling Pages", 50, 30, 16, true), "Times")};
+  const char* kHeads[] = {"1. Introduction", "2. Method",  "2.1. Memory",  "2.2 Preemption",
+                          "3. Results",      "4. Outlook", "5. Conclusion"};
+  double y = 60;
+  for (const char* head : kHeads) {
+    lines.push_back(InFont(Line(head, 50, y, 10, true), "Times"));
+    for (TextLine l : Body(y + 14, 2)) lines.push_back(l);
+    y += 44;
+  }
+  std::vector<Block> titles = Titles(LayoutAlone(lines));
+  ASSERT_EQ(titles.size(), 8u);
+  for (size_t k = 0; k < 7; ++k) EXPECT_EQ(titles[k + 1].content, kHeads[k]);
+  // "3. Results" alone among numbered items of a list: an item.
+  std::vector<TextLine> list = Body(50, 2);
+  list.push_back(InFont(Line("1. Install the package", 50, 80), "Times"));
+  list.push_back(InFont(Line("2. Run the tests", 50, 92, 10, true), "Times"));
+  list.push_back(InFont(Line("3. Read the report", 50, 104), "Times"));
+  EXPECT_TRUE(Titles(LayoutAlone(list)).empty());
+}
+
+TEST(TextLayoutTest, ALabelSetApartBeforeItsTextOnItsBaselineGoesWithIt) {
+  // References numbered "[n]" in a column of labels, their lines hanging indented: no column of labels
+  // read before a column of references, each label with its reference.
+  std::vector<TextLine> lines = Body(50, 3);
+  lines.push_back(InFont(Line("[1]", 50, 100), "Times"));
+  lines.push_back(InFont(Line("Kwon, W. et al. Efficient memory manage-", 78, 100), "Times"));
+  lines.push_back(InFont(Line("ment for serving with paged attention.", 78, 112), "Times"));
+  lines.push_back(InFont(Line("[2]", 50, 128), "Times"));
+  lines.push_back(InFont(Line("Yu, G. et al. Orca.", 78, 128), "Times"));
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[1].content,
+            "[1] Kwon, W. et al. Efficient memory management for serving with paged attention.");
+  EXPECT_EQ(blocks[2].content, "[2] Yu, G. et al. Orca.");
+}
+
 TEST(TextLayoutTest, OtherFamilyHeadingsButNotCodeOrStackedLabels) {
   std::vector<TextLine> lines = Body(50, 4);
   // A single line in a sans family at body size: a heading.
