@@ -60,13 +60,14 @@ bool EndsForWantOfRoom(const std::vector<size_t>& para, double next_word,
 }
 
 // Whether `line` is indented: set in from the left edge of its column, the leftmost of the page's lines
-// of its size that share its column (start within five ems of it and overlap it).
+// of its size that share its column (start within five ems of it, overlap it, and are at least half as
+// long: a short heading centred over the columns is none of them).
 bool Indented(const TextLine& line, const std::vector<TextLine>& lines) {
   const double em = std::max(1.0, line.font_size);
   double left = line.box.x0;
   for (const TextLine& l : lines) {
     if (std::fabs(l.font_size - line.font_size) < 0.8 && l.box.x0 < line.box.x1 && l.box.x1 > line.box.x0 &&
-        std::fabs(l.box.x0 - line.box.x0) < 5 * em)
+        std::fabs(l.box.x0 - line.box.x0) < 5 * em && l.box.width() >= 0.5 * line.box.width())
       left = std::min(left, l.box.x0);
   }
   return line.box.x0 > left + 0.5 * em;
@@ -90,6 +91,17 @@ bool GoesOn(const std::vector<size_t>& a, const std::vector<size_t>& b, bool flo
   return IsLowerLatin(head) || (IsCjkChar(LastRune(last.text)) && IsCjkChar(head) && !IsCjkPunctuation(head));
 }
 
+// Whether paragraph `note` is a note under paragraph `a`: every line set at most 0.9 times as large as
+// `a`'s last line, starting below it.
+bool IsNoteUnder(const std::vector<size_t>& a, const std::vector<size_t>& note,
+                 const std::vector<TextLine>& lines) {
+  if (a.empty() || note.empty()) return false;
+  const TextLine& last = lines[a.back()];
+  return lines[note.front()].box.y0 > last.box.y0 && std::all_of(note.begin(), note.end(), [&](size_t li) {
+           return lines[li].font_size <= 0.9 * last.font_size;
+         });
+}
+
 void RemoveEmpty(std::vector<Block>& blocks) {
   std::erase_if(blocks, [](const Block& b) { return b.type == BlockType::kText && b.content.empty(); });
 }
@@ -99,7 +111,10 @@ void RemoveEmpty(std::vector<Block>& blocks) {
 void JoinBrokenParagraphs(std::vector<Block>& blocks, std::vector<std::vector<size_t>>& block_lines,
                           const std::vector<TextLine>& lines) {
   for (size_t k = 0; k < blocks.size();) {
-    const size_t n = blocks[k].type == BlockType::kText ? NextText(blocks, k + 1) : blocks.size();
+    size_t n = blocks[k].type == BlockType::kText ? NextText(blocks, k + 1) : blocks.size();
+    // A note set smaller under the column (a footnote) is passed over as a float is.
+    while (n < blocks.size() && IsNoteUnder(block_lines[k], block_lines[n], lines))
+      n = NextText(blocks, n + 1);
     if (n == blocks.size() || !GoesOn(block_lines[k], block_lines[n], n > k + 1, lines)) {
       ++k;
       continue;

@@ -1484,6 +1484,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     double max_gap = (line.font_size >= kHeadingRatio * style.body_size ? 1.1 : 0.75) * size;
     bool join = gap < max_gap && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
     if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
+    // A caption ends where a line starts an em or more left of it (a caption centred under its float,
+    // the column's text set close under it).
+    if (join && line.box.x0 < para.box.x0 - size && StartsLabelledCaption(lines[para.lines.front()].text))
+      join = false;
     return join;
   };
   // Whether `line`, which would continue `para`, starts a new paragraph by its first-line indent: the

@@ -956,6 +956,38 @@ TEST(TextLayoutTest, AParagraphBrokenByAColumnBreakIsOneParagraph) {
             4u);
 }
 
+TEST(TextLayoutTest, AParagraphGoesOnPastAFootnoteUnderItsColumn) {
+  // A footnote set small at the foot of the left column, between the paragraph's two halves; a short
+  // heading centred over the columns does not make the right column's first line indented.
+  std::vector<TextLine> lines = {Line("ABSTRACT", 245, 90),
+                                 Line("The second paragraph runs on and on, for", 50, 136),
+                                 Line("a few lines of text that are all as long", 50, 148),
+                                 Line("as the others, and the last line of this", 50, 160),
+                                 Line("one runs to the measure and ends in the", 50, 172),
+                                 Line("1 A note set small under the column.", 50, 200, 8),
+                                 Line("rest of the paragraph, in the next colum", 280, 136),
+                                 Line("n, ends here.", 280, 148),
+                                 Line("A third paragraph starts after a gap and", 280, 172),
+                                 Line("runs down the right column past the note", 280, 184),
+                                 Line("at the foot of the left one, and ends.", 280, 196),
+                                 Line("It is the last one on this page so far.", 280, 208)};
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 4u);
+  EXPECT_TRUE(
+      blocks[1].content.ends_with("ends in the rest of the paragraph, in the next colum n, ends here."))
+      << blocks[1].content;
+  EXPECT_EQ(blocks[2].content, "1 A note set small under the column.");
+}
+
+TEST(TextLayoutTest, ACaptionCentredUnderItsFloatEndsWhereTheColumnsTextStarts) {
+  std::vector<TextLine> lines = {Line("Table 1: Scheduler parameters.", 90, 100),
+                                 Line("The cost of a step is dominated by the", 50, 112),
+                                 Line("weights, read once for the whole batch.", 50, 124)};
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_EQ(blocks[0].content, "Table 1: Scheduler parameters.");
+}
+
 TEST(TextLayoutTest, ASecondColumnOfOneLineIsReadAfterTheFirst) {
   // The last column of an article holds the last line of its paragraph, level with the first column's
   // top: read after the whole first column. A short value beside a label at the top is read with it.
