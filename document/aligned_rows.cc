@@ -63,7 +63,8 @@ struct Layout {
   // tells nothing about a line continuing another.
   bool lower_case_labels = false;
 
-  double label_right = 0;  // where the widest label ends: the label column's measure
+  double label_right = 0;       // where the widest label ends: the label column's measure
+  double header_bottom = 1e18;  // a rule under the header: no header row below it
 
   bool starts_lower(const std::string& text) const { return !lower_case_labels && StartsLower(text); }
   // Whether `line` of a label fills the label column: the first word of `next`, the label's next line at
@@ -149,6 +150,7 @@ bool Closer(const TextRow& row, double gap_near, const TextRow* far, double gap_
 // The first row of values; rows above it are the header (a label alone ends the header too).
 size_t HeaderEnd(const std::vector<TextRow>& rows, const Layout& L) {
   for (size_t i = 0; i < rows.size(); ++i) {
+    if (rows[i].box.cy() > L.header_bottom) return i;
     if (L.has_values(rows[i]) || L.label_only(rows[i])) return i;
   }
   return 0;  // no values: no header to tell apart
@@ -518,9 +520,11 @@ std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::ve
   return rows;
 }
 
-void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<double, double>>& gutters) {
+void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<double, double>>& gutters,
+                     double header_bottom) {
   if (gutters.empty() || rows.size() < 2) return;
   Layout layout{gutters};
+  layout.header_bottom = header_bottom;
   size_t labelled = 0, lower = 0;
   for (const TextRow& row : rows) {
     if (!layout.has_cells(row)) continue;

@@ -65,11 +65,13 @@ void JoinRowsBetweenRules(std::vector<TextRow>& rows, const std::vector<double>&
 // ends open, or whose next row's label starts in lower case, goes on into the next row instead (labels
 // set above their row's values), chains of such lines included. A label ending in ':', or with no cue,
 // stays a row (a section's heading); where labels often start in lower case, that start is no cue.
-// Header lines (above the first row with a number that is not a year): each heading is placed over the
-// columns whose extent below it is centred on; lines with nothing across a gutter are one header row
-// wrapped onto several lines (a heading over a rule of its own spans the columns centred under the
-// rule); with a heading over several columns the header has levels, and a cell of
-// the last header line with nothing above it spans them (rowspan).
-void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<double, double>>& gutters);
+// Header lines (above the first row with a number that is not a year, and above `header_bottom`, the
+// height of a rule drawn under the header, figures or none): each heading is placed over the columns
+// whose extent below it is centred on; lines with nothing across a gutter are one header row wrapped
+// onto several lines (a heading over a rule of its own spans the columns centred under the rule); with
+// a heading over several columns the header has levels, and a cell of the last header line with
+// nothing above it spans them (rowspan).
+void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<double, double>>& gutters,
+                     double header_bottom = 1e18);
 
 }  // namespace mineru::document

@@ -843,7 +843,9 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
           std::vector<double> rule_ys;
           for (size_t k = first; k <= last; ++k) rule_ys.push_back(stack[k].cy());
           JoinRowsBetweenRules(table_rows, rule_ys, gutters);
-          JoinWrappedRows(table_rows, gutters);
+          // The first rule under the first row ends the header.
+          const auto under_first = std::ranges::upper_bound(rule_ys, table_rows.front().box.cy());
+          JoinWrappedRows(table_rows, gutters, under_first == rule_ys.end() ? 1e18 : *under_first);
           gutters = GuttersOf(table_rows, false);
         }
         if (!gutters.empty() && chars <= kMaxCellChars * pieces) {

@@ -282,6 +282,28 @@ TEST(AlignedTableTest, TheLinesBetweenRulesUnderEachRowAreThatRowsWrappedCells) 
       << tables[0].html;
 }
 
+TEST(AlignedTableTest, TheRuleUnderTheHeaderEndsTheHeader) {
+  // A box with a rule under its header only; the first row's cells start in lower case (identifiers)
+  // and hold no figure: no header line.
+  std::vector<RulingSegment> rules = {Rule(95, 90, 500),
+                                      Rule(111, 90, 500),
+                                      Rule(165, 90, 500),
+                                      {{89.6, 95, 90.4, 165}, false},
+                                      {{499.6, 95, 500.4, 165}, false}};
+  std::vector<TextLine> lines = {Line("Setting", 100, 98),
+                                 Line("Value", 220, 98),
+                                 Line("vram_budget", 100, 116),
+                                 Line("half of the card, measured", 220, 116),
+                                 Line("when the daemon starts", 220, 128),
+                                 Line("max_batch", 100, 142),
+                                 Line("16", 220, 142)};
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Setting</td><td>Value</td></tr><tr><td>vram_budget</td><td>half of the card, "
+            "measured when the daemon starts</td></tr><tr><td>max_batch</td><td>16</td></tr></table>");
+}
+
 TEST(AlignedTableTest, AHeadingOverARuleOfItsOwnSpansTheColumnsUnderTheRule) {
   // Booktabs: top, middle and bottom rules, and under each year a shorter rule over its two columns.
   // The years are centred on their columns' boxes, not on the figures (set flush right): "2021" sits
