@@ -514,6 +514,66 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   return frag;
 }
 
+// A left-to-right fragment cut where its text jumps back an em or more to the left (text set later on
+// the same baseline further left, a table's cell drawn after the cells right of it, that MuPDF put on the
+// same line) and, but in code, where spaces stand for a gap of two ems or more (a typesetter filling a
+// table's gutter with space glyphs: a run of cells drawn after a cell it would otherwise lie over), those
+// spaces dropped. Each part
+// keeps the fragment's style; MergeFragments puts the parts in order.
+std::vector<TextLine> SplitAtJumpsBack(TextLine frag) {
+  const double em = std::max(1.0, frag.font_size);
+  double right = -1e18, space_from = 0;
+  bool cut = false;
+  for (const TextChar& c : frag.chars) {
+    if (c.rune == ' ') {
+      // (Not in code, whose spaces set its columns.)
+      cut = cut || (!frag.monospace && c.box.x1 - space_from >= 2 * em);
+      continue;
+    }
+    cut = cut || c.box.x1 < right - em;
+    right = std::max(right, c.box.x1);
+    space_from = c.box.x1;
+  }
+  if (!cut) return {std::move(frag)};
+  std::vector<TextLine> parts;
+  std::vector<TextChar> chars;
+  auto flush = [&] {
+    while (!chars.empty() && chars.back().rune == ' ') chars.pop_back();
+    if (chars.empty()) return;
+    TextLine part = frag;
+    part.chars = std::move(chars);
+    chars.clear();
+    part.box.x0 = 1e18;
+    part.box.x1 = -1e18;
+    for (const TextChar& c : part.chars) {
+      part.box.x0 = std::min(part.box.x0, c.box.x0);
+      part.box.x1 = std::max(part.box.x1, c.box.x1);
+    }
+    parts.push_back(std::move(part));
+  };
+  double reach = -1e18;
+  for (size_t i = 0; i < frag.chars.size(); ++i) {
+    const TextChar& c = frag.chars[i];
+    if (c.rune == ' ') {
+      size_t end = i;
+      while (end < frag.chars.size() && frag.chars[end].rune == ' ') ++end;
+      if (frag.chars[end - 1].box.x1 - c.box.x0 >= 2 * em) {
+        flush();
+        i = end - 1;
+        continue;
+      }
+      chars.push_back(c);
+      continue;
+    }
+    if (!chars.empty() && c.box.x1 < reach - em) flush();
+    reach = chars.empty() ? c.box.x1 : std::max(reach, c.box.x1);
+    chars.push_back(c);
+  }
+  flush();
+  if (parts.size() <= 1) return {std::move(frag)};
+  return parts;
+}
+
 // The quarter turn (degrees clockwise) that makes most of a page's text read left to right: 0 unless the
 // characters on lines of one other direction outnumber all the rest (at least kMinTurnedChars of them).
 int TurnToReadUpright(const fz_stext_page* stext) {
@@ -853,16 +913,20 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) ++block_lines;
     for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) {
       if (line->wmode != 0) continue;  // vertical writing is left to a model
-      TextLine frag = FragmentFromLine(ctx, line);
-      BuildText(frag);
-      for (const Rect& r : stroked_text) {
-        Rect in = r.Intersect(frag.box);
-        if (!in.empty() && in.area() >= 0.6 * frag.box.area()) frag.bold = true;
+      TextLine whole = FragmentFromLine(ctx, line);
+      const bool left_to_right = std::fabs(line->dir.y) < 0.01 && line->dir.x > 0 && !whole.rtl;
+      std::vector<TextLine> parts = left_to_right ? SplitAtJumpsBack(std::move(whole)) : std::vector{whole};
+      for (TextLine& frag : parts) {
+        BuildText(frag);
+        for (const Rect& r : stroked_text) {
+          Rect in = r.Intersect(frag.box);
+          if (!in.empty() && in.area() >= 0.6 * frag.box.area()) frag.bold = true;
+        }
+        if (frag.text.empty()) continue;
+        content.num_chars += static_cast<int>(frag.chars.size());
+        fragments.push_back(std::move(frag));
+        origin.push_back({block_no, block_lines});
       }
-      if (frag.text.empty()) continue;
-      content.num_chars += static_cast<int>(frag.chars.size());
-      fragments.push_back(std::move(frag));
-      origin.push_back({block_no, block_lines});
     }
   }
   fz_drop_stext_page(ctx, stext);

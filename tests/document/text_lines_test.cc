@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "document/aligned_table.h"
 #include "document/output_writer.h"
 #include "document/pdf_document.h"
@@ -160,6 +162,24 @@ TEST(TextLinesTest, ALineCountsItsCharactersPerFace) {
   EXPECT_EQ(page->lines[0].text, "Note: read the rest");
   std::map<std::string, int> faces = {{"Helvetica", 11}, {"Helvetica/b", 5}};
   EXPECT_EQ(page->lines[0].faces, faces);
+}
+
+TEST(TextLinesTest, TextSetLaterFurtherLeftOnTheBaselineTakesItsPlaceInTheLine) {
+  // A table's middle cell drawn first, then the first and last cells in one run whose gutter is filled
+  // with spaces (as groff's tbl sets a row): each cell's text apart, in x order, the spaces
+  // no text laid over the middle cell.
+  const std::string run = "Staff" + std::string(70, ' ') + "People team";  // spaces to x 371
+  std::vector<uint8_t> pdf = testing::MakePdf(
+      {{"BT /F1 10 Tf 209 700 Td (Key staff leave for posts) Tj -53 0 Td (" + run + ") Tj ET\n"}});
+  auto doc = PdfDocument::Open(pdf, {});
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  auto page = ExtractPageContent(**doc, 0);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  std::vector<TextLine> lines = page->lines;
+  std::ranges::sort(lines, {}, [](const TextLine& l) { return l.box.x0; });
+  std::string cells;
+  for (const TextLine& l : lines) cells += l.text + "|";
+  EXPECT_EQ(cells, "Staff|Key staff leave for posts|People team|");
 }
 
 TEST(TextLinesTest, LinesOfMixedFacesShareOneThatHasAQuarterOfEach) {
