@@ -158,7 +158,9 @@ std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pa
     std::set<std::string> seen;
     for (const TextLine& line : page.lines) {
       std::string key = RunningKey(line, page.page);
-      if (key.empty() || !seen.insert(key).second) continue;
+      // (Numbers among a table's cells, its header of years at a page's top, make no key.)
+      if (key.empty() || (IsPageNumberText(line.text) && AmongCells(line, page)) || !seen.insert(key).second)
+        continue;
       bool in_band = InPageNumberBand(line, page.page);
       // Outside it a bare number is a section number, a table cell or a figure label, not a page number.
       if (!in_band && (InStack(line, page) || IsPageNumberText(line.text))) continue;
@@ -278,6 +280,7 @@ bool RunsOnEveryPage(const TextLine& line, const PageContent& content,
   const Rect& page = content.page;
   bool in_band = InPageNumberBand(line, page);
   if ((in_band && IsPageNumber(line, content)) || IsMarginStamp(line, page)) return true;
+  if (IsPageNumberText(line.text) && AmongCells(line, content)) return false;  // a table's "2024"
   std::string key = RunningKey(line, page);
   auto it = key.empty() ? running_keys.end() : running_keys.find(key);
   if (it == running_keys.end()) return false;

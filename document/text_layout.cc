@@ -1345,7 +1345,11 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     if (p.lines.empty()) return;
     const TextLine& first = lines[p.lines.front()];
     bool numbered = false;
-    size_t marker = ListMarkerLength(first.text, &numbered);
+    // (A label set apart from its item, "1." alone on the item's first baseline, marks the item too.)
+    const std::string& lead = p.lines.size() > 1 && IsBareLabel(first.text)
+                                  ? first.text + " " + lines[p.lines[1]].text
+                                  : first.text;
+    size_t marker = ListMarkerLength(lead, &numbered);
     std::string text;
     bool all_bold = true, all_mono = true;
     for (size_t li : p.lines) {
@@ -1445,13 +1449,24 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
 
   // Whether `line` continues paragraph `para` (whose last line is `prev`); list_text_x >= 0 is where the
   // current list item's text starts (continuation lines align with it).
+  // A label alone ("1.", "[3]") with text on its baseline within three ems on its right: an item's label
+  // set apart from the item.
+  auto labels_item = [&](const TextLine& label) {
+    if (!IsBareLabel(label.text)) return false;
+    const double reach = 3 * std::max(1.0, label.font_size);
+    return std::any_of(lines.begin(), lines.end(), [&](const TextLine& l) {
+      const double gap = l.box.x0 - label.box.x1;
+      return &l != &label && gap >= 0 && gap < reach && VerticalOverlap(l.box, label.box) >= 0.6;
+    });
+  };
   auto continues = [&](const Paragraph& para, const TextLine& line, double list_text_x) {
     if (para.lines.empty()) return false;
     const TextLine& prev = lines[para.lines.back()];
     bool numbered = false;
     // (Fields one under the other, "Analyst: ..." over "Email: ...", are a line each.)
-    if (ListMarkerLength(line.text, &numbered) > 0 || StartsChineseNumbering(line.text) ||
-        StartsNoteLabel(line.text) || (StartsField(line.text) && StartsField(prev.text)))
+    if (ListMarkerLength(line.text, &numbered) > 0 || labels_item(line) ||
+        StartsChineseNumbering(line.text) || StartsNoteLabel(line.text) ||
+        (StartsField(line.text) && StartsField(prev.text)))
       return false;
     // An entry of a table of contents ends at its page number; a caption starts a block of its own (a
     // float set inside a paragraph, whose line before it ends mid-sentence).

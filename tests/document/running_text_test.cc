@@ -213,6 +213,19 @@ TEST(RunningTextTest, ALabelWithItsTextOnItsBaselineIsNoPageNumber) {
   EXPECT_TRUE(IsRunningLine(pages[1].lines[4], pages[1], style.running_keys));
 }
 
+TEST(RunningTextTest, ATablesHeaderOfYearsAtTheTopOfPagesIsNoRunningText) {
+  // The same table continued at the top of each page: its header's years repeat at one place.
+  std::vector<PageContent> pages;
+  for (int i = 0; i < 3; ++i) {
+    pages.push_back(Page(i, {Line("Service", 72, 76), Line("2023", 267, 76), Line("2024", 308, 76),
+                             Line("2025", 349, 76), Line("Housing", 72, 92), Line("308.0", 267, 92),
+                             Line("170.4", 308, 92), Line("412.9", 349, 92)}));
+  }
+  DocumentStyle style = AnalyzeStyle(pages);
+  EXPECT_EQ(style.running_keys.count("T:#"), 0u);
+  for (size_t k = 5; k <= 7; ++k) EXPECT_FALSE(IsRunningLine(pages[1].lines[k], pages[1], {{"T:#", 76}}));
+}
+
 TEST(RunningTextTest, LineNumbersInTheMarginsAreLeftOut) {
   // Two columns, each line numbered in the margin beside it (the right column's in the right margin).
   PageContent page;

@@ -793,6 +793,19 @@ TEST(TextLayoutTest, ALabelSetApartBeforeItsTextOnItsBaselineGoesWithIt) {
   EXPECT_EQ(blocks[2].content, "[2] Yu, G. et al. Orca.");
 }
 
+TEST(TextLayoutTest, AnItemsLabelSetApartUnderAParagraphStartsTheItem) {
+  // "1." set apart before its item's text, right under a paragraph as close as its lines: the item's.
+  std::vector<TextLine> lines = Body(50, 3);
+  lines.push_back(InFont(Line("1.", 50, 86), "Times"));
+  lines.push_back(InFont(Line("Out found people of the sets.", 72, 86), "Times"));
+  lines.push_back(InFont(Line("2.", 50, 98), "Times"));
+  lines.push_back(InFont(Line("While rose in out sets.", 72, 98), "Times"));
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_GE(blocks.size(), 2u);
+  EXPECT_TRUE(blocks[0].content.ends_with("line 2")) << blocks[0].content;
+  EXPECT_EQ(blocks[1].content, "1. Out found people of the sets.\n2. While rose in out sets.");
+}
+
 TEST(TextLayoutTest, OtherFamilyHeadingsButNotCodeOrStackedLabels) {
   std::vector<TextLine> lines = Body(50, 4);
   // A single line in a sans family at body size: a heading.
