@@ -1346,9 +1346,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     const TextLine& first = lines[p.lines.front()];
     bool numbered = false;
     // (A label set apart from its item, "1." alone on the item's first baseline, marks the item too.)
-    const std::string& lead = p.lines.size() > 1 && IsBareLabel(first.text)
-                                  ? first.text + " " + lines[p.lines[1]].text
-                                  : first.text;
+    const std::string lead = p.lines.size() > 1 && IsBareLabel(first.text)
+                                 ? first.text + " " + lines[p.lines[1]].text
+                                 : first.text;
     size_t marker = ListMarkerLength(lead, &numbered);
     std::string text;
     bool all_bold = true, all_mono = true;
@@ -1447,8 +1447,6 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     block_lines.push_back(p.lines);
   };
 
-  // Whether `line` continues paragraph `para` (whose last line is `prev`); list_text_x >= 0 is where the
-  // current list item's text starts (continuation lines align with it).
   // A label alone ("1.", "[3]") with text on its baseline within three ems on its right: an item's label
   // set apart from the item.
   auto labels_item = [&](const TextLine& label) {
@@ -1459,6 +1457,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       return &l != &label && gap >= 0 && gap < reach && VerticalOverlap(l.box, label.box) >= 0.6;
     });
   };
+  // Whether `line` continues paragraph `para` (whose last line is `prev`); list_text_x >= 0 is where the
+  // current list item's text starts (continuation lines align with it).
   auto continues = [&](const Paragraph& para, const TextLine& line, double list_text_x) {
     if (para.lines.empty()) return false;
     const TextLine& prev = lines[para.lines.back()];

@@ -428,6 +428,11 @@ bool IsDrawnAgain(const TextChar& prev, char32_t rune, const Rect& box) {
 }
 
 // One MuPDF line -> a fragment with per-char boxes; its height is that of its glyph boxes (GlyphBox).
+// Whether MuPDF's `line`, read into `frag`, runs left to right on a horizontal baseline.
+bool RunsLeftToRight(const fz_stext_line* line, const TextLine& frag) {
+  return std::fabs(line->dir.y) < 0.01 && line->dir.x > 0 && !frag.rtl;
+}
+
 TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   TextLine frag;
   frag.box = {line->bbox.x0, line->bbox.y0, line->bbox.x1, line->bbox.y1};
@@ -496,8 +501,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   frag.monospace = (total > 0 && mono * 2 > total) || MeasureAdvances(frag.chars) == Advances::kUniform;
   frag.rtl = rtl > ltr;
   frag.sideways = std::fabs(line->dir.y) > std::fabs(line->dir.x);
-  const bool left_to_right = std::fabs(line->dir.y) < 0.01 && line->dir.x > 0 && !frag.rtl;
-  if (left_to_right) {
+  if (RunsLeftToRight(line, frag)) {
     if (!ideograph_fonts.empty()) {
       std::vector<bool> in_cjk_font(frag.chars.size());
       for (size_t i = 0; i < frag.chars.size(); ++i)
@@ -518,21 +522,19 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
 // the same baseline further left, a table's cell drawn after the cells right of it, that MuPDF put on the
 // same line) and, but in code, where spaces stand for a gap of two ems or more (a typesetter filling a
 // table's gutter with space glyphs: a run of cells drawn after a cell it would otherwise lie over), those
-// spaces dropped. Each part
-// keeps the fragment's style; MergeFragments puts the parts in order.
+// spaces dropped. Each part keeps the fragment's style; MergeFragments puts the parts in order.
 std::vector<TextLine> SplitAtJumpsBack(TextLine frag) {
   const double em = std::max(1.0, frag.font_size);
-  double right = -1e18, space_from = 0;
+  double right = -1e18;  // the right edge of the glyphs so far
   bool cut = false;
   for (const TextChar& c : frag.chars) {
     if (c.rune == ' ') {
       // (Not in code, whose spaces set its columns.)
-      cut = cut || (!frag.monospace && c.box.x1 - space_from >= 2 * em);
+      cut = cut || (!frag.monospace && right > -1e17 && c.box.x1 - right >= 2 * em);
       continue;
     }
     cut = cut || c.box.x1 < right - em;
     right = std::max(right, c.box.x1);
-    space_from = c.box.x1;
   }
   if (!cut) return {std::move(frag)};
   std::vector<TextLine> parts;
@@ -914,8 +916,8 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) {
       if (line->wmode != 0) continue;  // vertical writing is left to a model
       TextLine whole = FragmentFromLine(ctx, line);
-      const bool left_to_right = std::fabs(line->dir.y) < 0.01 && line->dir.x > 0 && !whole.rtl;
-      std::vector<TextLine> parts = left_to_right ? SplitAtJumpsBack(std::move(whole)) : std::vector{whole};
+      std::vector<TextLine> parts =
+          RunsLeftToRight(line, whole) ? SplitAtJumpsBack(std::move(whole)) : std::vector{whole};
       for (TextLine& frag : parts) {
         BuildText(frag);
         for (const Rect& r : stroked_text) {
