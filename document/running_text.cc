@@ -275,12 +275,27 @@ std::vector<bool> FindPageHeader(const PageContent& page, double body_size) {
 
 namespace {
 
+// Whether `line` is ruled above and below within a line's height, by rules across it: a table's row (its
+// header repeated at the top of each page the table runs over), not a running header.
+bool RuledAboveAndBelow(const TextLine& line, const PageContent& page) {
+  const double reach = std::max(1.0, line.box.height());
+  bool above = false, below = false;
+  for (const RulingSegment& r : page.rules) {
+    if (!r.horizontal || r.box.x0 > line.box.x0 + 1 || r.box.x1 < line.box.x1 - 1) continue;
+    const double y = r.box.cy();
+    above = above || (y <= line.box.y0 + 1 && line.box.y0 - y <= reach);
+    below = below || (y >= line.box.y1 - 1 && y - line.box.y1 <= reach);
+  }
+  return above && below;
+}
+
 bool RunsOnEveryPage(const TextLine& line, const PageContent& content,
                      const std::map<std::string, double>& running_keys) {
   const Rect& page = content.page;
   bool in_band = InPageNumberBand(line, page);
   if ((in_band && IsPageNumber(line, content)) || IsMarginStamp(line, page)) return true;
   if (IsPageNumberText(line.text) && AmongCells(line, content)) return false;  // a table's "2024"
+  if (RuledAboveAndBelow(line, content)) return false;
   std::string key = RunningKey(line, page);
   auto it = key.empty() ? running_keys.end() : running_keys.find(key);
   if (it == running_keys.end()) return false;

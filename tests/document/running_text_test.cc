@@ -226,6 +226,24 @@ TEST(RunningTextTest, ATablesHeaderOfYearsAtTheTopOfPagesIsNoRunningText) {
   for (size_t k = 5; k <= 7; ++k) EXPECT_FALSE(IsRunningLine(pages[1].lines[k], pages[1], {{"T:#", 76}}));
 }
 
+TEST(RunningTextTest, ATablesHeaderRepeatedBetweenItsRulesOnEachPageIsNoRunningText) {
+  // A long table's header row repeated at the top of each page, ruled above and below; a running header
+  // at the same height, not ruled, goes.
+  std::vector<PageContent> pages;
+  for (int i = 0; i < 3; ++i) {
+    PageContent page = Page(i, {Line("Recipient", 72, 76, 10, true), Line("Amount", 300, 76, 10, true),
+                                Line("Annual Report", 400, 40)});
+    page.rules = {{{70, 73.6, 360, 74.4}, true}, {{70, 87.6, 360, 88.4}, true}};
+    pages.push_back(std::move(page));
+  }
+  DocumentStyle style = AnalyzeStyle(pages);
+  EXPECT_FALSE(IsRunningLine(pages[1].lines[4], pages[1], style.running_keys));
+  EXPECT_FALSE(IsRunningLine(pages[1].lines[5], pages[1], style.running_keys));
+  EXPECT_TRUE(IsRunningLine(pages[1].lines[6], pages[1], style.running_keys));
+  pages[1].rules.pop_back();  // no rule under it: the header runs
+  EXPECT_TRUE(IsRunningLine(pages[1].lines[4], pages[1], style.running_keys));
+}
+
 TEST(RunningTextTest, LineNumbersInTheMarginsAreLeftOut) {
   // Two columns, each line numbered in the margin beside it (the right column's in the right margin).
   PageContent page;
