@@ -6,6 +6,7 @@
 #include <set>
 
 #include "document/aligned_rows.h"
+#include "document/aligned_table.h"
 #include "document/page_geometry.h"
 
 namespace mineru::document {
@@ -289,19 +290,44 @@ bool RuledAboveAndBelow(const TextLine& line, const PageContent& page) {
   return above && below;
 }
 
+// The cells (pieces set apart, SplitAtColumnGaps) of the lines of `page` on the baseline of `line`.
+size_t CellsOnBaseline(const TextLine& line, const PageContent& page) {
+  size_t cells = 0;
+  for (const TextLine& other : page.lines) {
+    if (VerticalOverlap(other.box, line.box) >= 0.5) cells += SplitAtColumnGaps(other).size();
+  }
+  return cells;
+}
+
+// Whether `line` heads rows of cells: two cells or more on its baseline, and on the next baseline, within
+// a line's height under it (a table's header repeated at the top of each page, no rules drawn; a running
+// header stands apart from the text under it).
+bool HeadsRowsOfCells(const TextLine& line, const PageContent& page) {
+  if (CellsOnBaseline(line, page) < 2) return false;
+  const TextLine* next = nullptr;
+  for (const TextLine& other : page.lines) {
+    if (other.box.y0 > line.box.y1 - 1 && other.box.y0 - line.box.y1 <= line.box.height() &&
+        (next == nullptr || other.box.y0 < next->box.y0))
+      next = &other;
+  }
+  return next != nullptr && CellsOnBaseline(*next, page) >= 2;
+}
+
 bool RunsOnEveryPage(const TextLine& line, const PageContent& content,
                      const std::map<std::string, double>& running_keys) {
   const Rect& page = content.page;
   bool in_band = InPageNumberBand(line, page);
   if ((in_band && IsPageNumber(line, content)) || IsMarginStamp(line, page)) return true;
-  if (IsPageNumberText(line.text) && AmongCells(line, content)) return false;  // a table's "2024"
-  if (RuledAboveAndBelow(line, content)) return false;
   std::string key = RunningKey(line, page);
   auto it = key.empty() ? running_keys.end() : running_keys.find(key);
   if (it == running_keys.end()) return false;
   // Outside the 14% band only where the key repeats (a journal's name as a large title on its first
   // page stays).
-  return in_band || std::fabs(PlaceOf(line, page, key[0]) - it->second) <= kSamePlace;
+  if (!in_band && std::fabs(PlaceOf(line, page, key[0]) - it->second) > kSamePlace) return false;
+  // A table's cells repeat too: a number among others ("2024" in a header of years), a header ruled
+  // above and below or heading rows of cells.
+  return !(IsPageNumberText(line.text) && AmongCells(line, content)) && !RuledAboveAndBelow(line, content) &&
+         !HeadsRowsOfCells(line, content);
 }
 
 }  // namespace

@@ -208,7 +208,10 @@ TEST(RunningTextTest, ALabelWithItsTextOnItsBaselineIsNoPageNumber) {
   EXPECT_FALSE(IsRunningLine(pages[1].lines[4], pages[1], style.running_keys));
   EXPECT_NE(BodyText(pages[1], style).find("[11] Yu, G. Orca."), std::string::npos)
       << BodyText(pages[1], style);
-  for (int i = 0; i < 3; ++i) pages[i].lines[5] = Line("Journal of Tests", 97, 60);
+  for (int i = 0; i < 3; ++i) {  // a running header set apart over the text, "[n]" its volume
+    pages[i].lines[4] = Line("[" + std::to_string(10 * i + 1) + "]", 72, 30);
+    pages[i].lines[5] = Line("Journal of Tests", 97, 30);
+  }
   style = AnalyzeStyle(pages);
   EXPECT_TRUE(IsRunningLine(pages[1].lines[4], pages[1], style.running_keys));
 }
@@ -227,8 +230,8 @@ TEST(RunningTextTest, ATablesHeaderOfYearsAtTheTopOfPagesIsNoRunningText) {
 }
 
 TEST(RunningTextTest, ATablesHeaderRepeatedBetweenItsRulesOnEachPageIsNoRunningText) {
-  // A long table's header row repeated at the top of each page, ruled above and below; a running header
-  // at the same height, not ruled, goes.
+  // A long table's header row repeated at the top of each page, ruled above and below, or with a row of
+  // cells right under it; a running header set apart, not ruled, goes.
   std::vector<PageContent> pages;
   for (int i = 0; i < 3; ++i) {
     PageContent page = Page(i, {Line("Recipient", 72, 76, 10, true), Line("Amount", 300, 76, 10, true),
@@ -242,6 +245,11 @@ TEST(RunningTextTest, ATablesHeaderRepeatedBetweenItsRulesOnEachPageIsNoRunningT
   EXPECT_TRUE(IsRunningLine(pages[1].lines[6], pages[1], style.running_keys));
   pages[1].rules.pop_back();  // no rule under it: the header runs
   EXPECT_TRUE(IsRunningLine(pages[1].lines[4], pages[1], style.running_keys));
+  // No rules, but a row of cells right under it: the table's header still.
+  pages[1].lines.push_back(Line("Harbour Care Home", 72, 90));
+  pages[1].lines.push_back(Line("56,020", 300, 90));
+  EXPECT_FALSE(IsRunningLine(pages[1].lines[4], pages[1], style.running_keys));
+  EXPECT_TRUE(IsRunningLine(pages[1].lines[6], pages[1], style.running_keys));
 }
 
 TEST(RunningTextTest, LineNumbersInTheMarginsAreLeftOut) {
