@@ -506,6 +506,19 @@ bool EndsInLeaderAndPage(std::string_view text) {
          HasLeader(before);
 }
 
+// The widest gap between consecutive baselines of a paragraph's lines (`para`, top to bottom; lines on
+// one baseline, a label and its text, count once); -1e18 for a paragraph of one baseline.
+double WidestLineGap(const std::vector<size_t>& para, const std::vector<TextLine>& lines) {
+  double widest = -1e18;
+  for (size_t k = 1; k < para.size(); ++k) {
+    const Rect& above = lines[para[k - 1]].box;
+    const Rect& below = lines[para[k]].box;
+    if (VerticalOverlap(above, below) < 0.5 && below.y0 > above.y0)
+      widest = std::max(widest, below.y0 - above.y1);
+  }
+  return widest;
+}
+
 // A label alone: a list's marker ("1.", "(a)", a bullet) or a reference's number ("[12]").
 bool IsBareLabel(const std::string& text) {
   bool numbered = false;
@@ -1498,6 +1511,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     // Headings (larger than body text) have more leading than paragraphs.
     double max_gap = (line.font_size >= kHeadingRatio * style.body_size ? 1.1 : 0.75) * size;
     bool join = gap < max_gap && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
+    // Space between paragraphs: a gap wider by 0.4 em than any between the paragraph's lines so far.
+    if (const double widest = WidestLineGap(para.lines, lines);
+        join && widest > -1e17 && gap > widest + 0.4 * size)
+      join = false;
     if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
     // A caption ends where a line starts an em or more left of it (a caption centred under its float,
     // the column's text set close under it).

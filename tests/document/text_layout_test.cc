@@ -806,6 +806,22 @@ TEST(TextLayoutTest, AnItemsLabelSetApartUnderAParagraphStartsTheItem) {
   EXPECT_EQ(blocks[1].content, "1. Out found people of the sets.\n2. While rose in out sets.");
 }
 
+TEST(TextLayoutTest, SpaceBetweenParagraphsPartsThemWithoutAnIndent) {
+  // Lines 12 points apart, then half a line more between two paragraphs (a word processor's "space after"),
+  // neither indented nor short at its end.
+  std::vector<TextLine> lines = Body(50, 3);
+  for (TextLine l : Body(90.5, 3)) lines.push_back(l);  // 6.5 points under the first, 2 between lines
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_TRUE(blocks[1].content.starts_with("body text of the page that runs on and on line 0"))
+      << blocks[1].content;
+  // A line set deeper (a subscript in it) narrows the gap under it: the next gap is no space between
+  // paragraphs.
+  lines = Body(50, 5);
+  lines[2].box.y1 += 5;
+  EXPECT_EQ(LayoutAlone(lines).size(), 1u);
+}
+
 TEST(TextLayoutTest, OtherFamilyHeadingsButNotCodeOrStackedLabels) {
   std::vector<TextLine> lines = Body(50, 4);
   // A single line in a sans family at body size: a heading.
