@@ -1394,10 +1394,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     const bool parenthesised =
         (text.starts_with("(") && last == ')') || (text.starts_with("[") && last == ']');
     // A bulleted line is a list item at any size. "(1) Scope" set in a heading size, or "1. Introduction"
-    // set bold on a line of its own, is a numbered heading, not a list; a numbered list merely set larger
-    // than the body stays a list.
-    const bool numbered_head =
-        numbered && p.lines.size() == 1 && !row_peer[p.lines.front()] && (larger || all_bold);
+    // set bold (or "1. Scope" in italics) on a line of its own, is a numbered heading, not a list; a numbered
+    // list merely set larger than the body stays a list.
+    const bool numbered_head = numbered && p.lines.size() == 1 && !row_peer[p.lines.front()] &&
+                               (larger || all_bold || (first.italic && StartsSectionNumber(text)));
     if ((marker == 0 || numbered_head) && p.lines.size() <= 3 && text.size() <= 200 && !all_mono &&
         !leaders && !address && !long_sentence && !parenthesised) {
       for (size_t k = 0; k < style.heading_sizes.size(); ++k) {
@@ -1418,11 +1418,13 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
                           !style.body_font.starts_with(first.font);
       bool heading_style = style.stacked_styles.count(StyleKey(first)) == 0;
       // A standalone italic line at body size starting with a capital is a run-in subheading.
-      bool italic_head =
-          first.italic && !text.empty() && text[0] >= 'A' && text[0] <= 'Z' && text.size() <= 60;
-      if (level == 0 && by_style && heading_style && (other_family || italic_head) && p.lines.size() == 1 &&
-          text.size() >= 3 && text.size() <= 80 && std::fabs(size - style.body_size) <= 0.6 &&
-          !EndsSentence(text) && !first.monospace) {
+      // (Its section's number before it: "1.1 Who it applies to".)
+      bool italic_head = first.italic && !text.empty() &&
+                         ((text[0] >= 'A' && text[0] <= 'Z') || StartsSectionNumber(text)) &&
+                         text.size() <= 60;
+      if (level == 0 && (by_style || numbered_head) && heading_style && (other_family || italic_head) &&
+          p.lines.size() == 1 && text.size() >= 3 && text.size() <= 80 &&
+          std::fabs(size - style.body_size) <= 0.6 && !EndsSentence(text) && !first.monospace) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
       // (A bold line at body size that starts in lower case goes on from something: a table's header

@@ -769,6 +769,16 @@ TEST(TextLayoutTest, ANumberedLineSetBoldAloneIsAHeadingAndSevenOfThemStayHeadin
   std::vector<Block> titles = Titles(LayoutAlone(lines));
   ASSERT_EQ(titles.size(), 8u);
   for (size_t k = 0; k < 7; ++k) EXPECT_EQ(titles[k + 1].content, kHeads[k]);
+  // Set in italics at body size, numbered or numbered in levels (a memorandum's headings): headings too.
+  std::vector<TextLine> memo = {InFont(Line("1. Scope", 50, 50), "Times")};
+  memo[0].italic = true;
+  for (TextLine l : Body(66, 2)) memo.push_back(l);
+  memo.push_back(InFont(Line("1.1 Who it applies to", 50, 100), "Times"));
+  memo.back().italic = true;
+  for (TextLine l : Body(116, 2)) memo.push_back(l);
+  std::vector<Block> memo_titles = Titles(LayoutAlone(memo));
+  ASSERT_EQ(memo_titles.size(), 2u);
+  EXPECT_EQ(memo_titles[1].content, "1.1 Who it applies to");
   // "3. Results" alone among numbered items of a list: an item.
   std::vector<TextLine> list = Body(50, 2);
   list.push_back(InFont(Line("1. Install the package", 50, 80), "Times"));
