@@ -1518,6 +1518,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         join && widest > -1e17 && gap > widest + 0.4 * size)
       join = false;
     if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
+    // (Left of the item's text by less, out under a narrow bullet, after an item that ends a sentence: the
+    // text after the list.)
+    if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.3 * size && EndsSentence(prev.text))
+      join = false;
     // A caption ends where a line starts an em or more left of it (a caption centred under its float,
     // the column's text set close under it).
     if (join && line.box.x0 < para.box.x0 - size && StartsLabelledCaption(lines[para.lines.front()].text))

@@ -832,6 +832,29 @@ TEST(TextLayoutTest, SpaceBetweenParagraphsPartsThemWithoutAnIndent) {
   EXPECT_EQ(LayoutAlone(lines).size(), 1u);
 }
 
+TEST(TextLayoutTest, TextUnderAListAtItsBulletsEdgeIsNoPartOfTheLastItem) {
+  // A bullet and its space half an em wide; the paragraph after the list starts where the bullets do,
+  // right under the last item, which ends a sentence. A wrapped item's line there goes on in its item.
+  auto item = [](const std::string& text, double y) {
+    TextLine l = Line("- " + text, 50, y);
+    l.chars[1].box.x1 = l.chars[1].box.x0 + 1;  // a narrow space: the text 6 points after the bullet
+    for (size_t i = 2; i < l.chars.size(); ++i) l.chars[i].box.x0 -= 4, l.chars[i].box.x1 -= 4;
+    return l;
+  };
+  std::vector<TextLine> lines = Body(50, 2);
+  lines.push_back(item("Interest rates may stay high.", 80));
+  lines.push_back(item("Growth may slow.", 92));
+  lines.push_back(Line("The outlook will be updated in the autumn.", 50, 104));
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[2].content, "The outlook will be updated in the autumn.");
+  lines[3] = item("Growth in the second half may slow as", 92);
+  lines[4] = Line("rates stay high.", 50, 104);
+  blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_TRUE(blocks[1].content.ends_with("as rates stay high.")) << blocks[1].content;
+}
+
 TEST(TextLayoutTest, OtherFamilyHeadingsButNotCodeOrStackedLabels) {
   std::vector<TextLine> lines = Body(50, 4);
   // A single line in a sans family at body size: a heading.
