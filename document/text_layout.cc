@@ -506,11 +506,12 @@ bool EndsInLeaderAndPage(std::string_view text) {
          HasLeader(before);
 }
 
-// The widest gap between consecutive baselines of a paragraph's lines (`para`, top to bottom; lines on
-// one baseline, a label and its text, count once); -1e18 for a paragraph of one baseline.
+// The widest gap between consecutive baselines of a paragraph's last lines (`para`, top to bottom, its
+// last kLeadingLines; lines on one baseline, a label and its text, count once); -1e18 for one baseline.
 double WidestLineGap(const std::vector<size_t>& para, const std::vector<TextLine>& lines) {
+  constexpr size_t kLeadingLines = 8;
   double widest = -1e18;
-  for (size_t k = 1; k < para.size(); ++k) {
+  for (size_t k = para.size() > kLeadingLines ? para.size() - kLeadingLines : 1; k < para.size(); ++k) {
     const Rect& above = lines[para[k - 1]].box;
     const Rect& below = lines[para[k]].box;
     if (VerticalOverlap(above, below) < 0.5 && below.y0 > above.y0)
@@ -1514,9 +1515,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     double max_gap = (line.font_size >= kHeadingRatio * style.body_size ? 1.1 : 0.75) * size;
     bool join = gap < max_gap && gap > -0.5 * size && same_style && overlaps_x && !prev_short;
     // Space between paragraphs: a gap wider by 0.4 em than any between the paragraph's lines so far.
-    if (const double widest = WidestLineGap(para.lines, lines);
-        join && widest > -1e17 && gap > widest + 0.4 * size)
-      join = false;
+    if (join) {
+      const double widest = WidestLineGap(para.lines, lines);
+      join = widest < -1e17 || gap <= widest + 0.4 * size;
+    }
     if (join && list_text_x >= 0 && line.box.x0 < list_text_x - 0.6 * size) join = false;
     // (Left of the item's text by less, out under a narrow bullet, after an item that ends a sentence: the
     // text after the list.)
