@@ -787,16 +787,30 @@ TEST(TextLayoutTest, ANumberedLineSetBoldAloneIsAHeadingAndSevenOfThemStayHeadin
   EXPECT_TRUE(Titles(LayoutAlone(list)).empty());
 }
 
+// Body text over entries (`label`, its text at x `text_x`) from y `top`, `pitch` apart; an entry's text
+// may hold several lines ('\n').
+std::vector<TextLine> LabelledEntries(const std::vector<std::pair<std::string, std::string>>& entries,
+                                      double text_x, double top, double pitch) {
+  std::vector<TextLine> lines = Body(50, 3);
+  double y = top;
+  for (const auto& [label, text] : entries) {
+    lines.push_back(InFont(Line(label, 50, y), "Times"));
+    for (size_t from = 0; from <= text.size(); y += pitch) {
+      const size_t end = std::min(text.find('\n', from), text.size());
+      lines.push_back(InFont(Line(text.substr(from, end - from), text_x, y), "Times"));
+      from = end + 1;
+    }
+  }
+  return lines;
+}
+
 TEST(TextLayoutTest, ALabelSetApartBeforeItsTextOnItsBaselineGoesWithIt) {
   // References numbered "[n]" in a column of labels, their lines hanging indented: no column of labels
   // read before a column of references, each label with its reference.
-  std::vector<TextLine> lines = Body(50, 3);
-  lines.push_back(InFont(Line("[1]", 50, 100), "Times"));
-  lines.push_back(InFont(Line("Kwon, W. et al. Efficient memory manage-", 78, 100), "Times"));
-  lines.push_back(InFont(Line("ment for serving with paged attention.", 78, 112), "Times"));
-  lines.push_back(InFont(Line("[2]", 50, 128), "Times"));
-  lines.push_back(InFont(Line("Yu, G. et al. Orca.", 78, 128), "Times"));
-  std::vector<Block> blocks = LayoutAlone(lines);
+  std::vector<Block> blocks = LayoutAlone(LabelledEntries(
+      {{"[1]", "Kwon, W. et al. Efficient memory manage-\nment for serving with paged attention."},
+       {"[2]", "Yu, G. et al. Orca."}},
+      78, 100, 14));
   ASSERT_EQ(blocks.size(), 3u);
   EXPECT_EQ(blocks[1].content,
             "[1] Kwon, W. et al. Efficient memory management for serving with paged attention.");
@@ -805,12 +819,8 @@ TEST(TextLayoutTest, ALabelSetApartBeforeItsTextOnItsBaselineGoesWithIt) {
 
 TEST(TextLayoutTest, AnItemsLabelSetApartUnderAParagraphStartsTheItem) {
   // "1." set apart before its item's text, right under a paragraph as close as its lines: the item's.
-  std::vector<TextLine> lines = Body(50, 3);
-  lines.push_back(InFont(Line("1.", 50, 86), "Times"));
-  lines.push_back(InFont(Line("Out found people of the sets.", 72, 86), "Times"));
-  lines.push_back(InFont(Line("2.", 50, 98), "Times"));
-  lines.push_back(InFont(Line("While rose in out sets.", 72, 98), "Times"));
-  std::vector<Block> blocks = LayoutAlone(lines);
+  std::vector<Block> blocks = LayoutAlone(LabelledEntries(
+      {{"1.", "Out found people of the sets."}, {"2.", "While rose in out sets."}}, 72, 86, 12));
   ASSERT_GE(blocks.size(), 2u);
   EXPECT_TRUE(blocks[0].content.ends_with("line 2")) << blocks[0].content;
   EXPECT_EQ(blocks[1].content, "1. Out found people of the sets.\n2. While rose in out sets.");
