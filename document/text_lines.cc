@@ -524,6 +524,9 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
 // table's gutter with space glyphs: a run of cells drawn after a cell it would otherwise lie over), those
 // spaces dropped. Each part keeps the fragment's style; MergeFragments puts the parts in order.
 std::vector<TextLine> SplitAtJumpsBack(TextLine frag) {
+  // (A phrase in Arabic or Hebrew runs leftwards in logical order: no jump back, MergeFragments' to read.)
+  if (std::any_of(frag.chars.begin(), frag.chars.end(), [](const TextChar& c) { return IsRtlChar(c.rune); }))
+    return {std::move(frag)};
   const double em = std::max(1.0, frag.font_size);
   double right = -1e18;  // the right edge of the glyphs so far
   bool cut = false;
