@@ -62,7 +62,8 @@ bool IsMarginStamp(const TextLine& line, const Rect& page);
 // True when `line` is left out of the body: a page number in its band, a margin stamp, or a line with a
 // running key in the 14% band or, outside it, at the place where the key repeats; not a bare number
 // labelling text that stays, close on its right on its baseline ("[12]" before a reference at the top of
-// each page of references).
+// each page of references), nor a table's cells repeated at one place (a number among others, a row
+// ruled above and below within its height, a line of cells over a baseline of cells).
 bool IsRunningLine(const TextLine& line, const PageContent& page,
                    const std::map<std::string, double>& running_keys);
 
