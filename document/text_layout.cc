@@ -1542,9 +1542,17 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     const double left = p.box.x0, indent = line.box.x0 - left;
     const bool close = after->box.y0 - line.box.y1 <= line.box.y0 - prev.box.y1 + 0.2 * em;
     const bool ends_short = prev.box.x1 <= std::max(line.box.x1, after->box.x1) - em;
-    return EndsSentence(prev.text) && prev.box.x0 - left <= 0.3 * em && (ends_short || p.lines.size() >= 2) &&
-           indent >= 0.8 * em && indent <= 5 * em && std::fabs(after->box.x0 - left) <= 0.3 * em && close &&
-           std::fabs(after->font_size - line.font_size) < 0.5;
+    if (EndsSentence(prev.text) && prev.box.x0 - left <= 0.3 * em && (ends_short || p.lines.size() >= 2) &&
+        indent >= 0.8 * em && indent <= 5 * em && std::fabs(after->box.x0 - left) <= 0.3 * em && close &&
+        std::fabs(after->font_size - line.font_size) < 0.5)
+      return true;
+    // A caption of one line that ends a sentence, centred under its float: a line indented from the line
+    // after it, both running to the measure, with that line at or left of the caption's edge, opens the
+    // text under the caption.
+    const double from_after = line.box.x0 - after->box.x0;
+    return p.lines.size() == 1 && StartsLabelledCaption(prev.text) && EndsSentence(prev.text) && close &&
+           from_after >= 0.8 * em && from_after <= 5 * em && after->box.x0 <= left + 0.3 * em &&
+           line.box.x1 >= after->box.x1 - em && std::fabs(after->font_size - line.font_size) < 0.5;
   };
   // Whether `line`, which would continue `para`, starts the next paragraph of a list set with a hanging
   // indent (references): the paragraph's first line at its left edge, every later one indented by 0.8 to

@@ -1058,6 +1058,17 @@ TEST(TextLayoutTest, ACaptionCentredUnderItsFloatEndsWhereTheColumnsTextStarts) 
   std::vector<Block> blocks = LayoutAlone(lines);
   ASSERT_EQ(blocks.size(), 2u);
   EXPECT_EQ(blocks[0].content, "Table 1: Scheduler parameters.");
+  // The text under it opens with an indented line that runs to the measure, the next at the column's
+  // edge: apart too. A caption's own second line, centred and short, stays in it.
+  lines = {Line("Table 1: Scheduler parameters.", 75, 100),
+           Line("The cost of a step is dominated by read-", 70, 112),
+           Line("ing the weights, once for the whole batch.", 50, 124)};
+  blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_EQ(blocks[0].content, "Table 1: Scheduler parameters.");
+  lines = {Line("Table 1: Scheduler parameters.", 75, 100), Line("Higher is better.", 108, 112),
+           Line("The weights are read once for the whole batch.", 50, 128)};
+  EXPECT_EQ(LayoutAlone(lines)[0].content, "Table 1: Scheduler parameters. Higher is better.");
 }
 
 TEST(TextLayoutTest, ASecondColumnOfOneLineIsReadAfterTheFirst) {
