@@ -183,37 +183,38 @@ std::vector<double> UnruledColumnBounds(const std::vector<Baseline>& baselines,
   return bounds;
 }
 
-// Whether a drawn row of the grid (between `ys`) holds two baselines or more of several cells each: its
-// rows are not ruled either (a frame around a table, a rule under its header only), and the table is the
-// whitespace's to read (FindRuleBandTables, FindAlignedTables).
-bool RowsUnruled(const std::vector<Baseline>& baselines, const std::vector<double>& ys) {
+// Whether a drawn row of the grid (between `ys`) holds `least` baselines or more that `counts` accepts.
+template <typename Counts>
+bool DrawnRowHolds(const std::vector<Baseline>& baselines, const std::vector<double>& ys, int least,
+                   Counts counts) {
   if (ys.size() < 2) return false;
-  std::vector<int> multi(ys.size() - 1, 0);  // of drawn row r, between ys[r] and ys[r + 1]
+  std::vector<int> held(ys.size() - 1, 0);  // of drawn row r, between ys[r] and ys[r + 1]
   for (const Baseline& b : baselines) {
-    if (b.cells.size() < 2 || b.cy <= ys.front() || b.cy >= ys.back()) continue;
-    const size_t r = static_cast<size_t>(std::upper_bound(ys.begin(), ys.end(), b.cy) - ys.begin()) - 1;
-    if (++multi[r] >= 2) return true;
+    if (b.cy <= ys.front() || b.cy >= ys.back() || !counts(b)) continue;
+    const size_t r = static_cast<size_t>(std::ranges::upper_bound(ys, b.cy) - ys.begin()) - 1;
+    if (++held[r] >= least) return true;
   }
   return false;
 }
 
-// Whether a drawn row of the grid (between `ys`) holds three baselines or more with a figure right of the
-// first drawn column (between `xs`): rules between the columns and none between the rows (only over and
-// under the header and at the foot); the table is the whitespace's to read (FindAlignedTables), whose
-// rows are the baselines, wrapped labels joined. (A cell of a figure over its share, two baselines, is
-// no such row.)
+// Whether a drawn row of the grid holds two baselines or more of several cells each: its rows are not
+// ruled either (a frame around a table, a rule under its header only), and the table is the
+// whitespace's to read (FindRuleBandTables, FindAlignedTables).
+bool RowsUnruled(const std::vector<Baseline>& baselines, const std::vector<double>& ys) {
+  return DrawnRowHolds(baselines, ys, 2, [](const Baseline& b) { return b.cells.size() >= 2; });
+}
+
+// Whether a drawn row of the grid holds three baselines or more with a figure right of the first drawn
+// column (between `xs`): rules between the columns and none between the rows (only over and under the
+// header and at the foot); the table is the whitespace's to read (FindAlignedTables), whose rows are the
+// baselines, wrapped labels joined. (A cell of a figure over its share, two baselines, is no such row.)
 bool RowsOfFigures(const std::vector<Baseline>& baselines, const std::vector<double>& ys,
                    const std::vector<double>& xs) {
-  if (ys.size() < 2 || xs.size() < 2) return false;
-  std::vector<int> figures(ys.size() - 1, 0);
-  for (const Baseline& b : baselines) {
-    if (b.cy <= ys.front() || b.cy >= ys.back()) continue;
-    const bool figure = std::ranges::any_of(
+  if (xs.size() < 2) return false;
+  return DrawnRowHolds(baselines, ys, 3, [&](const Baseline& b) {
+    return std::ranges::any_of(
         b.cells, [&](const AlignedPiece& p) { return (p.x0 + p.x1) / 2 > xs[1] && IsNumericCell(p.text); });
-    const size_t r = static_cast<size_t>(std::ranges::upper_bound(ys, b.cy) - ys.begin()) - 1;
-    if (figure && ++figures[r] >= 3) return true;
-  }
-  return false;
+  });
 }
 
 // Rows a grid draws no rule between (rules between its columns, and over and under its header and at its

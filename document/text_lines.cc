@@ -518,6 +518,13 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   return frag;
 }
 
+// A vector of the one line (a braced list would copy it, characters and all).
+std::vector<TextLine> Alone(TextLine&& line) {
+  std::vector<TextLine> one;
+  one.push_back(std::move(line));
+  return one;
+}
+
 // A left-to-right fragment cut where its text jumps back an em or more to the left (text set later on
 // the same baseline further left, a table's cell drawn after the cells right of it, that MuPDF put on the
 // same line) and, but in code, where spaces stand for a gap of two ems or more (a typesetter filling a
@@ -526,7 +533,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
 std::vector<TextLine> SplitAtJumpsBack(TextLine frag) {
   // (A phrase in Arabic or Hebrew runs leftwards in logical order: no jump back, MergeFragments' to read.)
   if (std::any_of(frag.chars.begin(), frag.chars.end(), [](const TextChar& c) { return IsRtlChar(c.rune); }))
-    return {std::move(frag)};
+    return Alone(std::move(frag));
   const double em = std::max(1.0, frag.font_size);
   double right = -1e18;  // the right edge of the glyphs so far
   bool cut = false;
@@ -539,7 +546,9 @@ std::vector<TextLine> SplitAtJumpsBack(TextLine frag) {
     cut = cut || c.box.x1 < right - em;
     right = std::max(right, c.box.x1);
   }
-  if (!cut) return {std::move(frag)};
+  if (!cut) return Alone(std::move(frag));
+  std::vector<TextChar> all = std::move(frag.chars);
+  frag.chars.clear();  // each part copies the line's style, not its characters
   std::vector<TextLine> parts;
   std::vector<TextChar> chars;
   auto flush = [&] {
@@ -557,12 +566,12 @@ std::vector<TextLine> SplitAtJumpsBack(TextLine frag) {
     parts.push_back(std::move(part));
   };
   double reach = -1e18;
-  for (size_t i = 0; i < frag.chars.size(); ++i) {
-    const TextChar& c = frag.chars[i];
+  for (size_t i = 0; i < all.size(); ++i) {
+    const TextChar& c = all[i];
     if (c.rune == ' ') {
       size_t end = i;
-      while (end < frag.chars.size() && frag.chars[end].rune == ' ') ++end;
-      if (frag.chars[end - 1].box.x1 - c.box.x0 >= 2 * em) {
+      while (end < all.size() && all[end].rune == ' ') ++end;
+      if (all[end - 1].box.x1 - c.box.x0 >= 2 * em) {
         flush();
         i = end - 1;
         continue;
@@ -575,8 +584,9 @@ std::vector<TextLine> SplitAtJumpsBack(TextLine frag) {
     chars.push_back(c);
   }
   flush();
-  if (parts.size() <= 1) return {std::move(frag)};
-  return parts;
+  if (parts.size() > 1) return parts;
+  frag.chars = std::move(all);
+  return Alone(std::move(frag));
 }
 
 // The quarter turn (degrees clockwise) that makes most of a page's text read left to right: 0 unless the
@@ -920,7 +930,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
       if (line->wmode != 0) continue;  // vertical writing is left to a model
       TextLine whole = FragmentFromLine(ctx, line);
       std::vector<TextLine> parts =
-          RunsLeftToRight(line, whole) ? SplitAtJumpsBack(std::move(whole)) : std::vector{whole};
+          RunsLeftToRight(line, whole) ? SplitAtJumpsBack(std::move(whole)) : Alone(std::move(whole));
       for (TextLine& frag : parts) {
         BuildText(frag);
         for (const Rect& r : stroked_text) {
