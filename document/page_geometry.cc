@@ -18,6 +18,13 @@ bool Rect::ContainsCenterOf(const Rect& o, double margin) const {
   return o.cx() >= x0 - margin && o.cx() <= x1 + margin && o.cy() >= y0 - margin && o.cy() <= y1 + margin;
 }
 
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
+  std::nth_element(values.begin(), middle, values.end());
+  return *middle;
+}
+
 double VerticalOverlap(const Rect& a, const Rect& b) {
   double overlap = std::min(a.y1, b.y1) - std::max(a.y0, b.y0);
   double h = std::min(a.height(), b.height());

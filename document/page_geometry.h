@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <vector>
 
 #include "document/block.h"
 
@@ -25,6 +26,9 @@ struct Rect {
   // True when `o`'s centre lies inside this rectangle grown by `margin`.
   bool ContainsCenterOf(const Rect& o, double margin = 0) const;
 };
+
+// The middle value of `values` (the upper one of an even count); 0 for none.
+double Median(std::vector<double> values);
 
 // Overlap of the y ranges divided by the smaller height (0..1).
 double VerticalOverlap(const Rect& a, const Rect& b);

@@ -65,9 +65,7 @@ bool LoneLineTopsColumn(const std::vector<Item>& items, const std::vector<size_t
     top = std::min(top, items[id].box.y0);
     widths.push_back(items[id].box.width());
   }
-  std::nth_element(widths.begin(), widths.begin() + static_cast<std::ptrdiff_t>(widths.size() / 2),
-                   widths.end());
-  return std::fabs(lone.y0 - top) <= lone.height() && lone.width() >= 0.5 * widths[widths.size() / 2];
+  return std::fabs(lone.y0 - top) <= lone.height() && lone.width() >= 0.5 * Median(std::move(widths));
 }
 
 // The best gutter (score, x0, x1) among the x gaps in the coverage of the items of `ids` narrower than
@@ -237,9 +235,7 @@ std::vector<std::vector<size_t>> SplitAtGaps(const std::vector<Item>& items, std
 std::vector<std::vector<size_t>> SplitAtBlankLines(const std::vector<Item>& items, std::vector<size_t> ids) {
   std::vector<double> heights;
   for (size_t id : ids) heights.push_back(items[id].box.height());
-  std::nth_element(heights.begin(), heights.begin() + static_cast<std::ptrdiff_t>(heights.size() / 2),
-                   heights.end());
-  const double blank = heights.empty() ? 0 : heights[heights.size() / 2];
+  const double blank = Median(std::move(heights));
   return SplitAtGaps(items, std::move(ids), blank);
 }
 
@@ -321,15 +317,58 @@ std::vector<size_t> HeadOverSides(const std::vector<Item>& items, std::vector<si
   std::vector<double> rest;
   for (size_t i = k; i < side.size(); ++i) rest.push_back(items[side[i]].box.height());
   for (size_t i = over; i < other.size(); ++i) rest.push_back(items[other[i]].box.height());
-  std::nth_element(rest.begin(), rest.begin() + static_cast<std::ptrdiff_t>(rest.size() / 2), rest.end());
+  const double median = Median(std::move(rest));
   for (size_t i = 0; i < k; ++i) {
-    if (items[side[i]].box.height() < kHeadLineRatio * rest[rest.size() / 2]) return {};
+    if (items[side[i]].box.height() < kHeadLineRatio * median) return {};
   }
   std::vector<size_t> head(other.begin(), other.begin() + static_cast<std::ptrdiff_t>(over));
   head.insert(head.end(), side.begin(), side.begin() + static_cast<std::ptrdiff_t>(k));
   other.erase(other.begin(), other.begin() + static_cast<std::ptrdiff_t>(over));
   side.erase(side.begin(), side.begin() + static_cast<std::ptrdiff_t>(k));
   return head;
+}
+
+// The lines at the head of both sides of a band that are one block centred over them: on each side the
+// lines before its first blank line, at most kMaxSetApartLines, none reaching the side's outer edge, the
+// two heads' first lines level and their outer edges as far in from the band's edges (within an em: a
+// paper's two authors and their affiliations centred as a pair under the title, the gap between them
+// over the columns' gutter). Read before both sides, each side's head as a flow of its own; taken out of
+// the sides. (Two columns' own first lines, a heading flush left, a paragraph's, are never both set in.)
+std::vector<std::vector<size_t>> HeadsCentredOverSides(const std::vector<Item>& items,
+                                                       std::vector<size_t>& left,
+                                                       std::vector<size_t>& right) {
+  if (left.size() < 2 || right.size() < 2) return {};
+  auto by_top = [&](size_t a, size_t b) { return items[a].box.y0 < items[b].box.y0; };
+  std::sort(left.begin(), left.end(), by_top);
+  std::sort(right.begin(), right.end(), by_top);
+  Rect band;
+  for (size_t id : left) band = band.Union(items[id].box);
+  for (size_t id : right) band = band.Union(items[id].box);
+  // The head of a side: its lines before the first blank line, and their extent.
+  auto head = [&](const std::vector<size_t>& side, Rect& extent) {
+    size_t k = 1;
+    while (k < side.size() && items[side[k]].box.y0 - items[side[k - 1]].box.y1 < items[side[k]].box.height())
+      ++k;
+    extent = Rect{};
+    for (size_t i = 0; i < k; ++i) extent = extent.Union(items[side[i]].box);
+    const bool lines = std::all_of(side.begin(), side.begin() + static_cast<std::ptrdiff_t>(k),
+                                   [&](size_t id) { return items[id].kind == ItemKind::kLine; });
+    return k < side.size() && k <= kMaxSetApartLines && lines ? k : 0;
+  };
+  Rect l, r;
+  const size_t nl = head(left, l), nr = head(right, r);
+  if (nl == 0 || nr == 0 || VerticalOverlap(items[left[0]].box, items[right[0]].box) < 0.5) return {};
+  const double em = std::max(items[left[0]].box.height(), items[right[0]].box.height());
+  const double in_left = l.x0 - band.x0, in_right = band.x1 - r.x1;
+  if (in_left < em || in_right < em || std::fabs(in_left - in_right) > em) return {};
+  // Both heads above both sides' rest.
+  const double rest_top = std::min(items[left[nl]].box.y0, items[right[nr]].box.y0);
+  if (std::max(l.y1, r.y1) >= rest_top) return {};
+  std::vector<std::vector<size_t>> heads{{left.begin(), left.begin() + static_cast<std::ptrdiff_t>(nl)},
+                                         {right.begin(), right.begin() + static_cast<std::ptrdiff_t>(nr)}};
+  left.erase(left.begin(), left.begin() + static_cast<std::ptrdiff_t>(nl));
+  right.erase(right.begin(), right.begin() + static_cast<std::ptrdiff_t>(nr));
+  return heads;
 }
 
 // Reading order of `ids` (indices into items) appended to `out` as flows (each flow is read top-down);
@@ -405,6 +444,8 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
     std::vector<size_t> head = HeadOverSides(items, left, right);
     if (head.empty()) head = HeadOverSides(items, right, left);
     if (!head.empty()) flows.push_back(std::move(head));
+    for (std::vector<size_t>& centred : HeadsCentredOverSides(items, left, right))
+      flows.push_back(std::move(centred));
     std::vector<size_t> foot = FootOverSpan(items, left, right, span_top);
     if (foot.empty()) foot = FootOverSpan(items, right, left, span_top);
     OrderItems(items, std::move(left), rtl, depth + 1, measure, false, flows);
@@ -1414,9 +1455,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       // A single short line at body size in another font family than the body (sans headings over serif
       // text; "HelveticaNeue" is the family of "Helvetica") and not ending like a sentence, in a style that
       // is not used for stacks of lines (code, figure labels, sidebars).
+      // (Not a formula: a display equation's line in math italic.)
       bool other_family = !first.font.empty() && !style.body_font.empty() &&
                           !first.font.starts_with(style.body_font) &&
-                          !style.body_font.starts_with(first.font);
+                          !style.body_font.starts_with(first.font) && !IsMathFont(first.font);
       bool heading_style = style.stacked_styles.count(StyleKey(first)) == 0;
       // A standalone italic line at body size starting with a capital is a run-in subheading.
       // (Its section's number before it: "1.1 Who it applies to".)
@@ -1481,7 +1523,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     bool numbered = false;
     // (Fields one under the other, "Analyst: ..." over "Email: ...", are a line each.)
     if (ListMarkerLength(line.text, &numbered) > 0 || labels_item(line) ||
-        StartsChineseNumbering(line.text) || StartsNoteLabel(line.text) ||
+        StartsChineseNumbering(line.text) || StartsNoteLabel(line.text) || StartsWithRaisedMark(line) ||
         (StartsField(line.text) && StartsField(prev.text)))
       return false;
     // An entry of a table of contents ends at its page number; a caption starts a block of its own (a

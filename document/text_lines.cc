@@ -293,9 +293,7 @@ void DropTrackingSpaces(std::vector<TextChar>& chars, double size) {
     last = &c;
   }
   if (tracking.size() < 3) return;
-  std::nth_element(tracking.begin(), tracking.begin() + static_cast<std::ptrdiff_t>(tracking.size() / 2),
-                   tracking.end());
-  const double track = tracking[tracking.size() / 2];
+  const double track = Median(std::move(tracking));
   if (track < kMinTrackingEms * size) return;
   std::vector<TextChar> kept;
   for (size_t i = 0; i < chars.size(); ++i) {
@@ -667,9 +665,7 @@ Advances MeasureAdvances(const std::vector<TextChar>& chars) {
     }
   }
   if (widths.size() < 6 || !narrow || !other) return Advances::kUnknown;
-  std::vector<double> sorted = widths;
-  std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
-  double median = sorted[sorted.size() / 2];
+  const double median = Median(widths);
   if (median <= 0) return Advances::kUnknown;
   for (double w : widths) {
     if (std::fabs(w - median) > 0.03 * median) return Advances::kVaried;
@@ -697,6 +693,33 @@ std::u32string_view LigatureLetters(char32_t c) {
     default:
       return {};
   }
+}
+
+bool IsMathFont(std::string_view family) {
+  for (std::string_view tex : {"CMMI", "CMSY", "CMEX", "CMBSY", "LMMath", "MSAM", "MSBM"}) {
+    if (family.starts_with(tex)) return true;
+  }
+  return family.find("Math") != std::string_view::npos;
+}
+
+bool StartsWithRaisedMark(const TextLine& line) {
+  std::vector<const TextChar*> glyphs;
+  for (const TextChar& c : line.chars) {
+    if (c.rune != ' ') glyphs.push_back(&c);
+  }
+  if (glyphs.size() < 4) return false;
+  std::vector<double> heights, bottoms;
+  for (size_t i = 1; i < glyphs.size(); ++i) {
+    heights.push_back(glyphs[i]->box.height());
+    bottoms.push_back(glyphs[i]->box.y1);
+  }
+  const double height = Median(heights), bottom = Median(bottoms);
+  auto raised = [&](const TextChar* c) {
+    return c->box.height() <= 0.8 * height && c->box.y1 <= bottom - 0.2 * height;
+  };
+  size_t mark = 0;
+  while (mark < 3 && mark + 3 < glyphs.size() && raised(glyphs[mark])) ++mark;
+  return mark > 0 && !raised(glyphs[mark]);
 }
 
 bool ShareFace(const TextLine& a, const TextLine& b) {

@@ -44,6 +44,16 @@ struct TextLine {
 // quarter of each: lines of prose with code or math in them, whatever face has the most characters.
 bool ShareFace(const TextLine& a, const TextLine& b);
 
+// Whether a font family (TextLine::font) sets mathematics: TeX's math italic, symbols and extension
+// fonts (CMMI, CMSY, CMEX and their bold, Latin Modern's, the AMS symbols MSAM / MSBM), and any family
+// with "Math" in its name (Cambria Math, STIX Two Math).
+bool IsMathFont(std::string_view family);
+
+// Whether a line starts with a mark set small and raised (up to three glyphs at most 0.8 as tall as the
+// rest of the line, their bottom a fifth of the rest's height or more over the rest's baseline) before
+// text of its own: a footnote's number or symbol, an affiliation's index.
+bool StartsWithRaisedMark(const TextLine& line);
+
 struct RulingSegment {
   Rect box;  // thin: height (horizontal) or width (vertical) of a few points at most
   bool horizontal = true;

@@ -887,6 +887,17 @@ TEST(TextLayoutTest, OtherFamilyHeadingsButNotCodeOrStackedLabels) {
   EXPECT_EQ(titles[0].content, "Method and Scope");
 }
 
+TEST(TextLayoutTest, ADisplayEquationInMathItalicIsNoHeading) {
+  // A paper's display equation: a line alone in TeX's math italic (another family than the body's, at its
+  // size, not ending like a sentence), between paragraphs. A line in a sans family there is a heading.
+  for (const char* family : {"CMMI10", "CambriaMath", "Arial"}) {
+    std::vector<TextLine> lines = Body(50, 4);
+    lines.push_back(InFont(Line("Log p(y | x) + c", 120, 110), family));
+    for (TextLine l : Body(125, 3)) lines.push_back(l);
+    EXPECT_EQ(Titles(LayoutAlone(lines)).size(), std::string(family) == "Arial" ? 1u : 0u) << family;
+  }
+}
+
 TEST(TextLayoutTest, ProseWithCodeInItIsOneParagraphWhicheverFaceHasMostOfALine) {
   // A manual's sentence full of identifiers: its second line has more characters in the code face than
   // in the text face, its first and last fewer; then a line of code alone.
@@ -1161,6 +1172,55 @@ TEST(TextLayoutTest, ATitleOverTheMainColumnBesideASidebarThatStartsLowerIsReadF
     for (const Block& b : LayoutAlone(lines)) text += b.content + "|";
     EXPECT_EQ(text.starts_with("Equity research|Strong quarter, raised outlook|Sidebar 0"), size > 10)
         << text;
+  }
+}
+
+TEST(TextLayoutTest, TwoAuthorsCentredAsAPairOverTwoColumnsAreReadBeforeThem) {
+  // A paper's title across the page, two authors with their affiliations centred as a pair under it (the
+  // gap between them over the columns' gutter, 300..310), two columns of text a blank line under them:
+  // the title, each author whole, then the columns. Two columns' own first lines, flush left, are no
+  // such pair.
+  for (bool authors : {true, false}) {
+    std::vector<TextLine> lines = {
+        Line("Paged attention for document parsing under small budgets", 60, 40, 17)};
+    if (authors) {
+      lines.push_back(Line("Ana Silva", 213, 80, 12));
+      lines.push_back(Line("University of Lisbon", 180, 94, 12));
+      lines.push_back(Line("Wei Zhang", 347, 80, 12));
+      lines.push_back(Line("Tsinghua University", 317, 94, 12));
+    }
+    for (int i = 0; i < 8; ++i) {  // 245 points wide: 54..299 and 312..557
+      const std::string n = std::to_string(i);
+      lines.push_back(Line("Left column text, a paragraph that runs on, line " + n + (i == 7 ? "." : ""), 54,
+                           130 + 12.0 * i));
+      lines.push_back(Line("Right column text, another one that runs on, line " + n, 312, 130 + 12.0 * i));
+    }
+    std::string text;
+    for (const Block& b : LayoutAlone(lines)) text += b.content.substr(0, 16) + "|";
+    const std::string columns = "Left column text|Right column tex|";
+    EXPECT_EQ(text, authors ? "Paged attention |Ana Silva Univer|Wei Zhang Tsingh|" + columns
+                            : "Paged attention |" + columns)
+        << text;
+  }
+}
+
+TEST(TextLayoutTest, EachNoteUnderAColumnStartsAtItsRaisedMark) {
+  // Two footnotes set small under a column, each starting with its mark set smaller and raised: two
+  // notes. The same lines without raised marks are one paragraph.
+  for (bool raised : {true, false}) {
+    std::vector<TextLine> lines = Body(50, 6);
+    for (const char* note : {"*Corresponding author: ana@example.org, Lisbon",
+                             "1The code is available from the authors on request"}) {
+      TextLine l = InFont(Line(note, 50, lines.back().box.y1 + 2, 8), "Times");
+      if (raised) {
+        l.chars[0].box.y0 -= 1.5;
+        l.chars[0].box.y1 = l.chars[0].box.y0 + 5;
+      }
+      lines.push_back(l);
+    }
+    std::vector<Block> blocks = LayoutAlone(lines);
+    ASSERT_EQ(blocks.size(), raised ? 3u : 2u);
+    EXPECT_TRUE(blocks[1].content.starts_with("*Corresponding"));
   }
 }
 
