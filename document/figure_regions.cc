@@ -11,6 +11,7 @@ namespace {
 constexpr double kTouch = 3;                 // points a path is grown by before grouping
 constexpr size_t kMinPaths = 8;              // paths in a figure
 constexpr size_t kMaxMarginLabelChars = 25;  // bytes of a label beside the figure
+constexpr double kTitleReach = 1.5;          // of its size: a label over the figure is at most this far up
 constexpr size_t kMinTickValues = 3;         // beside a chart with no text inside its paths
 constexpr double kMaxSwatch = 30;            // points: the longer side of a legend's key
 constexpr double kLegendReach = 30;          // points from the figure to a legend's key
@@ -126,9 +127,15 @@ Rect WithGridlines(Rect figure, const std::vector<Rect>& drawings) {
 bool IsFigureLabel(const TextLine& line, const Rect& figure) {
   if (line.text.size() > kMaxFigureLabelChars || line.monospace) return false;
   if (Inside(line.box, figure)) return true;
-  // Beside the figure: tick values and short axis titles, not a caption ("Listing 1: ...").
+  // Beside the figure: tick values and short axis titles, not a caption ("Listing 1: ..."); over it, a
+  // chart's title, set close and over the figure's width (a line of the text above ends further up, or
+  // reaches out past the figure's side).
+  const double size = std::max(1.0, line.font_size);
+  const bool over = line.box.y1 <= figure.y0;
+  const bool title = figure.y0 - line.box.y1 <= kTitleReach * size && line.box.x0 >= figure.x0 - size &&
+                     line.box.x1 <= figure.x1 + size;
   return line.text.size() <= kMaxMarginLabelChars && line.text.find(':') == std::string::npos &&
-         Inside(line.box, Grow(figure, 3 * std::max(1.0, line.font_size)));
+         Inside(line.box, Grow(figure, 3 * size)) && (!over || title);
 }
 
 std::vector<Rect> FindVectorFigures(const PageContent& page, const std::vector<TextLine>& lines,

@@ -26,8 +26,9 @@ std::vector<Rect> FindVectorFigures(const PageContent& page, const std::vector<T
                                     const std::vector<Rect>& tables);
 
 // True when `line` is a label of the vector figure `figure`: inside it, at most 40 characters and not
-// monospaced; or beside it (within 3 times the line's size: tick values, axis titles), at most 25
-// characters and without a ':' (a caption "Listing 1: ..." stays).
+// monospaced; or beside it (within 3 times the line's size: tick values, axis titles; over it, within 1.5
+// times and over its width give or take an em: a chart's title), at most 25 characters and without a ':'
+// (a caption "Listing 1: ..." stays).
 bool IsFigureLabel(const TextLine& line, const Rect& figure);
 
 }  // namespace mineru::document

@@ -23,6 +23,7 @@ constexpr size_t kMinStampChars = 4;      // a line on its side in a margin: a s
 constexpr double kHeaderBand = 0.10;      // top fraction of the height where a page's own header sits
 constexpr double kHeaderGapEms = 2.0;     // body sizes of white under a page's own header, at least
 constexpr double kMinSolidHeight = 2.0;   // points: a drawing at least this tall is content, not a rule
+constexpr double kTitleRatio = 1.2;       // times a running key's size: its words set this large stay
 
 std::string MaskDigits(const std::string& text) {
   std::string out;
@@ -153,22 +154,25 @@ bool IsPageNumberText(const std::string& text) {
   return false;
 }
 
-std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pages) {
+RunningKeys FindRunningKeys(const std::vector<PageContent>& pages) {
   std::map<std::string, std::vector<Occurrence>> found;  // key -> one occurrence per page
+  std::map<std::string, double> smallest;                // key -> the smallest size of its lines
   for (const PageContent& page : pages) {
     std::set<std::string> seen;
     for (const TextLine& line : page.lines) {
       std::string key = RunningKey(line, page.page);
       // (Numbers among a table's cells, its header of years at a page's top, make no key.)
-      if (key.empty() || (IsPageNumberText(line.text) && AmongCells(line, page)) || !seen.insert(key).second)
-        continue;
+      if (key.empty() || (IsPageNumberText(line.text) && AmongCells(line, page))) continue;
+      auto [size, fresh] = smallest.try_emplace(key, line.font_size);
+      size->second = std::min(size->second, line.font_size);
+      if (!seen.insert(key).second) continue;
       bool in_band = InPageNumberBand(line, page.page);
       // Outside it a bare number is a section number, a table cell or a figure label, not a page number.
       if (!in_band && (InStack(line, page) || IsPageNumberText(line.text))) continue;
       found[key].push_back({PlaceOf(line, page.page, key[0]), in_band});
     }
   }
-  std::map<std::string, double> keys;
+  RunningKeys keys;
   int num_pages = static_cast<int>(pages.size());
   int needed = std::max(2, (num_pages + 2) / 3);
   for (const auto& [key, occurrences] : found) {
@@ -178,7 +182,7 @@ std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pa
     const bool all_in_band = std::all_of(occurrences.begin(), occurrences.end(),
                                          [](const Occurrence& o) { return o.in_page_number_band; });
     const int wanted = all_in_band ? needed : std::max(3, needed);
-    if (num_pages >= 2 && key.size() > 2 && count >= wanted) keys[key] = place;
+    if (num_pages >= 2 && key.size() > 2 && count >= wanted) keys[key] = {place, smallest[key]};
   }
   return keys;
 }
@@ -313,17 +317,17 @@ bool HeadsRowsOfCells(const TextLine& line, const PageContent& page) {
   return next != nullptr && CellsOnBaseline(*next, page) >= 2;
 }
 
-bool RunsOnEveryPage(const TextLine& line, const PageContent& content,
-                     const std::map<std::string, double>& running_keys) {
+bool RunsOnEveryPage(const TextLine& line, const PageContent& content, const RunningKeys& running_keys) {
   const Rect& page = content.page;
   bool in_band = InPageNumberBand(line, page);
   if ((in_band && IsPageNumber(line, content)) || IsMarginStamp(line, page)) return true;
   std::string key = RunningKey(line, page);
   auto it = key.empty() ? running_keys.end() : running_keys.find(key);
-  if (it == running_keys.end()) return false;
+  // (Its words set larger, a title, stay.)
+  if (it == running_keys.end() || line.font_size >= kTitleRatio * it->second.size) return false;
   // Outside the 14% band only where the key repeats (a journal's name as a large title on its first
   // page stays).
-  if (!in_band && std::fabs(PlaceOf(line, page, key[0]) - it->second) > kSamePlace) return false;
+  if (!in_band && std::fabs(PlaceOf(line, page, key[0]) - it->second.place) > kSamePlace) return false;
   // A table's cells repeat too: a number among others ("2024" in a header of years), a header ruled
   // above and below or heading rows of cells.
   return !(IsPageNumberText(line.text) && AmongCells(line, content)) && !RuledAboveAndBelow(line, content) &&
@@ -332,8 +336,7 @@ bool RunsOnEveryPage(const TextLine& line, const PageContent& content,
 
 }  // namespace
 
-bool IsRunningLine(const TextLine& line, const PageContent& content,
-                   const std::map<std::string, double>& running_keys) {
+bool IsRunningLine(const TextLine& line, const PageContent& content, const RunningKeys& running_keys) {
   if (!RunsOnEveryPage(line, content, running_keys)) return false;
   // The label of text that stays is no running line: "[12]" at the top of each page of references.
   const TextLine* text = IsPageNumberText(line.text) ? LabelledText(line, content) : nullptr;

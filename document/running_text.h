@@ -9,6 +9,8 @@
 // another; in the outer 14% of the height (the classic header and footer band) the place may vary.
 // Outside that band a line inside a stack of lines of its own style (a paragraph) and a bare number (a
 // section number, a table cell) are no candidates.
+// A line set 1.2 times as large as a key's smallest occurrence or more is no running text: a paper's
+// title on its first page under the same words set small as the running header of every page.
 // Page numbers ("7", "- 7 -", "Page 7 of 9", roman numerals) are dropped in the 14% bands on every page,
 // unless they sit among numbers like cells of a table (a header of years at the top of a page).
 #pragma once
@@ -51,8 +53,16 @@ std::vector<bool> FindLineNumbers(const PageContent& page);
 // or line of text, or a caption over a figure, is closer to what follows it.
 std::vector<bool> FindPageHeader(const PageContent& page, double body_size);
 
-// The keys that are running text in `pages` (see above), each with the place where it repeats.
-std::map<std::string, double> FindRunningKeys(const std::vector<PageContent>& pages);
+// Where a running key repeats (a fraction of the page's height, or width for the side bands) and the
+// smallest size it is set in.
+struct Repeat {
+  double place = 0;
+  double size = 0;
+};
+using RunningKeys = std::map<std::string, Repeat>;
+
+// The keys that are running text in `pages` (see above).
+RunningKeys FindRunningKeys(const std::vector<PageContent>& pages);
 
 // A stamp in a margin, even on one page: a line of four characters or more set on its side (its box taller
 // than wide) entirely inside the left or right 10% of the page (arXiv's identifier and date, a journal's
@@ -64,7 +74,6 @@ bool IsMarginStamp(const TextLine& line, const Rect& page);
 // labelling text that stays, close on its right on its baseline ("[12]" before a reference at the top of
 // each page of references), nor a table's cells repeated at one place (a number among others, a row
 // ruled above and below within its height, a line of cells over a baseline of cells).
-bool IsRunningLine(const TextLine& line, const PageContent& page,
-                   const std::map<std::string, double>& running_keys);
+bool IsRunningLine(const TextLine& line, const PageContent& page, const RunningKeys& running_keys);
 
 }  // namespace mineru::document

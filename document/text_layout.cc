@@ -328,12 +328,13 @@ std::vector<size_t> HeadOverSides(const std::vector<Item>& items, std::vector<si
   return head;
 }
 
-// The lines at the head of both sides of a band that are one block centred over them: on each side the
-// lines before its first blank line, at most kMaxSetApartLines, none reaching the side's outer edge, the
-// two heads' first lines level and their outer edges as far in from the band's edges (within an em: a
-// paper's two authors and their affiliations centred as a pair under the title, the gap between them
-// over the columns' gutter). Read before both sides, each side's head as a flow of its own; taken out of
-// the sides. (Two columns' own first lines, a heading flush left, a paragraph's, are never both set in.)
+// The lines at the head of both sides of a band that are one block centred over them: the top lines of
+// the two sides paired by baseline, row by row, while the two lines of a row have their outer edges as far
+// in from the band's edges (within an em, and an em in at least: a paper's two authors and their
+// affiliations centred as a pair under the title, the gap between them over the columns' gutter; the
+// columns' own lines reach the band's edges; under the heads, kMinRows items or more on each side reach
+// them). Read before both sides, each side's head as a flow of its
+// own; taken out of the sides.
 std::vector<std::vector<size_t>> HeadsCentredOverSides(const std::vector<Item>& items,
                                                        std::vector<size_t>& left,
                                                        std::vector<size_t>& right) {
@@ -344,30 +345,31 @@ std::vector<std::vector<size_t>> HeadsCentredOverSides(const std::vector<Item>& 
   Rect band;
   for (size_t id : left) band = band.Union(items[id].box);
   for (size_t id : right) band = band.Union(items[id].box);
-  // The head of a side: its lines before the first blank line, and their extent.
-  auto head = [&](const std::vector<size_t>& side, Rect& extent) {
-    size_t k = 1;
-    while (k < side.size() && items[side[k]].box.y0 - items[side[k - 1]].box.y1 < items[side[k]].box.height())
-      ++k;
-    extent = Rect{};
-    for (size_t i = 0; i < k; ++i) extent = extent.Union(items[side[i]].box);
-    const bool lines = std::all_of(side.begin(), side.begin() + static_cast<std::ptrdiff_t>(k),
-                                   [&](size_t id) { return items[id].kind == ItemKind::kLine; });
-    return k < side.size() && k <= kMaxSetApartLines && lines ? k : 0;
-  };
-  Rect l, r;
-  const size_t nl = head(left, l), nr = head(right, r);
-  if (nl == 0 || nr == 0 || VerticalOverlap(items[left[0]].box, items[right[0]].box) < 0.5) return {};
-  const double em = std::max(items[left[0]].box.height(), items[right[0]].box.height());
-  const double in_left = l.x0 - band.x0, in_right = band.x1 - r.x1;
-  if (in_left < em || in_right < em || std::fabs(in_left - in_right) > em) return {};
-  // Both heads above both sides' rest.
-  const double rest_top = std::min(items[left[nl]].box.y0, items[right[nr]].box.y0);
-  if (std::max(l.y1, r.y1) >= rest_top) return {};
-  std::vector<std::vector<size_t>> heads{{left.begin(), left.begin() + static_cast<std::ptrdiff_t>(nl)},
-                                         {right.begin(), right.begin() + static_cast<std::ptrdiff_t>(nr)}};
-  left.erase(left.begin(), left.begin() + static_cast<std::ptrdiff_t>(nl));
-  right.erase(right.begin(), right.begin() + static_cast<std::ptrdiff_t>(nr));
+  size_t rows = 0;
+  while (rows + 1 < left.size() && rows + 1 < right.size()) {
+    const Item& l = items[left[rows]];
+    const Item& r = items[right[rows]];
+    const double em = std::max(l.box.height(), r.box.height());
+    const double in_left = l.box.x0 - band.x0, in_right = band.x1 - r.box.x1;
+    if (l.kind != ItemKind::kLine || r.kind != ItemKind::kLine || VerticalOverlap(l.box, r.box) < 0.5 ||
+        in_left < em || in_right < em || std::fabs(in_left - in_right) > em)
+      break;
+    ++rows;
+  }
+  if (rows == 0 || left.size() < rows + kMinRows || right.size() < rows + kMinRows) return {};
+  // Both heads above both sides' rest, which are columns: they reach the band's edges.
+  const auto head_end = static_cast<std::ptrdiff_t>(rows);
+  const double head_bottom = std::max(items[left[rows - 1]].box.y1, items[right[rows - 1]].box.y1);
+  if (head_bottom >= std::min(items[left[rows]].box.y0, items[right[rows]].box.y0)) return {};
+  double rest_x0 = band.x1, rest_x1 = band.x0;
+  for (size_t k = rows; k < left.size(); ++k) rest_x0 = std::min(rest_x0, items[left[k]].box.x0);
+  for (size_t k = rows; k < right.size(); ++k) rest_x1 = std::max(rest_x1, items[right[k]].box.x1);
+  const double em = items[left[0]].box.height();
+  if (rest_x0 > band.x0 + em || rest_x1 < band.x1 - em) return {};
+  std::vector<std::vector<size_t>> heads{{left.begin(), left.begin() + head_end},
+                                         {right.begin(), right.begin() + head_end}};
+  left.erase(left.begin(), left.begin() + head_end);
+  right.erase(right.begin(), right.begin() + head_end);
   return heads;
 }
 

@@ -32,9 +32,9 @@ namespace mineru::document {
 
 struct DocumentStyle {
   double body_size = 10;
-  std::string body_font;                       // family of most body characters
-  std::vector<double> heading_sizes;           // descending; index = level - 1
-  std::map<std::string, double> running_keys;  // running text (running_text.h) -> where it repeats
+  std::string body_font;              // family of most body characters
+  std::vector<double> heading_sizes;  // descending; index = level - 1
+  RunningKeys running_keys;           // running text (running_text.h) -> where it repeats
   // Styles (StyleKey) set as running text: most of their lines sit in stacks of two or more lines of the
   // same style (code listings, figure labels, sidebars). A line in such a style is no heading by style.
   std::set<std::string> stacked_styles;

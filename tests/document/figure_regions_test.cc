@@ -132,6 +132,16 @@ TEST(FigureRegionsTest, GridlinesAboveAChartsTallestBarArePartOfIt) {
   EXPECT_DOUBLE_EQ(figures[0].x1, 250);
 }
 
+TEST(FigureRegionsTest, OverAChartOnlyItsTitleIsALabel) {
+  // A chart's title sits close over its plot and within its width; a short line of the text above it (an
+  // affiliation under a paper's authors, reaching out past the chart's side) or set further up is none.
+  const Rect chart{100, 100, 300, 200};
+  EXPECT_TRUE(IsFigureLabel(Label("Revenue by year", {150, 88, 250, 96}), chart));
+  EXPECT_FALSE(IsFigureLabel(Label("University of Edinburgh", {60, 88, 200, 96}), chart));
+  EXPECT_FALSE(IsFigureLabel(Label("Revenue by year", {150, 78, 250, 86}), chart));
+  EXPECT_TRUE(IsFigureLabel(Label("1,000", {75, 96, 95, 104}), chart));  // a tick value beside it
+}
+
 TEST(FigureRegionsTest, ALegendBesideAChartIsPartOfIt) {
   PageContent page = TenBars();
   TextLine label = Label("12", {120, 150, 140, 158});

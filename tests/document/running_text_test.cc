@@ -83,6 +83,24 @@ TEST(RunningTextTest, TheSeriesNameAsATitleOnTheFirstPageStays) {
   EXPECT_EQ(BodyText(pages[2], style).find("Issues and Views"), std::string::npos);
 }
 
+TEST(RunningTextTest, APapersTitleUnderItsOwnRunningHeaderStays) {
+  // The title set at 17 pt on page 1, in the top band under the same words set at 9 pt as the running
+  // header of every page: the header goes, the title stays. Set at the header's size it would go too.
+  for (double size : {17.0, 9.0}) {
+    std::vector<PageContent> pages;
+    for (int i = 1; i <= 3; ++i) {
+      std::vector<TextLine> top = {Line("SCHEDULING PAGES ON SMALL GPUS", 220, 15, 9)};
+      if (i == 1) top.push_back(Line("Scheduling Pages on Small GPUs", 160, 60, size));
+      pages.push_back(Page(i, top));
+    }
+    DocumentStyle style = AnalyzeStyle(pages);
+    ASSERT_EQ(style.running_keys.count("T:schedulingpagesonsmallgpus"), 1u);
+    const std::string body = BodyText(pages[0], style);
+    EXPECT_EQ(body.find("SCHEDULING"), std::string::npos);
+    EXPECT_EQ(body.find("Scheduling Pages on Small GPUs") != std::string::npos, size > 9) << size;
+  }
+}
+
 TEST(RunningTextTest, AStampInTheSideMarginOnEveryPage) {
   // A narrow line within the left 10% (a rotated "Downloaded from" stamp has a box like this).
   std::vector<PageContent> pages;
@@ -226,7 +244,8 @@ TEST(RunningTextTest, ATablesHeaderOfYearsAtTheTopOfPagesIsNoRunningText) {
   }
   DocumentStyle style = AnalyzeStyle(pages);
   EXPECT_EQ(style.running_keys.count("T:#"), 0u);
-  for (size_t k = 5; k <= 7; ++k) EXPECT_FALSE(IsRunningLine(pages[1].lines[k], pages[1], {{"T:#", 76}}));
+  for (size_t k = 5; k <= 7; ++k)
+    EXPECT_FALSE(IsRunningLine(pages[1].lines[k], pages[1], {{"T:#", {0.1, 10}}}));
 }
 
 TEST(RunningTextTest, ATablesHeaderRepeatedBetweenItsRulesOnEachPageIsNoRunningText) {
