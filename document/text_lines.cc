@@ -496,9 +496,11 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   }
   frag.bold = total > 0 && bold * 2 > total;
   frag.italic = total > 0 && italic * 2 > total;
-  frag.monospace = (total > 0 && mono * 2 > total) || MeasureAdvances(frag.chars) == Advances::kUniform;
-  frag.rtl = rtl > ltr;
   frag.sideways = std::fabs(line->dir.y) > std::fabs(line->dir.x);
+  // (Glyphs set on their side are as wide as the line is tall, whatever their advances: no measure.)
+  frag.monospace = (total > 0 && mono * 2 > total) ||
+                   (!frag.sideways && MeasureAdvances(frag.chars) == Advances::kUniform);
+  frag.rtl = rtl > ltr;
   if (RunsLeftToRight(line, frag)) {
     if (!ideograph_fonts.empty()) {
       std::vector<bool> in_cjk_font(frag.chars.size());

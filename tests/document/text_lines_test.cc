@@ -387,5 +387,20 @@ TEST(TextLinesTest, LinesSetOnTheirSideSideBySideStayTwoLines) {
                                                 "and the second line of the same note."}));
 }
 
+TEST(TextLinesTest, ALineSetOnItsSideInAProportionalFaceIsNotMonospaced) {
+  // A chart's axis title up the page in Helvetica: its glyphs' boxes are all as wide as the line is tall,
+  // which says nothing of their advances (a line of code would have been taken out of the figure).
+  std::string content = TurnedTextAt(50, 300, 1, "Edit distance of pages");
+  for (int i = 0; i < 3; ++i)
+    content += testing::TextAt(100, 700 - 14.0 * i, 10, "A line of the body text of this page.");
+  const PageContent page = ExtractFrom(content);
+  ASSERT_FALSE(page.lines.empty());
+  for (const TextLine& l : page.lines) {
+    if (l.sideways) EXPECT_FALSE(l.monospace) << l.text;
+  }
+  EXPECT_EQ(std::count_if(page.lines.begin(), page.lines.end(), [](const TextLine& l) { return l.sideways; }),
+            1);
+}
+
 }  // namespace
 }  // namespace mineru::document
