@@ -47,16 +47,26 @@ double FirstWordWidth(const TextLine& line) {
   return x1 - line.box.x0;
 }
 
-// Whether the last line of paragraph `para` ends where the paragraph's measure (its widest line) left no
-// room for `next_word` wide and a space: the line broke because the word did not fit, as in a paragraph
-// that goes on; one of two lines or more (a line alone has no measure).
-bool EndsForWantOfRoom(const std::vector<size_t>& para, double next_word,
-                       const std::vector<TextLine>& lines) {
-  if (para.size() < 2) return false;
+// The room the measure of paragraph `para` (its widest line) leaves after its last line, in points; none
+// for a paragraph of one line (a line alone has no measure).
+std::optional<double> RoomAfter(const std::vector<size_t>& para, const std::vector<TextLine>& lines) {
+  if (para.size() < 2) return std::nullopt;
   double right = 0;
   for (size_t li : para) right = std::max(right, lines[li].box.x1);
-  const TextLine& last = lines[para.back()];
-  return last.box.x1 + 0.25 * std::max(1.0, last.font_size) + next_word > right;
+  return right - lines[para.back()].box.x1;
+}
+
+// Whether a line (`last`) with `room` left after it had no room for `next_word` wide and a space: it broke
+// because the word did not fit, as a line of a paragraph that goes on.
+bool NoRoomFor(const TextLine& last, double room, double next_word) {
+  return 0.25 * std::max(1.0, last.font_size) + next_word > room;
+}
+
+// Whether the last line of paragraph `para` ends for want of room for `next_word` (NoRoomFor).
+bool EndsForWantOfRoom(const std::vector<size_t>& para, double next_word,
+                       const std::vector<TextLine>& lines) {
+  const std::optional<double> room = RoomAfter(para, lines);
+  return room && NoRoomFor(lines[para.back()], *room, next_word);
 }
 
 // Whether `line` is indented: set in from the left edge of its column, the leftmost of the page's lines
@@ -73,6 +83,19 @@ bool Indented(const TextLine& line, const std::vector<TextLine>& lines) {
   return line.box.x0 > left + 0.5 * em;
 }
 
+// Whether the text of line `first` reads on from line `last` in one paragraph across a break: the same
+// face and size, `last` ending no clause, `first` starting in lower case (or Chinese or Japanese after
+// Chinese or Japanese).
+bool ReadsOn(const TextLine& last, const TextLine& first) {
+  const bool same_face = last.bold == first.bold && last.italic == first.italic && !last.monospace &&
+                         (last.font == first.font || ShareFace(last, first));
+  if (!same_face || std::fabs(last.font_size - first.font_size) >= 0.8) return false;
+  if (EndsSentence(last.text, /*clause=*/true)) return false;
+  size_t at = 0;
+  const char32_t head = DecodeUtf8(first.text, at);
+  return IsLowerLatin(head) || (IsCjkChar(LastRune(last.text)) && IsCjkChar(head) && !IsCjkPunctuation(head));
+}
+
 // Whether paragraph `b` goes on from paragraph `a` across a break: see JoinBrokenParagraphs.
 bool GoesOn(const std::vector<size_t>& a, const std::vector<size_t>& b, bool float_between,
             const std::vector<TextLine>& lines) {
@@ -80,15 +103,8 @@ bool GoesOn(const std::vector<size_t>& a, const std::vector<size_t>& b, bool flo
   const TextLine& last = lines[a.back()];
   const TextLine& first = lines[b.front()];
   if (!float_between && first.box.y0 >= last.box.y0) return false;  // the same column, further down
-  const bool same_face = last.bold == first.bold && last.italic == first.italic && !last.monospace &&
-                         (last.font == first.font || ShareFace(last, first));
-  if (!same_face || std::fabs(last.font_size - first.font_size) >= 0.8) return false;
-  if (!EndsForWantOfRoom(a, FirstWordWidth(first), lines) || EndsSentence(last.text, /*clause=*/true))
-    return false;
-  if (Indented(first, lines)) return false;
-  size_t at = 0;
-  const char32_t head = DecodeUtf8(first.text, at);
-  return IsLowerLatin(head) || (IsCjkChar(LastRune(last.text)) && IsCjkChar(head) && !IsCjkPunctuation(head));
+  return ReadsOn(last, first) && EndsForWantOfRoom(a, FirstWordWidth(first), lines) &&
+         !Indented(first, lines);
 }
 
 // Whether paragraph `note` is a note under paragraph `a`: every line set at most 0.9 times as large as
@@ -102,8 +118,24 @@ bool IsNoteUnder(const std::vector<size_t>& a, const std::vector<size_t>& note,
          });
 }
 
-void RemoveEmpty(std::vector<Block>& blocks) {
-  std::erase_if(blocks, [](const Block& b) { return b.type == BlockType::kText && b.content.empty(); });
+// Removes block `k`; the FlowEnds of the page (when given) follow.
+void EraseBlock(std::vector<Block>& blocks, size_t k, FlowEnds* ends) {
+  blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(k));
+  if (ends == nullptr) return;
+  for (std::optional<size_t>* end : {&ends->first, &ends->last}) {
+    if (*end == k) {
+      end->reset();
+    } else if (*end && **end > k) {
+      --**end;
+    }
+  }
+}
+
+void RemoveEmpty(std::vector<Block>& blocks, FlowEnds* ends) {
+  for (size_t k = blocks.size(); k > 0; --k) {
+    if (blocks[k - 1].type == BlockType::kText && blocks[k - 1].content.empty())
+      EraseBlock(blocks, k - 1, ends);
+  }
 }
 
 }  // namespace
@@ -127,6 +159,50 @@ void JoinBrokenParagraphs(std::vector<Block>& blocks, std::vector<std::vector<si
   }
 }
 
+FlowEnds FindFlowEnds(const std::vector<Block>& blocks, const std::vector<std::vector<size_t>>& block_lines,
+                      const std::vector<TextLine>& lines) {
+  FlowEnds ends;
+  const size_t first = NextText(blocks, 0);
+  if (first < blocks.size() && !block_lines[first].empty()) {
+    ends.first = first;
+    ends.first_line = lines[block_lines[first].front()];
+    ends.first_word = FirstWordWidth(ends.first_line);
+    ends.indented = Indented(ends.first_line, lines);
+  }
+  // The last text block, floats passed over, then notes set smaller under the paragraph before them.
+  std::vector<size_t> texts;  // the text blocks at the page's end, floats between them passed over
+  for (size_t k = blocks.size(); k > 0; --k) {
+    if (blocks[k - 1].type == BlockType::kText) {
+      texts.push_back(k - 1);
+    } else if (!IsAside(blocks[k - 1].type)) {
+      break;
+    }
+  }
+  size_t t = 0;
+  while (t + 1 < texts.size() && IsNoteUnder(block_lines[texts[t + 1]], block_lines[texts[t]], lines)) ++t;
+  if (t < texts.size()) {
+    const std::vector<size_t>& para = block_lines[texts[t]];
+    if (const std::optional<double> room = RoomAfter(para, lines)) {
+      ends.last = texts[t];
+      ends.last_line = lines[para.back()];
+      ends.room = *room;
+    }
+  }
+  return ends;
+}
+
+bool JoinParagraphAcrossPages(std::vector<Block>& page, const FlowEnds& ends, std::vector<Block>& next_page,
+                              FlowEnds& next_ends) {
+  if (!ends.last || !next_ends.first || next_ends.indented ||
+      !ReadsOn(ends.last_line, next_ends.first_line) ||
+      !NoRoomFor(ends.last_line, ends.room, next_ends.first_word))
+    return false;
+  JoinLine(page[*ends.last].content, next_page[*next_ends.first].content);
+  // (A page of one paragraph joined whole to the page before ends no paragraph of its own.)
+  EraseBlock(next_page, *next_ends.first, &next_ends);
+  return true;
+}
+
 bool JoinHyphenatedWord(Block& prev, Block& next) {
   if (prev.type != BlockType::kText || next.type != BlockType::kText) return false;
   const std::string& a = prev.content;
@@ -142,23 +218,24 @@ bool JoinHyphenatedWord(Block& prev, Block& next) {
   return true;
 }
 
-void JoinHyphenatedWords(std::vector<Block>& blocks) {
+void JoinHyphenatedWords(std::vector<Block>& blocks, FlowEnds* ends) {
   bool joined = false;
   for (size_t k = 0; k < blocks.size(); ++k) {
     if (blocks[k].type != BlockType::kText) continue;
     size_t n = NextText(blocks, k + 1);
     if (n < blocks.size()) joined = JoinHyphenatedWord(blocks[k], blocks[n]) || joined;
   }
-  if (joined) RemoveEmpty(blocks);
+  if (joined) RemoveEmpty(blocks, ends);
 }
 
-void JoinHyphenatedWordsAcrossPages(std::vector<Block>& page, std::vector<Block>& next_page) {
+void JoinHyphenatedWordsAcrossPages(std::vector<Block>& page, std::vector<Block>& next_page,
+                                    FlowEnds* next_ends) {
   size_t last = page.size();
   while (last > 0 && IsAside(page[last - 1].type)) --last;
   if (last == 0 || page[last - 1].type != BlockType::kText) return;
   size_t first = NextText(next_page, 0);
   if (first < next_page.size() && JoinHyphenatedWord(page[last - 1], next_page[first]))
-    RemoveEmpty(next_page);
+    RemoveEmpty(next_page, next_ends);
 }
 
 }  // namespace mineru::document

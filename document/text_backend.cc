@@ -109,13 +109,16 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
   // Pass 2: the layout of every page with a text layer (cheap next to crops and OCR), then the words
   // hyphenated across a column or page break.
   std::vector<bool> laid_out(pages.size(), false);
+  std::vector<FlowEnds> ends(pages.size());
   for (size_t k = 0; k < pages.size(); ++k) {
     if (!contents[k] || TextLayerNeedsOcr(*contents[k])) continue;
-    pages[k].blocks = LayoutPage(*contents[k], style);
+    pages[k].blocks = LayoutPage(*contents[k], style, &ends[k]);
     for (Block& b : pages[k].blocks) b.bbox = TurnBack(b.bbox, contents[k]->turned);
-    JoinHyphenatedWords(pages[k].blocks);
+    JoinHyphenatedWords(pages[k].blocks, &ends[k]);
     laid_out[k] = true;
-    if (k > 0 && laid_out[k - 1]) JoinHyphenatedWordsAcrossPages(pages[k - 1].blocks, pages[k].blocks);
+    if (k == 0 || !laid_out[k - 1]) continue;
+    if (!JoinParagraphAcrossPages(pages[k - 1].blocks, ends[k - 1], pages[k].blocks, ends[k]))
+      JoinHyphenatedWordsAcrossPages(pages[k - 1].blocks, pages[k].blocks, &ends[k]);
   }
 
   // Pass 3: OCR, crops, progress.

@@ -1225,7 +1225,7 @@ bool CutTrailingLeader(std::string& text) {
   return true;
 }
 
-std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& style) {
+std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& style, FlowEnds* ends) {
   const Rect& pr = page.page;
   // 1. Running headers and footers: repeated lines and page numbers in the margin bands, and the lines of
   // a band that share a page number's baseline well apart from it (a footer "12      Annual Report" on a
@@ -1807,6 +1807,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   JoinBrokenParagraphs(blocks, block_lines, lines);
   JoinCaptionText(blocks, pr);
   PairCaptions(blocks);
+  if (ends != nullptr) *ends = FindFlowEnds(blocks, block_lines, lines);
   return blocks;
 }
 

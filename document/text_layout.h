@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "document/block.h"
+#include "document/hyphen_join.h"
 #include "document/running_text.h"
 #include "document/text_lines.h"
 
@@ -49,8 +50,9 @@ std::string StyleKey(const TextLine& line);
 // Body size, heading sizes and running headers / footers across all pages.
 DocumentStyle AnalyzeStyle(const std::vector<PageContent>& pages);
 
-// Blocks of one page in reading order (bboxes in the 0-1000 frame).
-std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& style);
+// Blocks of one page in reading order (bboxes in the 0-1000 frame); where the page's text flow ends and
+// starts in `ends` when given (hyphen_join.h: a paragraph broken by a page break).
+std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& style, FlowEnds* ends = nullptr);
 
 // Decodes the UTF-8 code point of `s` at `i` and advances i; U+FFFD (one byte) on bad bytes.
 char32_t DecodeUtf8(const std::string& s, size_t& i);

@@ -93,5 +93,30 @@ TEST(HyphenJoinTest, ColumnAndPageBreaksInARealDocument) {
   EXPECT_NE(md.find("leaving the study early."), std::string::npos) << md;
 }
 
+// A paragraph whose last line on page 1 fills its measure (the widest line) without ending a sentence,
+// a footnote set smaller under it; page 2 goes on in lower case: one paragraph, on page 1, the note after
+// it. Indented on page 2, or after a full stop on page 1, the text is two paragraphs.
+TEST(HyphenJoinTest, AParagraphBrokenByAPageBreakIsOneParagraph) {
+  for (const char* variant : {"joined", "indented", "sentence"}) {
+    const std::string v = variant;
+    std::string p1 = TextAt(72, 600, 10, "The patients in this study were given the drug");
+    p1 += TextAt(72, 588, 10, "twice daily for a month, and the doses were raised");
+    p1 += TextAt(72, 576, 10,
+                 v == "sentence" ? "slowly while the side effects were noted and cured."
+                                 : "slowly while the side effects were noted in the study of");
+    p1 += TextAt(72, 90, 7, "1 The doses are listed in the appendix.");
+    std::string p2 = TextAt(v == "indented" ? 92 : 72, 600, 10, "every patient who stayed to its end.");
+    p2 += TextAt(72, 570, 10, "A second paragraph follows here.");
+    auto parsed = ParseWithTextLayer(MakePdf({{p1}, {p2}}), {}, {});
+    ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+    ASSERT_EQ(parsed->pages.size(), 2u);
+    const std::string md = WriteMarkdown(*parsed);
+    const bool joined = v == "joined";
+    EXPECT_EQ(md.find("study of every patient") != std::string::npos, joined) << v << "\n" << md;
+    EXPECT_EQ(parsed->pages[1].blocks.size(), joined ? 1u : 2u) << v;
+    if (joined) EXPECT_LT(md.find("every patient"), md.find("1 The doses")) << md;
+  }
+}
+
 }  // namespace
 }  // namespace mineru::document
