@@ -87,9 +87,8 @@ bool Indented(const TextLine& line, const std::vector<TextLine>& lines) {
 // face and size, `last` ending no clause, `first` starting in lower case (or Chinese or Japanese after
 // Chinese or Japanese).
 bool ReadsOn(const TextLine& last, const TextLine& first) {
-  const bool same_face = last.bold == first.bold && last.italic == first.italic && !last.monospace &&
-                         (last.font == first.font || ShareFace(last, first));
-  if (!same_face || std::fabs(last.font_size - first.font_size) >= 0.8) return false;
+  if (last.monospace || !SameFace(last, first) || std::fabs(last.font_size - first.font_size) >= 0.8)
+    return false;
   if (EndsSentence(last.text, /*clause=*/true)) return false;
   size_t at = 0;
   const char32_t head = DecodeUtf8(first.text, at);

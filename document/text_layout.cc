@@ -1535,8 +1535,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     bool heading_size = std::min(prev.font_size, line.font_size) >= kHeadingRatio * style.body_size;
     // Lines of mixed faces (prose with code or math in it) may differ in the face most of their
     // characters have and still share one.
-    bool same_face = prev.bold == line.bold && prev.italic == line.italic &&
-                     ((prev.monospace == line.monospace && prev.font == line.font) || ShareFace(prev, line));
+    bool same_face = SameFace(prev, line);
     // A heading set in large type may step its size down a little from line to line.
     double size_step = std::fabs(prev.font_size - line.font_size);
     bool same_style = same_face && (size_step < 0.8 || (heading_size && size_step <= 0.12 * size));

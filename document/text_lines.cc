@@ -731,19 +731,30 @@ bool ShareFace(const TextLine& a, const TextLine& b) {
     return n;
   };
   int total_a = total(a), total_b = total(b);
-  // A line all in one face (a line of code, a heading) keeps to lines whose main face is the same.
   auto mixed = [](const TextLine& l, int n) {
     for (const auto& [face, chars] : l.faces) {
       if (100 * chars >= 85 * n) return false;
     }
     return n > 0;
   };
-  if (!mixed(a, total_a) || !mixed(b, total_b)) return false;
+  // Two lines each all in one face are of one face only when it is the same one; a line of code or a
+  // bold line all in its face keeps to lines whose main face is the same (a line of prose with code in
+  // it is none, nor a line of text with a bold word under a heading). A line all in the text face goes
+  // with a line of mixed faces that has a quarter in it (a reference's line mostly in italics, a book's
+  // title, between lines in roman).
+  auto plain = [](const TextLine& l, bool is_mixed) { return is_mixed || (!l.monospace && !l.bold); };
+  const bool mixed_a = mixed(a, total_a), mixed_b = mixed(b, total_b);
+  if ((!mixed_a && !mixed_b) || !plain(a, mixed_a) || !plain(b, mixed_b)) return false;
   for (const auto& [face, n] : a.faces) {
     auto it = b.faces.find(face);
     if (it != b.faces.end() && 4 * n >= total_a && 4 * it->second >= total_b) return true;
   }
   return false;
+}
+
+bool SameFace(const TextLine& a, const TextLine& b) {
+  return (a.bold == b.bold && a.italic == b.italic && a.monospace == b.monospace && a.font == b.font) ||
+         ShareFace(a, b);
 }
 
 bool IsLigatureGap(const TextChar& prev, char32_t next) {

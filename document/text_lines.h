@@ -40,9 +40,16 @@ struct TextLine {
   std::map<std::string, int> faces;
 };
 
-// Whether two lines of mixed faces (none has 85 % of the characters) share one that has at least a
-// quarter of each: lines of prose with code or math in them, whatever face has the most characters.
+// Whether two lines, one of mixed faces at least (none has 85 % of its characters), share a face that
+// has at least a quarter of each: lines of prose with code or math in them, whatever face has the most
+// characters, and a line all in roman beside one mostly in italics (a title cited in a reference). A line
+// all in a monospaced or a bold face shares none with a line of mixed faces (code under prose with code
+// in it, a heading over text with a bold word).
 bool ShareFace(const TextLine& a, const TextLine& b);
+
+// Whether two lines are set in one face: the same family, weight, slant and spacing, or sharing a face
+// (ShareFace).
+bool SameFace(const TextLine& a, const TextLine& b);
 
 // Whether a font family (TextLine::font) sets mathematics: TeX's math italic, symbols and extension
 // fonts (CMMI, CMSY, CMEX and their bold, Latin Modern's, the AMS symbols MSAM / MSBM), and any family

@@ -898,6 +898,38 @@ TEST(TextLayoutTest, ADisplayEquationInMathItalicIsNoHeading) {
   }
 }
 
+TEST(TextLayoutTest, AReferenceWhoseMiddleLineIsMostlyInItalicsIsOneParagraph) {
+  // A reference: a line in roman, a line mostly in italics (the proceedings' title, a quarter or more in
+  // roman), a line in roman; one paragraph. A bold heading over a line of text with a bold word in it
+  // stays a heading of its own.
+  auto faced = [](const std::string& text, double y, int roman, int italic, int bold) {
+    TextLine l = InFont(Line(text, 50, y), "Times");
+    l.faces = {{"Times", roman}, {"Times/i", italic}, {"Times/b", bold}};
+    std::erase_if(l.faces, [](const auto& face) { return face.second == 0; });
+    l.italic = italic * 2 > roman + italic + bold;
+    l.bold = bold * 2 > roman + italic + bold;
+    return l;
+  };
+  std::vector<TextLine> lines = Body(50, 3);
+  lines.push_back(
+      faced("Author, A. and Writer, B. (2023). Efficient memory for serving models", 100, 60, 0, 0));
+  lines.push_back(faced("with paged attention. In Proceedings of the Symposium on Systems,", 112, 20, 45, 0));
+  lines.push_back(faced("pages 611-626, and a second line in roman after it all.", 124, 50, 0, 0));
+  for (TextLine l : Body(150, 3)) lines.push_back(l);
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[1].content.substr(0, 10), "Author, A.");
+  EXPECT_NE(blocks[1].content.find("Systems, pages 611"), std::string::npos) << blocks[1].content;
+
+  lines = Body(50, 3);
+  lines.push_back(faced("For more information:", 100, 0, 0, 20));
+  lines.push_back(faced("see example.com for the details", 112, 20, 0, 8));
+  for (TextLine l : Body(140, 3)) lines.push_back(l);
+  blocks = LayoutAlone(lines);
+  ASSERT_GE(blocks.size(), 3u);
+  EXPECT_EQ(blocks[1].content, "For more information:");
+}
+
 TEST(TextLayoutTest, ProseWithCodeInItIsOneParagraphWhicheverFaceHasMostOfALine) {
   // A manual's sentence full of identifiers: its second line has more characters in the code face than
   // in the text face, its first and last fewer; then a line of code alone.
