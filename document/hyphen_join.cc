@@ -117,9 +117,12 @@ bool IsNoteUnder(const std::vector<size_t>& a, const std::vector<size_t>& note,
          });
 }
 
-// Removes block `k`; the FlowEnds of the page (when given) follow.
+// Removes block `k`; the captions' and notes' parents and the FlowEnds of the page (when given) follow.
 void EraseBlock(std::vector<Block>& blocks, size_t k, FlowEnds* ends) {
   blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(k));
+  for (Block& b : blocks) {
+    if (b.parent > static_cast<int>(k)) --b.parent;
+  }
   if (ends == nullptr) return;
   for (std::optional<size_t>* end : {&ends->first, &ends->last}) {
     if (*end == k) {

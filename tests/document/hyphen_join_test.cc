@@ -54,11 +54,14 @@ TEST(HyphenJoinTest, AcrossAFigureWithinAPageAndAcrossAPage) {
   JoinHyphenatedWordsAcrossPages(page, next);
   EXPECT_EQ(page[3].content, "Next, the patients");
   EXPECT_EQ(next[1].content, "were seen");
-  // A block that was only the rest of the word is removed.
-  std::vector<Block> two = {Text("tolerabil-"), Text("ity")};
+  // A block that was only the rest of the word is removed; a caption after it keeps its table.
+  std::vector<Block> two = {Text("tolerabil-"), Text("ity"), Text("", BlockType::kTable),
+                            Text("Table 1. Doses", BlockType::kTableCaption)};
+  two[3].parent = 2;
   JoinHyphenatedWords(two);
-  ASSERT_EQ(two.size(), 1u);
+  ASSERT_EQ(two.size(), 3u);
   EXPECT_EQ(two[0].content, "tolerability");
+  EXPECT_EQ(two[2].parent, 1);
   // A title between the halves ends the paragraph.
   std::vector<Block> titled = {Text("tolerabil-"), Text("Methods", BlockType::kTitle), Text("ity")};
   JoinHyphenatedWords(titled);
