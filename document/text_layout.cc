@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "document/aligned_table.h"
+#include "document/drawn_markers.h"
 #include "document/figure_regions.h"
 #include "document/hyphen_join.h"
 #include "document/model_output_parser.h"
@@ -1357,6 +1358,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       if (label && !in.empty() && in.area() >= 0.9 * lines[li].box.area()) consumed[li] = true;
     }
   }
+  // Bullets and numbers drawn as shapes become the list markers they show.
+  std::vector<Rect> shapes = page.drawings;
+  shapes.insert(shapes.end(), page.shadings.begin(), page.shadings.end());
+  AddDrawnMarkers(lines, shapes, consumed);
   std::vector<Item> items;
   bool rtl = false;
   std::vector<std::vector<size_t>> flows;

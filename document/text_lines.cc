@@ -38,6 +38,7 @@ struct Collector {
   std::vector<Rect>* stroked_text;  // text drawn with a stroke (render modes 1, 2): faked bold
   std::vector<Rect>* drawings;
   std::vector<Rect>* fills;
+  std::vector<Rect>* shadings;
 };
 
 constexpr double kDrawnAgainShare = 0.7;  // of the narrower glyph's width: the same glyph drawn over itself
@@ -207,6 +208,17 @@ void CollectorFillImage(fz_context*, fz_device* dev, fz_image*, fz_matrix ctm, f
   auto* c = reinterpret_cast<Collector*>(dev);
   fz_rect r = fz_transform_rect(fz_unit_rect, ctm);
   if (c->images->size() < 2000) c->images->push_back({r.x0, r.y0, r.x1, r.y1});
+}
+
+// A shading: its bounds inside the clip it is painted through (a ball bullet, a gradient box); a shading
+// with no finite bounds, painted across the page, adds nothing.
+void CollectorFillShade(fz_context* ctx, fz_device* dev, fz_shade* shade, fz_matrix ctm, float alpha,
+                        fz_color_params) {
+  if (alpha <= 0) return;
+  fz_rect b = fz_bound_shade(ctx, shade, ctm);
+  if (dev->container_len > 0) b = fz_intersect_rect(b, dev->container[dev->container_len - 1].scissor);
+  if (fz_is_infinite_rect(b) || std::fabs(b.x1 - b.x0) > 1e6 || std::fabs(b.y1 - b.y0) > 1e6) return;
+  AddDrawing(reinterpret_cast<Collector*>(dev)->shadings, b);
 }
 
 void CollectorStrokeText(fz_context* ctx, fz_device* dev, const fz_text* text, const fz_stroke_state* stroke,
@@ -933,10 +945,12 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     collector->super.fill_path = CollectorFillPath;
     collector->super.stroke_path = CollectorStrokePath;
     collector->super.fill_image = CollectorFillImage;
+    collector->super.fill_shade = CollectorFillShade;
     collector->rules = &content.rules;
     collector->images = &content.images;
     collector->drawings = &content.drawings;
     collector->fills = &content.fills;
+    collector->shadings = &content.shadings;
     collector->super.stroke_text = CollectorStrokeText;
     collector->stroked_text = &stroked_text;
     fz_run_display_list(ctx, list, &collector->super, turn, fz_infinite_rect, cookie.get());

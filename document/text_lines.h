@@ -76,6 +76,9 @@ struct PageContent {
   std::vector<RulingSegment> rules;
   // Bounds of the filled and stroked paths (at most 5000 per page): vector figures (figure_regions.h).
   std::vector<Rect> drawings;
+  // Bounds of shadings inside the clip they are painted through (at most 5000 per page): a slide's ball
+  // bullets (drawn_markers.h), gradient boxes.
+  std::vector<Rect> shadings;
   // Filled axis-aligned rectangles (at most 5000 per page): shaded table cells (ruling_table.h).
   std::vector<Rect> fills;
   int num_chars = 0;  // non-space characters

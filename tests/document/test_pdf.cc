@@ -63,12 +63,13 @@ std::vector<uint8_t> MakePdf(const std::vector<TestPage>& pages) {
 }
 
 std::vector<uint8_t> MakePdfWithFont(const std::string& content, const std::string& font_dict,
-                                     const std::vector<std::string>& more_objects) {
+                                     const std::vector<std::string>& more_objects,
+                                     const std::string& more_resources) {
   std::vector<std::string> objects = {
       "<< /Type /Catalog /Pages 2 0 R >>",
       "<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 6 0 R /F3 5 0 R >> "
-      ">> /Contents 4 0 R >>",
+      "<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 6 0 R /F3 5 0 R >> " +
+          more_resources + " >> /Contents 4 0 R >>",
       "<< /Length " + std::to_string(content.size()) + " >>\nstream\n" + content + "\nendstream",
       font_dict,
       "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"};

@@ -18,9 +18,11 @@ std::vector<uint8_t> MakePdf(const std::vector<TestPage>& pages);
 // A one-page PDF (612 x 792) written byte by byte, whose content stream may use /F3 = `font_dict` (a
 // font dictionary as PDF text, for fonts MakePdf cannot write: custom encodings, odd widths, Type3) and
 // /F1 (Helvetica). `more_objects` are objects 7, 8, ... for the font to refer to (a Type3 font's glyph
-// procedures, a ToUnicode map).
+// procedures, a ToUnicode map); `more_resources` goes into the page's resources ("/Shading << /Sh1 7 0 R
+// >>").
 std::vector<uint8_t> MakePdfWithFont(const std::string& content, const std::string& font_dict,
-                                     const std::vector<std::string>& more_objects = {});
+                                     const std::vector<std::string>& more_objects = {},
+                                     const std::string& more_resources = "");
 // One line of Helvetica text at (x, y) in PDF coordinates (origin bottom-left).
 std::string TextAt(double x, double y, double size, const std::string& text, bool bold = false);
 // Reads a whole file (empty on error).

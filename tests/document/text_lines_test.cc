@@ -387,6 +387,29 @@ TEST(TextLinesTest, LinesSetOnTheirSideSideBySideStayTwoLines) {
                                                 "and the second line of the same note."}));
 }
 
+TEST(TextLinesTest, AShadingIsBoundedByTheClipItIsPaintedThrough) {
+  // An axial shading extended without end, painted through a clip 6 points square (a slide's ball
+  // bullet) and through none (a page's gradient background): the first is a shading 6 points square, the
+  // second adds nothing.
+  const std::string shading =
+      "<< /ShadingType 2 /ColorSpace /DeviceGray /Coords [0 0 1 0] /Extend [true true] "
+      "/Function << /FunctionType 2 /Domain [0 1] /C0 [0] /C1 [1] /N 1 >> >>";
+  const std::string content =
+      "q 100 700 6 6 re W n /Sh1 sh Q q /Sh1 sh Q " + testing::TextAt(112, 700, 10, "An item");
+  const std::vector<uint8_t> pdf =
+      testing::MakePdfWithFont(content, "<< /Type /Font /Subtype /Type1 /BaseFont /Courier >>", {shading},
+                               "/Shading << /Sh1 7 0 R >>");
+  auto doc = PdfDocument::Open(pdf, {});
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  auto page = ExtractPageContent(**doc, 0);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->shadings.size(), 1u);
+  EXPECT_NEAR(page->shadings[0].x0, 100, 0.5);
+  EXPECT_NEAR(page->shadings[0].width(), 6, 0.5);
+  EXPECT_NEAR(page->shadings[0].y1, 92, 0.5);  // 792 - 700: MuPDF's frame, y down
+  EXPECT_TRUE(page->drawings.empty());
+}
+
 TEST(TextLinesTest, ALineSetOnItsSideInAProportionalFaceIsNotMonospaced) {
   // A chart's axis title up the page in Helvetica: its glyphs' boxes are all as wide as the line is tall,
   // which says nothing of their advances (a line of code would have been taken out of the figure).
