@@ -163,8 +163,8 @@ RunningKeys FindRunningKeys(const std::vector<PageContent>& pages) {
       std::string key = RunningKey(line, page.page);
       // (Numbers among a table's cells, its header of years at a page's top, make no key.)
       if (key.empty() || (IsPageNumberText(line.text) && AmongCells(line, page))) continue;
-      auto [size, fresh] = smallest.try_emplace(key, line.font_size);
-      size->second = std::min(size->second, line.font_size);
+      double& size = smallest.try_emplace(key, line.font_size).first->second;
+      size = std::min(size, line.font_size);
       if (!seen.insert(key).second) continue;
       bool in_band = InPageNumberBand(line, page.page);
       // Outside it a bare number is a section number, a table cell or a figure label, not a page number.

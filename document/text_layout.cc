@@ -334,8 +334,7 @@ std::vector<size_t> HeadOverSides(const std::vector<Item>& items, std::vector<si
 // in from the band's edges (within an em, and an em in at least: a paper's two authors and their
 // affiliations centred as a pair under the title, the gap between them over the columns' gutter; the
 // columns' own lines reach the band's edges; under the heads, kMinRows items or more on each side reach
-// them). Read before both sides, each side's head as a flow of its
-// own; taken out of the sides.
+// them). Read before both sides, each side's head as a flow of its own; taken out of the sides.
 std::vector<std::vector<size_t>> HeadsCentredOverSides(const std::vector<Item>& items,
                                                        std::vector<size_t>& left,
                                                        std::vector<size_t>& right) {

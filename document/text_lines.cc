@@ -727,7 +727,7 @@ bool StartsWithRaisedMark(const TextLine& line) {
     heights.push_back(glyphs[i]->box.height());
     bottoms.push_back(glyphs[i]->box.y1);
   }
-  const double height = Median(heights), bottom = Median(bottoms);
+  const double height = Median(std::move(heights)), bottom = Median(std::move(bottoms));
   auto raised = [&](const TextChar* c) {
     return c->box.height() <= 0.8 * height && c->box.y1 <= bottom - 0.2 * height;
   };
