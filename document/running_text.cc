@@ -23,6 +23,7 @@ constexpr size_t kMinStampChars = 4;      // a line on its side in a margin: a s
 constexpr double kHeaderBand = 0.10;      // top fraction of the height where a page's own header sits
 constexpr double kHeaderGapEms = 2.0;     // body sizes of white under a page's own header, at least
 constexpr double kMinSolidHeight = 2.0;   // points: a drawing at least this tall is content, not a rule
+constexpr double kFootGap = 1.5;          // heights of a page number alone at the foot under the text
 constexpr double kTitleRatio = 1.2;       // times a running key's size: its words set this large stay
 
 std::string MaskDigits(const std::string& text) {
@@ -234,9 +235,27 @@ std::vector<bool> FindLineNumbers(const PageContent& page) {
   return found;
 }
 
+namespace {
+
+// Whether `line` stands apart at the foot of its page, in the bottom 20%: the lowest line, alone on its
+// baseline, the nearest text over it kFootGap of its heights or more up (LaTeX's page number on an A4
+// page sits 18% up from the bottom edge, 1.7 of its heights under the text).
+bool AloneAtTheFoot(const TextLine& line, const PageContent& page) {
+  const Rect& pr = page.page;
+  if (line.box.y0 < pr.y1 - kRepeatBand * pr.height()) return false;
+  const double reach = kFootGap * std::max(1.0, line.box.height());
+  for (const TextLine& other : page.lines) {
+    if (&other == &line) continue;
+    if (other.box.y1 > line.box.y0 - reach) return false;  // beside it, under it, or close over it
+  }
+  return true;
+}
+
+}  // namespace
+
 bool IsPageNumber(const TextLine& line, const PageContent& page) {
-  return InPageNumberBand(line, page.page) && IsPageNumberText(line.text) && !AmongCells(line, page) &&
-         !NumbersAnEquation(line, page) && LabelledText(line, page) == nullptr;
+  return (InPageNumberBand(line, page.page) || AloneAtTheFoot(line, page)) && IsPageNumberText(line.text) &&
+         !AmongCells(line, page) && !NumbersAnEquation(line, page) && LabelledText(line, page) == nullptr;
 }
 
 bool IsMarginStamp(const TextLine& line, const Rect& page) {
@@ -320,7 +339,7 @@ bool HeadsRowsOfCells(const TextLine& line, const PageContent& page) {
 bool RunsOnEveryPage(const TextLine& line, const PageContent& content, const RunningKeys& running_keys) {
   const Rect& page = content.page;
   bool in_band = InPageNumberBand(line, page);
-  if ((in_band && IsPageNumber(line, content)) || IsMarginStamp(line, page)) return true;
+  if (IsPageNumber(line, content) || IsMarginStamp(line, page)) return true;
   std::string key = RunningKey(line, page);
   auto it = key.empty() ? running_keys.end() : running_keys.find(key);
   // (Its words set larger, a title, stay.)

@@ -32,7 +32,9 @@ bool InPageNumberBand(const TextLine& line, const Rect& page);
 // True for "12", "- 12 -", "Page 3", "3 of 10", "iv".
 bool IsPageNumberText(const std::string& text);
 
-// True for a page number: page-number text in its band, and not among cells (another number on its
+// True for a page number: page-number text in its band, or alone at the foot of the page in the bottom
+// 20% (the lowest line, alone on its baseline, one and a half of its heights or more under any other
+// text: LaTeX's page number on an A4 page), and not among cells (another number on its
 // baseline, or right above or below it: a table's header of years or its last rows) nor an equation's
 // number ("(3)" with text on its left on its baseline) nor a label ("[1]", a section's "2", with text
 // within two ems on its right on its baseline).

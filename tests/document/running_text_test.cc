@@ -163,12 +163,19 @@ TEST(RunningTextTest, AlternatingHeadersWithThePageNumberOnEitherSide) {
   for (const PageContent& p : pages) EXPECT_EQ(BodyText(p, style).find("Journal"), std::string::npos);
 }
 
-TEST(RunningTextTest, PageNumbersOnlyInTheClassicBand) {
+TEST(RunningTextTest, PageNumbersInTheClassicBandOrAloneAtTheFoot) {
   PageContent page = Page(1, {});
   EXPECT_TRUE(IsRunningLine(Line("7", 300, 770, 9), page, {}));
   EXPECT_TRUE(IsRunningLine(Line("- 7 -", 300, 20, 9), page, {}));
-  // 17% from the bottom: a number there is a figure's or a table's, not the page's.
-  EXPECT_FALSE(IsRunningLine(Line("7", 300, 660, 9), page, {}));
+  // 17% from the bottom: alone at the foot, the text ending well above it, it is the page's number
+  // (LaTeX's on an A4 page); with text beside it, under it or close over it, a figure's or a table's.
+  page.lines.push_back(Line("7", 300, 660, 9));
+  EXPECT_TRUE(IsRunningLine(page.lines.back(), page, {}));
+  for (const TextLine& near : {Line("Note on the figure", 70, 660, 9), Line("Source: the survey", 70, 690, 9),
+                               Line("the last line of the text", 70, 645, 9)}) {
+    PageContent with = Page(1, {Line("7", 300, 660, 9), near});
+    EXPECT_FALSE(IsRunningLine(with.lines[4], with, {})) << near.text;
+  }
 }
 
 TEST(RunningTextTest, NumbersAmongCellsInTheBandAreNoPageNumbers) {
