@@ -24,6 +24,7 @@ constexpr double kMinBandGap = 2;       // points: a gap this tall across a regi
 constexpr size_t kMaxTopBands = 12;     // bands of such a block looked at, from the top
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
+constexpr double kSmallCapsRatio = 0.7;          // of the body size: small capitals at least this large
 constexpr double kHeadLineRatio = 1.3;           // a head over both columns is this much taller a line
 constexpr size_t kMaxSetApartLines = 3;  // lines of a column's foot (over a spanning table) or head (a title)
 constexpr size_t kMaxFieldNameChars = 8;    // Chinese characters of a field's name ("执业证书编号")
@@ -371,6 +372,20 @@ std::vector<std::vector<size_t>> HeadsCentredOverSides(const std::vector<Item>& 
   left.erase(left.begin(), left.begin() + head_end);
   right.erase(right.begin(), right.begin() + head_end);
   return heads;
+}
+
+// Whether `text` is words set in capitals: four Latin letters or more, none in lower case, and most of
+// its characters (an identifier such as "REDP-5110-00" is mostly figures).
+bool InCapitals(const std::string& text) {
+  size_t capitals = 0, others = 0;
+  for (size_t i = 0; i < text.size();) {
+    const char32_t c = DecodeUtf8(text, i);
+    if (IsLowerLatin(c)) return false;
+    const bool capital = (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7);
+    capitals += capital;
+    others += !capital && c != ' ';
+  }
+  return capitals >= 4 && capitals >= 2 * others;
 }
 
 // Reading order of `ids` (indices into items) appended to `out` as flows (each flow is read top-down);
@@ -1474,6 +1489,13 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       if (level == 0 && (by_style || numbered_head) && heading_style && (other_family || italic_head) &&
           p.lines.size() == 1 && text.size() >= 3 && text.size() <= 80 &&
           std::fabs(size - style.body_size) <= 0.6 && !EndsSentence(text) && !first.monospace) {
+        level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
+      }
+      // A standalone line in capitals, at body size or in small capitals under it ("I. INTRODUCTION",
+      // "REFERENCES", as IEEE papers set their sections' headings).
+      if (level == 0 && by_style && heading_style && p.lines.size() == 1 && InCapitals(text) &&
+          text.size() <= kMaxSentenceHeadingChars && size >= kSmallCapsRatio * style.body_size &&
+          size <= style.body_size + 0.6 && !EndsSentence(text) && !first.monospace) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
       // (A bold line at body size that starts in lower case goes on from something: a table's header

@@ -930,6 +930,21 @@ TEST(TextLayoutTest, AReferenceWhoseMiddleLineIsMostlyInItalicsIsOneParagraph) {
   EXPECT_EQ(blocks[1].content, "For more information:");
 }
 
+TEST(TextLayoutTest, ALineInCapitalsAloneBetweenParagraphsIsAHeading) {
+  // IEEE papers' section headings: "I. INTRODUCTION" in small capitals (most of it 8 pt under a 10 pt
+  // body), alone between paragraphs. An identifier in capitals and figures, or a sentence in capitals,
+  // is none.
+  for (const char* text : {"I. INTRODUCTION", "REFERENCES", "REDP-5110-00", "ALL RIGHTS ARE RESERVED."}) {
+    std::vector<TextLine> lines = Body(50, 4);
+    lines.push_back(InFont(Line(text, 120, 112, 8), "Times"));
+    for (TextLine l : Body(128, 3)) lines.push_back(l);
+    const std::vector<Block> titles = Titles(LayoutAlone(lines));
+    const bool heading = std::string(text) == "I. INTRODUCTION" || std::string(text) == "REFERENCES";
+    ASSERT_EQ(titles.size(), heading ? 1u : 0u) << text;
+    if (heading) EXPECT_EQ(titles[0].content, text);
+  }
+}
+
 TEST(TextLayoutTest, ProseWithCodeInItIsOneParagraphWhicheverFaceHasMostOfALine) {
   // A manual's sentence full of identifiers: its second line has more characters in the code face than
   // in the text face, its first and last fewer; then a line of code alone.
