@@ -1268,7 +1268,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // Lines with a line of the same style on their baseline (and apart from it): cells of a header row or
   // form labels, not headings by weight or font.
   std::vector<bool> row_peer(lines.size(), false);
-  // Row peers centred over a smaller line right under them (their own x centre, another left edge): an
+  // Row peers centred over a line no larger right under them (their own x centre, another left edge): an
   // author block's names over their affiliations, not headings however large.
   std::vector<bool> byline(lines.size(), false);
   {
@@ -1296,7 +1296,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
                                  [&](size_t k, double y) { return lines[k].box.y0 < y; });
       for (; oj != order.end() && lines[*oj].box.y0 <= a.y1 + em && !byline[i]; ++oj) {
         const Rect& b = lines[*oj].box;
-        byline[i] = lines[*oj].font_size < lines[i].font_size && std::fabs(b.cx() - a.cx()) <= 0.5 * em &&
+        byline[i] = lines[*oj].font_size <= lines[i].font_size && std::fabs(b.cx() - a.cx()) <= 0.5 * em &&
                     std::fabs(b.x0 - a.x0) >= em;
       }
     }

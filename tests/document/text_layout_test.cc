@@ -1248,6 +1248,9 @@ TEST(TextLayoutTest, TwoAuthorsCentredAsAPairOverTwoColumnsAreReadBeforeThem) {
     EXPECT_EQ(text, authors ? "Paged attention |Ana Silva Univer|Wei Zhang Tsingh|" + columns
                             : "Paged attention |" + columns)
         << text;
+    // The names, side by side and each centred over an affiliation set as large, are an author block,
+    // no headings: the title is the one heading.
+    EXPECT_EQ(Titles(LayoutAlone(lines)).size(), 1u);
   }
 }
 
