@@ -11,7 +11,9 @@ namespace mineru::document {
 namespace {
 
 constexpr size_t kMaxMeanCellChars = 20;
-constexpr size_t kMaxLabelChars = 80;  // a row's first cell (a label) may be longer than the others
+constexpr size_t kMaxLabelChars = 80;         // a row's first cell (a label) may be longer than the others
+constexpr size_t kMaxDescriptionChars = 200;  // a description column's line between rules, at most
+constexpr double kMinDescriptionIndent = 20;  // points right of the first column's left edge
 constexpr double kColumnGapEm =
     1.0;  // a gap this wide (in the line's size) inside one text line splits cells
 constexpr double kNumberGapEm = 0.5;  // between two numbers, half of it does
@@ -764,6 +766,26 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
   return out;
 }
 
+namespace {
+
+// The left edge of the leftmost piece of `rows` (where their first column starts).
+double LeftEdge(const std::vector<Row>& rows) {
+  double left = 1e18;
+  for (const Row& row : rows) {
+    if (!row.pieces.empty()) left = std::min(left, row.pieces.front().x0);
+  }
+  return left;
+}
+
+// Whether `p` is the text of a row's description column: the row's last piece, starting right of the
+// first column (whose left edge is `left`) by more than a gutter (an option and what it does, a term and
+// its definition, set between rules with the text wrapped in the last column).
+bool Describes(const Piece& p, const Row& row, double left) {
+  return &p == &row.pieces.back() && p.x0 > left + kMinDescriptionIndent;
+}
+
+}  // namespace
+
 std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rules,
                                            const std::vector<TextLine>& lines, const std::vector<bool>& used,
                                            const std::vector<Rect>& images, const Rect& page) {
@@ -805,10 +827,14 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         }
         if (count == 0) break;
         std::vector<Row> band_rows = BuildRows(lines, outside);
+        const double left = LeftEdge(band_rows);
         bool band_short = true;
         for (const Row& row : band_rows) {
-          for (const Piece& p : row.pieces)
-            band_short = band_short && Utf8Length(p.text) <= 2 * kMaxCellChars;
+          for (const Piece& p : row.pieces) {
+            band_short =
+                band_short && (Utf8Length(p.text) <= 2 * kMaxCellChars ||
+                               (Describes(p, row, left) && Utf8Length(p.text) <= kMaxDescriptionChars));
+          }
           multi += row.pieces.size() >= 2;
         }
         if (!band_short) break;
@@ -830,9 +856,12 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         std::vector<Row> table_rows = BuildRows(lines, in_table);
         // The table's caption set between its rules is no row (the header is under it, not above).
         if (!DropCaptionRows(table_rows, region)) TakeHeaderAbove(table_rows, lines, band_used, region);
+        // (A description column's text is as long as it needs.)
         size_t chars = 0, pieces = 0;
+        const double table_left = LeftEdge(table_rows);
         for (const Row& row : table_rows) {
           for (const Piece& p : row.pieces) {
+            if (Describes(p, row, table_left)) continue;
             chars += Utf8Length(p.text);
             ++pieces;
           }

@@ -203,6 +203,33 @@ TEST(AlignedTableTest, HorizontalRulesOnlyMakeATableOfWordsWithWrappedCells) {
   EXPECT_TRUE(FindRuleBandTables(rules, prose, std::vector<bool>(prose.size(), false), {}, kPage).empty());
 }
 
+TEST(AlignedTableTest, OptionsAndWhatTheyDoBetweenRulesAreATableWhateverTheTextsLength) {
+  // booktabs rules around a tabularx table: options in the first column, what each does in the second,
+  // its lines as long as the page's (over 80 characters), the last one wrapped. A table of three rows;
+  // the same lines set as one column (prose between rules) are none.
+  std::vector<RulingSegment> rules = {Rule(95, 40, 610), Rule(112, 40, 610), Rule(176, 40, 610)};
+  const std::string what =
+      "The memory the daemon may use on the device, in bytes or with a unit of them; the pages wait";
+  std::vector<TextLine> lines = {
+      Line("Option", 42, 100),
+      Line("Meaning", 140, 100),
+      Line("vram_budget", 42, 116),
+      Line(what, 140, 116),
+      Line("when it is full.", 140, 128),
+      Line("kv_page_tokens", 42, 140),
+      Line("Tokens in one page of the key-value cache.", 140, 140),
+      Line("prefill_chunk", 42, 156),
+      Line("The largest number of prompt tokens processed in one step.", 140, 156)};
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].num_rows, 4);
+  EXPECT_NE(tables[0].html.find("<td>" + what + " when it is full.</td>"), std::string::npos)
+      << tables[0].html;
+  std::vector<TextLine> prose = {Line(what + " and more.", 42, 116), Line(what + ", and so on.", 42, 128),
+                                 Line("Its last line is short.", 42, 140)};
+  EXPECT_TRUE(FindRuleBandTables(rules, prose, std::vector<bool>(prose.size(), false), {}, kPage).empty());
+}
+
 TEST(AlignedTableTest, RowsOfWrappedTextUnderAShadedHeaderBetweenRules) {
   // A shaded header (its edges as rules), a rule under each row; text wrapped in every column of a row,
   // the label's too: each line goes on from the cell above it (it starts in lower case, or the cell
