@@ -217,6 +217,39 @@ bool RowsOfFigures(const std::vector<Baseline>& baselines, const std::vector<dou
   });
 }
 
+// How many of the drawn columns (between `xs`) baseline `b` has a cell in.
+size_t DrawnColumnsFilled(const Baseline& b, const std::vector<double>& xs) {
+  if (xs.size() < 2) return 0;
+  std::vector<bool> filled(xs.size() - 1, false);
+  for (const AlignedPiece& p : b.cells) {
+    const auto c = std::ranges::upper_bound(xs, (p.x0 + p.x1) / 2) - xs.begin() - 1;
+    if (c >= 0 && c + 1 < static_cast<std::ptrdiff_t>(xs.size())) filled[static_cast<size_t>(c)] = true;
+  }
+  return static_cast<size_t>(std::ranges::count(filled, true));
+}
+
+// Rows a grid draws no rule between whose every line fills every drawn column (between `xs`): in a drawn
+// row (between `ys`) of two baselines or more, each with a cell in each of three drawn columns or more
+// ("100% | 1340 | 2210" over "50% | 670 | 1105", no rule between them; a cell wrapped onto a second line
+// leaves the other columns empty there). Returns the y between each two such baselines.
+std::vector<double> FullRowBounds(const std::vector<Baseline>& baselines, const std::vector<double>& ys,
+                                  const std::vector<double>& xs) {
+  std::vector<double> bounds;
+  if (xs.size() < 4) return bounds;
+  for (size_t r = 0; r + 1 < ys.size(); ++r) {
+    std::vector<const Baseline*> in;
+    bool full = true;
+    for (const Baseline& b : baselines) {
+      if (b.cy <= ys[r] || b.cy >= ys[r + 1]) continue;
+      in.push_back(&b);
+      full = full && DrawnColumnsFilled(b, xs) == xs.size() - 1;
+    }
+    if (!full || in.size() < 2) continue;
+    for (size_t k = 1; k < in.size(); ++k) bounds.push_back((in[k - 1]->cy + in[k]->cy) / 2);
+  }
+  return bounds;
+}
+
 // Rows a grid draws no rule between (rules between its columns, and over and under its header and at its
 // foot only: three drawn rows at most): in a drawn row of three baselines or more under another (two
 // frames of text side by side have none over them), a row starts after a blank line (a gap between
@@ -226,14 +259,7 @@ bool RowsOfFigures(const std::vector<Baseline>& baselines, const std::vector<dou
 std::vector<double> UnruledRowBounds(const std::vector<Baseline>& baselines, const std::vector<double>& ys,
                                      const std::vector<double>& xs) {
   if (xs.size() < 3 || ys.size() < 2 || ys.size() > 4) return {};
-  auto columns = [&](const Baseline& b) {
-    std::vector<bool> filled(xs.size() - 1, false);
-    for (const AlignedPiece& p : b.cells) {
-      const auto c = std::ranges::upper_bound(xs, (p.x0 + p.x1) / 2) - xs.begin() - 1;
-      if (c >= 0 && c + 1 < static_cast<std::ptrdiff_t>(xs.size())) filled[static_cast<size_t>(c)] = true;
-    }
-    return std::ranges::count(filled, true);
-  };
+  auto columns = [&](const Baseline& b) { return DrawnColumnsFilled(b, xs); };
   std::vector<double> bounds;
   for (size_t r = 1; r + 1 < ys.size(); ++r) {
     std::vector<const Baseline*> in;
@@ -522,8 +548,9 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     const std::vector<double> unruled = UnruledColumnBounds(baselines, xs);
     const std::vector<double> drawn_xs = xs;
     if ((!unruled.empty() && RowsUnruled(baselines, ys)) || RowsOfFigures(baselines, ys, xs)) continue;
-    const std::vector<double> unruled_rows =
+    std::vector<double> unruled_rows =
         unruled.empty() ? UnruledRowBounds(baselines, ys, xs) : std::vector<double>{};
+    if (unruled.empty() && unruled_rows.empty()) unruled_rows = FullRowBounds(baselines, ys, xs);
     xs.insert(xs.end(), unruled.begin(), unruled.end());
     std::sort(xs.begin(), xs.end());
     ys.insert(ys.end(), unruled_rows.begin(), unruled_rows.end());

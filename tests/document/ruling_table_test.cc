@@ -283,6 +283,28 @@ TEST(RulingTableTest, RulesBetweenColumnsAndNoneBetweenRowsOfFiguresLeaveTheRows
   ASSERT_EQ(FindRuledTables(grid, shares).size(), 1u);
 }
 
+TEST(RulingTableTest, TwoFullLinesInOneDrawnRowOfAGridAreTwoRows) {
+  // A grid ruled all round and between its columns, a rule under its header, its body rows, two of them,
+  // in one drawn row with no rule between (LaTeX's |l|r|r| with \hline only around the body): two rows.
+  // A figure and its share under it, the label on the first line only, stay one row.
+  std::vector<RulingSegment> rules = {H(100, 100, 400), H(118, 100, 400), H(150, 100, 400), V(100, 100, 150),
+                                      V(200, 100, 150), V(300, 100, 150), V(400, 100, 150)};
+  std::vector<TextLine> lines = {Line("Budget", 105, 104), Line("Weights", 205, 104), Line("Peak", 305, 104),
+                                 Line("100%", 105, 122),   Line("1340", 205, 122),    Line("2210", 305, 122),
+                                 Line("50%", 105, 136),    Line("670", 205, 136),     Line("1105", 305, 136)};
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Budget</td><td>Weights</td><td>Peak</td></tr><tr><td>100%</td><td>1340</td>"
+            "<td>2210</td></tr><tr><td>50%</td><td>670</td><td>1105</td></tr></table>");
+  std::vector<TextLine> shares = {
+      Line("Area", 105, 104), Line("Budget", 205, 104), Line("Projects", 305, 104), Line("Energy", 105, 122),
+      Line("45.0", 205, 122), Line("120", 305, 122),    Line("(51%)", 205, 136),    Line("(61%)", 305, 136)};
+  tables = FindRuledTables(rules, shares);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].num_rows, 2);
+}
+
 TEST(RulingTableTest, RulesBetweenColumnsAndNoneBetweenRowsOfTextPartRowsAtBlankLinesOrAtFullBaselines) {
   // Rules over and under the header and at the foot, rules between the columns; the body's rows of text
   // are set a blank line apart, their cells wrapped ("with the Local" / "Government Association").
