@@ -530,6 +530,41 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   return frag;
 }
 
+// An underscore drawn as a rule, not set as a glyph (TeX's \_ in its original font encoding): a thin
+// horizontal drawing, 0.25 to 1 em long and at most 0.12 em thick, in the lower half of a line, filling
+// the gap between two of its glyphs ("vram" and "budget"). Becomes "_" in its place, the spaces there
+// dropped.
+void AddDrawnUnderscores(std::vector<TextLine>& lines, const std::vector<Rect>& drawings) {
+  std::vector<const Rect*> bars;
+  for (const Rect& d : drawings) {
+    if (d.height() <= 1.5 && d.width() >= 2 && d.width() <= 12) bars.push_back(&d);
+  }
+  if (bars.empty()) return;
+  for (TextLine& line : lines) {
+    const double em = std::max(1.0, line.font_size);
+    const double h = line.box.height();
+    bool changed = false;
+    for (size_t a = 0; a + 1 < line.chars.size(); ++a) {
+      if (line.chars[a].rune == ' ') continue;
+      size_t b = a + 1;
+      while (b < line.chars.size() && line.chars[b].rune == ' ') ++b;
+      if (b == line.chars.size()) break;
+      const double x0 = line.chars[a].box.x1, x1 = line.chars[b].box.x0;
+      for (const Rect* d : bars) {
+        if (d->height() > 0.12 * em || d->width() < 0.25 * em || d->width() > em || d->x0 < x0 - 0.1 * em ||
+            d->x1 > x1 + 0.1 * em || d->cy() < line.box.y0 + 0.55 * h || d->cy() > line.box.y1 + 0.15 * h)
+          continue;
+        line.chars.erase(line.chars.begin() + static_cast<std::ptrdiff_t>(a + 1),
+                         line.chars.begin() + static_cast<std::ptrdiff_t>(b));
+        line.chars.insert(line.chars.begin() + static_cast<std::ptrdiff_t>(a + 1), {U'_', *d});
+        changed = true;
+        break;
+      }
+    }
+    if (changed) BuildText(line);
+  }
+}
+
 // A vector of the one line (a braced list would copy it, characters and all).
 std::vector<TextLine> Alone(TextLine&& line) {
   std::vector<TextLine> one;
@@ -1063,6 +1098,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     }
     content.lines.push_back(MergeFragments(std::move(group)));
   }
+  AddDrawnUnderscores(content.lines, content.drawings);
   return content;
 }
 

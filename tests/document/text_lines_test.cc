@@ -410,6 +410,20 @@ TEST(TextLinesTest, AShadingIsBoundedByTheClipItIsPaintedThrough) {
   EXPECT_TRUE(page->drawings.empty());
 }
 
+TEST(TextLinesTest, AnUnderscoreDrawnAsARuleBetweenTwoWordsIsOne) {
+  // TeX's \_ in its original encoding is a rule 5 points long under the baseline between "vram" and
+  // "budget": one word, "vram_budget". The same rule at mid height (a dash drawn through the gap), or an
+  // underline under a whole word, is no underscore.
+  const std::string words = testing::TextAt(100, 700, 10, "vram") + testing::TextAt(129, 700, 10, "budget") +
+                            testing::TextAt(100, 650, 10, "kv") + testing::TextAt(119, 650, 10, "pages") +
+                            testing::TextAt(100, 600, 10, "underlined words");
+  const std::string bars = "123 699 5 0.4 re f 111 654 5 0.4 re f 100 598.5 70 0.5 re f ";
+  const PageContent page = ExtractFrom(bars + words);
+  std::vector<std::string> texts;
+  for (const TextLine& l : page.lines) texts.push_back(l.text);
+  EXPECT_EQ(texts, (std::vector<std::string>{"vram_budget", "kv pages", "underlined words"}));
+}
+
 TEST(TextLinesTest, ALineSetOnItsSideInAProportionalFaceIsNotMonospaced) {
   // A chart's axis title up the page in Helvetica: its glyphs' boxes are all as wide as the line is tall,
   // which says nothing of their advances (a line of code would have been taken out of the figure).
