@@ -110,14 +110,8 @@ bool NumbersAnEquation(const TextLine& line, const PageContent& page) {
 // The line close on the right of `line`, on its baseline, whose label `line` is when `line` is a bare
 // number ("[3]", "3."): a reference's, a list item's, a heading's text. Null when none.
 const TextLine* LabelledText(const TextLine& line, const PageContent& page) {
-  const double size = std::max(1.0, line.font_size);
-  for (const TextLine& other : page.lines) {
-    const double gap = other.box.x0 - line.box.x1;
-    if (&other != &line && gap >= 0 && gap <= kLabelGapEms * size &&
-        VerticalOverlap(other.box, line.box) >= 0.5 && !IsPageNumberText(other.text))
-      return &other;
-  }
-  return nullptr;
+  return LabelledBy(line, page.lines, kLabelGapEms, 0.5,
+                    [](const TextLine& other) { return !IsPageNumberText(other.text); });
 }
 
 }  // namespace

@@ -24,8 +24,9 @@ constexpr double kMinBandGap = 2;       // points: a gap this tall across a regi
 constexpr size_t kMaxTopBands = 12;     // bands of such a block looked at, from the top
 constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
-constexpr double kSmallCapsRatio = 0.7;          // of the body size: small capitals at least this large
-constexpr double kHeadLineRatio = 1.3;           // a head over both columns is this much taller a line
+constexpr double kItemLabelReach = 3.0;  // ems: a list's label at most this far before its item's text
+constexpr double kSmallCapsRatio = 0.7;  // of the body size: small capitals at least this large
+constexpr double kHeadLineRatio = 1.3;   // a head over both columns is this much taller a line
 constexpr size_t kMaxSetApartLines = 3;  // lines of a column's foot (over a spanning table) or head (a title)
 constexpr size_t kMaxFieldNameChars = 8;    // Chinese characters of a field's name ("执业证书编号")
 constexpr size_t kMaxFieldNameWords = 3;    // words of a field's name ("Target price")
@@ -1536,12 +1537,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // A label alone ("1.", "[3]") with text on its baseline within three ems on its right: an item's label
   // set apart from the item.
   auto labels_item = [&](const TextLine& label) {
-    if (!IsBareLabel(label.text)) return false;
-    const double reach = 3 * std::max(1.0, label.font_size);
-    return std::any_of(lines.begin(), lines.end(), [&](const TextLine& l) {
-      const double gap = l.box.x0 - label.box.x1;
-      return &l != &label && gap >= 0 && gap < reach && VerticalOverlap(l.box, label.box) >= 0.6;
-    });
+    return IsBareLabel(label.text) &&
+           LabelledBy(label, lines, kItemLabelReach, 0.6, [](const TextLine&) { return true; }) != nullptr;
   };
   // Whether `line` continues paragraph `para` (whose last line is `prev`); list_text_x >= 0 is where the
   // current list item's text starts (continuation lines align with it).

@@ -3,6 +3,7 @@
 // fills, for tables). Plain data; the layout step (text_layout.h) never touches MuPDF.
 #pragma once
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <string_view>
@@ -46,6 +47,22 @@ struct TextLine {
 // all in a monospaced or a bold face shares none with a line of mixed faces (code under prose with code
 // in it, a heading over text with a bold word).
 bool ShareFace(const TextLine& a, const TextLine& b);
+
+// The first line of `lines` that `label` stands before: on its baseline (overlapping `overlap` of the
+// smaller height or more), starting at most `reach_ems` of the label's size right of its right edge, and
+// accepted by `accept`; null when none ("[1]" before its reference, a section's "2" before its heading).
+template <typename Accept>
+const TextLine* LabelledBy(const TextLine& label, const std::vector<TextLine>& lines, double reach_ems,
+                           double overlap, Accept accept) {
+  const double reach = reach_ems * std::max(1.0, label.font_size);
+  for (const TextLine& other : lines) {
+    const double gap = other.box.x0 - label.box.x1;
+    if (&other != &label && gap >= 0 && gap <= reach && VerticalOverlap(other.box, label.box) >= overlap &&
+        accept(other))
+      return &other;
+  }
+  return nullptr;
+}
 
 // Whether two lines are set in one face: the same family, weight, slant and spacing, or sharing a face
 // (ShareFace).
