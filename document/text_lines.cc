@@ -540,9 +540,17 @@ void AddDrawnUnderscores(std::vector<TextLine>& lines, const std::vector<Rect>& 
     if (d.height() <= 1.5 && d.width() >= 2 && d.width() <= 12) bars.push_back(&d);
   }
   if (bars.empty()) return;
+  std::vector<const Rect*> fitting;  // the bars of a line's size in its lower half
   for (TextLine& line : lines) {
     const double em = std::max(1.0, line.font_size);
     const double h = line.box.height();
+    fitting.clear();
+    for (const Rect* d : bars) {
+      if (d->height() <= 0.12 * em && d->width() >= 0.25 * em && d->width() <= em &&
+          d->cy() >= line.box.y0 + 0.55 * h && d->cy() <= line.box.y1 + 0.15 * h)
+        fitting.push_back(d);
+    }
+    if (fitting.empty()) continue;
     bool changed = false;
     for (size_t a = 0; a + 1 < line.chars.size(); ++a) {
       if (line.chars[a].rune == ' ') continue;
@@ -550,10 +558,8 @@ void AddDrawnUnderscores(std::vector<TextLine>& lines, const std::vector<Rect>& 
       while (b < line.chars.size() && line.chars[b].rune == ' ') ++b;
       if (b == line.chars.size()) break;
       const double x0 = line.chars[a].box.x1, x1 = line.chars[b].box.x0;
-      for (const Rect* d : bars) {
-        if (d->height() > 0.12 * em || d->width() < 0.25 * em || d->width() > em || d->x0 < x0 - 0.1 * em ||
-            d->x1 > x1 + 0.1 * em || d->cy() < line.box.y0 + 0.55 * h || d->cy() > line.box.y1 + 0.15 * h)
-          continue;
+      for (const Rect* d : fitting) {
+        if (d->x0 < x0 - 0.1 * em || d->x1 > x1 + 0.1 * em) continue;
         line.chars.erase(line.chars.begin() + static_cast<std::ptrdiff_t>(a + 1),
                          line.chars.begin() + static_cast<std::ptrdiff_t>(b));
         line.chars.insert(line.chars.begin() + static_cast<std::ptrdiff_t>(a + 1), {U'_', *d});
