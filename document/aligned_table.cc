@@ -819,13 +819,18 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         Rect band{stack[k].x0 - kTol, stack[k].cy(), stack[k].x1 + kTol, stack[k + 1].cy()};
         std::vector<bool> outside(lines.size(), true);
         size_t count = 0;
+        bool crossed = false;
         for (size_t li = 0; li < lines.size(); ++li) {
           if (band_used[li] || !band.ContainsCenterOf(lines[li].box, 0)) continue;
-          if (lines[li].box.x0 < band.x0 || lines[li].box.x1 > band.x1) continue;
+          if (lines[li].box.x0 < band.x0 || lines[li].box.x1 > band.x1) {
+            // Prose running past the rules' ends lies between two tables whose rules happen to be as long.
+            crossed = crossed || Utf8Length(lines[li].text) > 2 * kMaxCellChars;
+            continue;
+          }
           outside[li] = false;
           ++count;
         }
-        if (count == 0) break;
+        if (count == 0 || crossed) break;
         std::vector<Row> band_rows = BuildRows(lines, outside);
         const double left = LeftEdge(band_rows);
         bool band_short = true;

@@ -366,7 +366,38 @@ std::string CellText(std::vector<std::string>& parts) {
 
 }  // namespace
 
-std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const Rect& page) {
+namespace {
+
+// Whether the line right under a shaded band `band` (within a line's height) carries on its columns:
+// cells each under one of the band's bottom cells (`bottom`), two of those cells or more. The band is then a
+// table's shaded header over rows left unshaded, not a grid of its own.
+bool RowsCarryOnUnder(const Rect& band, const std::vector<Rect>& bottom, const std::vector<TextLine>& lines) {
+  const TextLine* next = nullptr;
+  for (const TextLine& l : lines) {
+    if (l.box.y0 < band.y1 - 1 || l.box.x0 < band.x0 - kTol || l.box.x1 > band.x1 + kTol) continue;
+    if (next == nullptr || l.box.y0 < next->box.y0) next = &l;
+  }
+  if (next == nullptr || next->box.y0 - band.y1 > 1.5 * next->box.height()) return false;
+  std::vector<AlignedPiece> pieces;  // of every line on the row's baseline (a cell may be a line)
+  for (const TextLine& l : lines) {
+    if (l.box.x0 < band.x0 - kTol || l.box.x1 > band.x1 + kTol || VerticalOverlap(l.box, next->box) <= 0.5)
+      continue;
+    for (AlignedPiece& p : SplitAtColumnGaps(l)) pieces.push_back(std::move(p));
+  }
+  std::vector<bool> under(bottom.size(), false);
+  for (const AlignedPiece& p : pieces) {
+    const double cx = 0.5 * (p.x0 + p.x1);
+    const auto cell = std::ranges::find_if(bottom, [&](const Rect& c) { return cx >= c.x0 && cx <= c.x1; });
+    if (cell == bottom.end()) return false;
+    under[static_cast<size_t>(cell - bottom.begin())] = true;
+  }
+  return std::ranges::count(under, true) >= 2;
+}
+
+}  // namespace
+
+std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const std::vector<TextLine>& lines,
+                                         const Rect& page) {
   std::vector<Rect> cells;
   for (const Rect& f : fills) {
     if (f.width() < 0.9 * page.width() && f.height() < 0.5 * page.height()) cells.push_back(f);
@@ -379,10 +410,29 @@ std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const R
     return (side && over_y > kTol) || (stack && over_x > kTol);
   };
   std::vector<bool> tiles(cells.size(), false);
+  UnionFind groups(cells.size());
   for (size_t i = 0; i < cells.size(); ++i) {
     for (size_t j = i + 1; j < cells.size(); ++j) {
-      if (touch(cells[i], cells[j])) tiles[i] = tiles[j] = true;
+      if (!touch(cells[i], cells[j])) continue;
+      tiles[i] = tiles[j] = true;
+      groups.Join(i, j);
     }
+  }
+  // Each group of tiles: its extent and its bottom row of cells.
+  std::map<size_t, Rect> band;
+  for (size_t i = 0; i < cells.size(); ++i) {
+    if (!tiles[i]) continue;
+    auto [it, fresh] = band.try_emplace(groups.Find(i), cells[i]);
+    if (!fresh) it->second = it->second.Union(cells[i]);
+  }
+  std::map<size_t, bool> header;
+  for (const auto& [root, box] : band) {
+    std::vector<Rect> bottom;
+    for (size_t i = 0; i < cells.size(); ++i) {
+      if (tiles[i] && groups.Find(i) == root && std::fabs(cells[i].y1 - box.y1) <= kTol)
+        bottom.push_back(cells[i]);
+    }
+    header[root] = RowsCarryOnUnder(box, bottom, lines);
   }
   std::vector<RulingSegment> out;
   for (size_t i = 0; i < cells.size(); ++i) {
@@ -390,6 +440,7 @@ std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const R
     const Rect& r = cells[i];
     out.push_back({{r.x0, r.y0 - 0.5, r.x1, r.y0 + 0.5}, true});
     out.push_back({{r.x0, r.y1 - 0.5, r.x1, r.y1 + 0.5}, true});
+    if (header[groups.Find(i)]) continue;  // its rows' edges bound bands; its columns are the text's
     out.push_back({{r.x0 - 0.5, r.y0, r.x0 + 0.5, r.y1}, false});
     out.push_back({{r.x1 - 0.5, r.y0, r.x1 + 0.5, r.y1}, false});
   }

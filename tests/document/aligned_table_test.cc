@@ -203,6 +203,28 @@ TEST(AlignedTableTest, HorizontalRulesOnlyMakeATableOfWordsWithWrappedCells) {
   EXPECT_TRUE(FindRuleBandTables(rules, prose, std::vector<bool>(prose.size(), false), {}, kPage).empty());
 }
 
+TEST(AlignedTableTest, RulesOfTwoTablesWithProseBetweenBoundNoBand) {
+  // Each table has one rule, under its header; the two rules happen to be as long. The prose between the
+  // tables runs past their ends: no table of everything from the first rule to the second.
+  std::vector<RulingSegment> rules = {Rule(112, 90, 400), Rule(252, 91, 401)};
+  std::vector<TextLine> lines = {
+      Line("Region", 100, 100),
+      Line("2021", 300, 100),
+      Line("North", 100, 116),
+      Line("1,204", 300, 116),
+      Line("South", 100, 130),
+      Line("987", 300, 130),
+      Line("A paragraph between the two tables runs across the page from margin to margin.", 60, 170),
+      Line("Its second line runs on just as far as the first one did, past both tables' ends.", 60, 184),
+      Line("Item", 100, 240),
+      Line("Share", 300, 240),
+      Line("Housing", 100, 256),
+      Line("12%", 300, 256),
+      Line("Transport", 100, 270),
+      Line("8%", 300, 270)};
+  EXPECT_TRUE(FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage).empty());
+}
+
 TEST(AlignedTableTest, OptionsAndWhatTheyDoBetweenRulesAreATableWhateverTheTextsLength) {
   // booktabs rules around a tabularx table: options in the first column, what each does in the second,
   // its lines as long as the page's (over 80 characters), the last one wrapped. A table of three rows;

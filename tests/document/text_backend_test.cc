@@ -98,6 +98,33 @@ TEST(TextBackendTest, DocumentsParseInParallelOnWorkerThreads) {
   for (const std::string& r : results) EXPECT_EQ(r, expected);
 }
 
+TEST(TextBackendTest, AHeaderOfShadedCellsOverRowsLeftUnshadedIsOneTable) {
+  // Each header cell shaded on its own (a word processor's or colortbl's cell shading), the rows under it
+  // plain: one table, the header its first row, not a grid of the header alone and a table of the rows.
+  std::string fills = "0.85 g 72 500 120 16 re f 192 500 100 16 re f 292 500 100 16 re f 0 g\n";
+  std::string text =
+      TextAt(80, 504, 10, "Region") + TextAt(262, 504, 10, "2021") + TextAt(362, 504, 10, "2022");
+  const char* rows[][3] = {
+      {"North", "1,204", "1,310"}, {"South", "987", "1,002"}, {"West", "2,450", "2,611"}};
+  for (int r = 0; r < 3; ++r) {
+    const double y = 486 - 14.0 * r;
+    text += TextAt(80, y, 10, rows[r][0]) + TextAt(262, y, 10, rows[r][1]) + TextAt(362, y, 10, rows[r][2]);
+  }
+  std::vector<uint8_t> pdf = MakePdf({{TextAt(72, 700, 12, "Revenue by region.") + fills + text}});
+  ASSERT_FALSE(pdf.empty());
+  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  std::vector<std::string> tables;
+  for (const Block& b : parsed->pages[0].blocks) {
+    if (b.type == BlockType::kTable) tables.push_back(b.content);
+  }
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0],
+            "<table><tr><td>Region</td><td>2021</td><td>2022</td></tr><tr><td>North</td><td>1,204</td>"
+            "<td>1,310</td></tr><tr><td>South</td><td>987</td><td>1,002</td></tr><tr><td>West</td>"
+            "<td>2,450</td><td>2,611</td></tr></table>");
+}
+
 TEST(TextBackendTest, TablesOfHorizontalRulesAndOfShadedCells) {
   // Page 1: a table drawn with a top rule, a rule under the header and a bottom rule, words only.
   std::string rules = "0.5 w 72 600 m 400 600 l S 72 582 m 400 582 l S 72 528 m 400 528 l S\n";

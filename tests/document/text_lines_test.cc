@@ -433,7 +433,9 @@ TEST(TextLinesTest, ALineSetOnItsSideInAProportionalFaceIsNotMonospaced) {
   const PageContent page = ExtractFrom(content);
   ASSERT_FALSE(page.lines.empty());
   for (const TextLine& l : page.lines) {
-    if (l.sideways) EXPECT_FALSE(l.monospace) << l.text;
+    if (l.sideways) {
+      EXPECT_FALSE(l.monospace) << l.text;
+    }
   }
   EXPECT_EQ(std::count_if(page.lines.begin(), page.lines.end(), [](const TextLine& l) { return l.sideways; }),
             1);
