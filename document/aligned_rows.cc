@@ -5,6 +5,7 @@
 #include <cctype>
 #include <cmath>
 #include <string_view>
+#include <utility>
 
 #include "document/aligned_table.h"
 #include "document/text_layout.h"
@@ -112,11 +113,14 @@ struct Layout {
     return true;
   }
   // The piece of `row` in column `c`, or null.
-  RowPiece* in_column(TextRow& row, size_t c) const {
-    for (RowPiece& p : row.pieces) {
+  const RowPiece* in_column(const TextRow& row, size_t c) const {
+    for (const RowPiece& p : row.pieces) {
       if (first(p) <= c && c <= last(p)) return &p;
     }
     return nullptr;
+  }
+  RowPiece* in_column(TextRow& row, size_t c) const {
+    return const_cast<RowPiece*>(in_column(std::as_const(row), c));
   }
 };
 
@@ -250,9 +254,30 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
   }
 }
 
-// Header lines with nothing spanning: one row, each column's lines joined top to bottom. With a cell over
-// several columns: a cell of the last header line under nothing reaches up to the first (rowspan).
-void JoinHeader(std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
+// Whether the header lines above `header_end` are a cell's wrapped lines wherever one is over another in
+// a column: set flush left, flush right or centred alike. A heading centred over several columns set
+// flush right (a group's name over its years) is over them, not the first line of one of theirs. Only a
+// header over rows of values (figures) is told so. Read before SnapHeadings moves the headings onto their
+// columns.
+bool HeaderLinesAligned(const std::vector<TextRow>& rows, size_t header_end, const Layout& L) {
+  if (header_end >= rows.size() || !L.has_values(rows[header_end])) return true;  // no values under it
+  for (size_t r = 1; r < header_end; ++r) {
+    const double tol = 0.5 * rows[r].box.height();
+    for (const RowPiece& p : rows[r].pieces) {
+      const RowPiece* above = L.in_column(rows[r - 1], ColumnOf(L.gutters, (p.x0 + p.x1) / 2));
+      if (above == nullptr) continue;
+      if (std::fabs(above->x0 - p.x0) > tol && std::fabs(above->x1 - p.x1) > tol &&
+          std::fabs(above->x0 + above->x1 - p.x0 - p.x1) > 2 * tol)
+        return false;
+    }
+  }
+  return true;
+}
+
+// Header lines with nothing spanning: one row, each column's lines joined top to bottom (when `aligned`,
+// as a cell's lines are). With a cell over several columns: a cell of the last header line under nothing
+// reaches up to the first (rowspan).
+void JoinHeader(std::vector<TextRow>& rows, size_t header_end, const Layout& L, bool aligned) {
   if (header_end < 2) return;
   bool spans = false, tight = true;
   for (size_t r = 0; r < header_end; ++r) {
@@ -279,7 +304,7 @@ void JoinHeader(std::vector<TextRow>& rows, size_t header_end, const Layout& L) 
     bottom.pieces = std::move(stay);
     return;
   }
-  if (!tight) return;
+  if (!tight || !aligned) return;
   TextRow& head = rows[0];
   for (size_t r = 1; r < header_end; ++r) {
     for (const RowPiece& p : rows[r].pieces) {
@@ -536,8 +561,9 @@ void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<dou
     const RowPiece* label = layout.label(row);
     if (label != nullptr) layout.label_right = std::max(layout.label_right, label->x1);
   }
+  const bool aligned = HeaderLinesAligned(rows, HeaderEnd(rows, layout), layout);
   SnapHeadings(rows, HeaderEnd(rows, layout), layout);
-  JoinHeader(rows, HeaderEnd(rows, layout), layout);
+  JoinHeader(rows, HeaderEnd(rows, layout), layout, aligned);
   const size_t header_end = HeaderEnd(rows, layout);
   std::vector<TextRow> up = JoinUp(rows, header_end, layout);
   rows = JoinDown(up, HeaderEnd(up, layout), layout);

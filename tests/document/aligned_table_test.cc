@@ -950,6 +950,33 @@ TEST(AlignedTableTest, AHeadingWrappedFlushLeftBetweenTwoColumnsFiguresIsOneHead
       << tables[0].html;
 }
 
+TEST(AlignedTableTest, AGroupHeadingCentredOverFiguresSetFlushRightIsARowOfItsOwn) {
+  // "Cost" centred over three columns of figures set flush right, over their years set flush right too:
+  // it lies within the middle column but is set apart from that column's year, so it is a header row of
+  // its own, not the first line of "2021". A heading wrapped as its column is set (flush right) would
+  // be one cell (AHeaderWithAStubHeadAboveTheFirstRule).
+  std::vector<TextLine> lines = {Line("Cost", 265, 100), Line("2019", 180, 112), Line("2021", 280, 112),
+                                 Line("2023", 380, 112)};
+  const char* rows[][4] = {{"Taxes", "12,345,678", "10,204,111", "1,204"},
+                           {"Fees", "2,345,678", "20,204,111", "2,204"},
+                           {"Grants", "11,345,678", "30,204,111", "3,204"}};
+  for (int r = 0; r < 3; ++r) {
+    const double y = 128 + 14.0 * r;
+    lines.push_back(Line(rows[r][0], 72, y));
+    for (int c = 1; c < 4; ++c) {
+      const double right = 100.0 + 100.0 * c;
+      lines.push_back(Line(rows[r][c], right - 5.0 * static_cast<double>(std::string(rows[r][c]).size()), y));
+    }
+  }
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].num_rows, 5) << tables[0].html;
+  EXPECT_TRUE(
+      tables[0].html.starts_with("<table><tr><td></td><td></td><td>Cost</td><td></td></tr><tr><td></td>"
+                                 "<td>2019</td><td>2021</td><td>2023</td></tr>"))
+      << tables[0].html;
+}
+
 TEST(AlignedTableTest, AMatrixOfMarksIsATable) {
   // A form's question: a check box, the option (one longer than a cell of figures may be), and who
   // provides it ticked in two columns; no figure anywhere.
