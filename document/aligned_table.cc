@@ -17,6 +17,7 @@ constexpr double kMinDescriptionIndent = 20;  // points right of the first colum
 constexpr double kColumnGapEm =
     1.0;  // a gap this wide (in the line's size) inside one text line splits cells
 constexpr double kNumberGapEm = 0.5;  // between two numbers, half of it does
+constexpr double kGutterGapEm = 0.6;  // and inside a gutter of the table's columns, this (SplitAtGutters)
 constexpr size_t kMaxColumns = 100;
 constexpr double kMinGutter = 1.5;         // points: no cell of any row inside it
 constexpr size_t kMaxHeaderRowsAbove = 2;  // header rows over the columns taken above a table's rows
@@ -647,6 +648,70 @@ std::vector<std::vector<Row>> SplitUnderCaptions(const std::vector<Row>& rows,
   return parts;
 }
 
+// The words of `line` standing within [x0, x1] (runs of glyphs between spaces), with their extents.
+std::vector<AlignedPiece> WordsWithin(const TextLine& line, double x0, double x1) {
+  std::vector<AlignedPiece> words;
+  bool space = true;
+  for (const TextChar& ch : line.chars) {
+    if (ch.rune == ' ') {
+      space = true;
+      continue;
+    }
+    const double cx = (ch.box.x0 + ch.box.x1) / 2;
+    if (cx < x0 || cx > x1) continue;
+    if (space || words.empty()) words.push_back({ch.box.x0, ch.box.x1, {}});
+    space = false;
+    AppendUtf8(words.back().text, ch.rune);
+    words.back().x1 = std::max(words.back().x1, ch.box.x1);
+  }
+  return words;
+}
+
+// A piece across a gutter whose words stand apart right in it (a gap of kGutterGapEm or more, wider than
+// a space of a proportional face, its middle inside the gutter) is a piece each side: headings of tight
+// columns set closer than the em that parts cells in a line ("Q1 Rate Planned" over three columns of
+// figures). A heading spanning columns keeps its words' ordinary spaces and stays whole; so does a
+// monospaced line, whose spaces are as wide.
+void SplitAtGutters(std::vector<Row>& rows, const std::vector<TextLine>& lines,
+                    const std::vector<std::pair<double, double>>& gutters) {
+  for (Row& row : rows) {
+    std::vector<Piece> out;
+    for (Piece& p : row.pieces) {
+      const TextLine& line = lines[p.line];
+      std::vector<AlignedPiece> words;
+      if (!p.over_rule && !line.rtl && !line.monospace && ColumnOf(gutters, p.x0) != ColumnOf(gutters, p.x1))
+        words = WordsWithin(line, p.x0 - 0.5, p.x1 + 0.5);
+      std::string joined;
+      for (const AlignedPiece& w : words) joined += (joined.empty() ? "" : " ") + w.text;
+      if (words.size() < 2 || joined != p.text) {
+        out.push_back(std::move(p));
+        continue;
+      }
+      const double em = std::max(line.font_size, 1.0);
+      Piece part = p;
+      part.text = words[0].text;
+      part.x1 = words[0].x1;
+      for (size_t k = 1; k < words.size(); ++k) {
+        const double mid = (words[k - 1].x1 + words[k].x0) / 2;
+        const bool in_gutter = std::ranges::any_of(
+            gutters, [&](const std::pair<double, double>& g) { return mid >= g.first && mid <= g.second; });
+        if (words[k].x0 - words[k - 1].x1 >= kGutterGapEm * em && in_gutter) {
+          part.leader = false;
+          out.push_back(part);
+          part.x0 = words[k].x0;
+          part.text = words[k].text;
+        } else {
+          part.text += " " + words[k].text;
+        }
+        part.x1 = words[k].x1;
+      }
+      part.leader = p.leader;
+      out.push_back(std::move(part));
+    }
+    row.pieces = std::move(out);
+  }
+}
+
 // A heading with a rule of its own right under it, shorter than the table's (a booktabs cmidrule under
 // "Fiscal 2021" over "Actual" and "Budget"), spans what the rule spans: its piece takes the rule's extent.
 void MarkHeadingsOverRules(std::vector<Row>& rows, const std::vector<TextLine>& lines,
@@ -754,7 +819,10 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
     // by side: each is read alone, its caption left to the text.
     std::vector<std::vector<Row>> parts = SplitUnderCaptions(run, lines);
     for (std::vector<Row>& part : parts) {
-      JoinWrappedRows(part, parts.size() == 1 ? gutters : GuttersOf(part, true));
+      const std::vector<std::pair<double, double>> part_gutters =
+          parts.size() == 1 ? gutters : GuttersOf(part, true);
+      SplitAtGutters(part, lines, part_gutters);
+      JoinWrappedRows(part, part_gutters);
       while (part.size() > 1 && part.back().pieces.size() < 2) {  // no trailing single-cell rows
         part.pop_back();
         if (parts.size() == 1) --end;
@@ -874,6 +942,7 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         MarkHeadingsOverRules(table_rows, lines, rules, region);
         std::vector<std::pair<double, double>> gutters = GuttersOf(table_rows, false);
         if (!gutters.empty()) {
+          SplitAtGutters(table_rows, lines, gutters);
           std::vector<double> rule_ys;
           for (size_t k = first; k <= last; ++k) rule_ys.push_back(stack[k].cy());
           JoinRowsBetweenRules(table_rows, rule_ys, gutters);

@@ -977,6 +977,48 @@ TEST(AlignedTableTest, AGroupHeadingCentredOverFiguresSetFlushRightIsARowOfItsOw
       << tables[0].html;
 }
 
+// One line of words, each starting where given (glyphs 5 points wide), a space between each two.
+TextLine WordsAt(const std::vector<std::pair<std::string, double>>& words, double y) {
+  std::string text;
+  for (const auto& [word, x] : words) text += (text.empty() ? "" : " ") + word;
+  TextLine line = Line(text, words[0].second, y);
+  size_t k = 0;
+  double x = words[0].second;
+  for (TextChar& c : line.chars) {
+    if (c.rune == ' ') {
+      const double end = x;
+      x = words[++k].second;
+      c.box = {end, y, x, y + 10};
+      continue;
+    }
+    c.box = {x, y, x + 5, y + 10};
+    x += 5;
+  }
+  line.box.x1 = x;
+  return line;
+}
+
+TEST(AlignedTableTest, HeadingsOfTightColumnsInOneLineAreACellEachOverTheirColumns) {
+  // "Q1", "Rate" and "Planned" set flush right over three tight columns of figures, 0.8 and 0.9 of an em
+  // apart: one line of text, read as a cell per column, not as one heading across all three.
+  std::vector<TextLine> lines = {Line("Item", 72, 100),
+                                 WordsAt({{"Q1", 190}, {"Rate", 209}, {"Planned", 237}}, 100)};
+  const char* rows[][4] = {
+      {"North", "12", "34", "56"}, {"South", "21", "43", "65"}, {"West", "17", "38", "59"}};
+  for (int r = 0; r < 3; ++r) {
+    const double y = 114 + 12.0 * r;
+    lines.push_back(Line(rows[r][0], 72, y));
+    lines.push_back(Line(rows[r][1], 190, y));
+    lines.push_back(Line(rows[r][2], 219, y));
+    lines.push_back(Line(rows[r][3], 262, y));
+  }
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_TRUE(tables[0].html.starts_with(
+      "<table><tr><td>Item</td><td>Q1</td><td>Rate</td><td>Planned</td></tr><tr><td>North</td><td>12</td>"))
+      << tables[0].html;
+}
+
 TEST(AlignedTableTest, AMatrixOfMarksIsATable) {
   // A form's question: a check box, the option (one longer than a cell of figures may be), and who
   // provides it ticked in two columns; no figure anywhere.
