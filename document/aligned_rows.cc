@@ -151,11 +151,21 @@ bool Closer(const TextRow& row, double gap_near, const TextRow* far, double gap_
   return far != nullptr && gap_near + kCloserLines * row.box.height() < gap_far;
 }
 
+// Whether `row` is a header line despite a number in it: no label, and more cells of words than of
+// figures (a heading wrapped in each column, "Cases per" over "1,000" beside "total" and "cost per").
+bool WordsOverFigures(const TextRow& row, const Layout& L) {
+  if (L.label(row) != nullptr) return false;
+  size_t words = 0, figures = 0;
+  for (const RowPiece& p : row.pieces) ++(IsNumericCell(p.text) ? figures : words);
+  return words > figures;
+}
+
 // The first row of values; rows above it are the header (a label alone ends the header too).
 size_t HeaderEnd(const std::vector<TextRow>& rows, const Layout& L) {
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].box.cy() > L.header_bottom) return i;
-    if (L.has_values(rows[i]) || L.label_only(rows[i])) return i;
+    if ((L.has_values(rows[i]) && !(i > 0 && WordsOverFigures(rows[i], L))) || L.label_only(rows[i]))
+      return i;
   }
   return 0;  // no values: no header to tell apart
 }

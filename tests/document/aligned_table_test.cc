@@ -1019,6 +1019,34 @@ TEST(AlignedTableTest, HeadingsOfTightColumnsInOneLineAreACellEachOverTheirColum
       << tables[0].html;
 }
 
+TEST(AlignedTableTest, AHeadingWrappedOntoAFigureIsStillTheHeader) {
+  // Headings wrapped flush right in narrow columns, top-aligned: "Cases per" over "1,000" beside "total"
+  // and "cost per". The second line holds a figure but no label and more words than figures: a header
+  // line, not the first row of values.
+  std::vector<TextLine> lines = {Line("Region", 72, 100),   Line("Share of", 180, 100),
+                                 Line("Average", 255, 100), Line("Cases per", 315, 100),
+                                 Line("total", 195, 111),   Line("cost per", 250, 111),
+                                 Line("1,000", 335, 111),   Line("case", 270, 122)};
+  const char* rows[][4] = {{"North", "45.0", "375", "43,055"},
+                           {"South", "93.8", "866", "20,904"},
+                           {"West", "79.9", "61", "60,962"}};
+  for (int r = 0; r < 3; ++r) {
+    const double y = 138 + 12.0 * r;
+    lines.push_back(Line(rows[r][0], 72, y));
+    for (int c = 1; c < 4; ++c) {
+      const double right = 150.0 + 70.0 * c;
+      lines.push_back(Line(rows[r][c], right - 5.0 * static_cast<double>(std::string(rows[r][c]).size()), y));
+    }
+  }
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].num_rows, 4) << tables[0].html;
+  EXPECT_TRUE(
+      tables[0].html.starts_with("<table><tr><td>Region</td><td>Share of total</td><td>Average cost per "
+                                 "case</td><td>Cases per 1,000</td></tr>"))
+      << tables[0].html;
+}
+
 TEST(AlignedTableTest, AMatrixOfMarksIsATable) {
   // A form's question: a check box, the option (one longer than a cell of figures may be), and who
   // provides it ticked in two columns; no figure anywhere.
