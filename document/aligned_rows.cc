@@ -151,13 +151,17 @@ bool Closer(const TextRow& row, double gap_near, const TextRow* far, double gap_
   return far != nullptr && gap_near + kCloserLines * row.box.height() < gap_far;
 }
 
-// Whether `row` is a header line despite a number in it: no label, and more cells of words than of
-// figures (a heading wrapped in each column, "Cases per" over "1,000" beside "total" and "cost per").
+// Whether `row` is a header line despite a number in it: no label, and as many cells of words (years
+// among them) as of figures or more (a heading wrapped in each column, "Cases per" over "1,000" beside
+// "total" or "2020 (%)"); cells saying there is no value count neither way.
 bool WordsOverFigures(const TextRow& row, const Layout& L) {
   if (L.label(row) != nullptr) return false;
   size_t words = 0, figures = 0;
-  for (const RowPiece& p : row.pieces) ++(IsNumericCell(p.text) ? figures : words);
-  return words > figures;
+  for (const RowPiece& p : row.pieces) {
+    if (IsPlaceholderCell(p.text)) continue;
+    ++(IsNumericCell(p.text) && !IsYearLike(p.text) ? figures : words);
+  }
+  return words > 0 && words >= figures;
 }
 
 // The first row of values; rows above it are the header (a label alone ends the header too).

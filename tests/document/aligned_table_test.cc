@@ -1045,6 +1045,14 @@ TEST(AlignedTableTest, AHeadingWrappedOntoAFigureIsStillTheHeader) {
       tables[0].html.starts_with("<table><tr><td>Region</td><td>Share of total</td><td>Average cost per "
                                  "case</td><td>Cases per 1,000</td></tr>"))
       << tables[0].html;
+  // A year is a heading's word: "Change from" over "2020", beside "1,000", is as much words as figures.
+  lines[5] = Line("2020", 270, 111);
+  tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_TRUE(
+      tables[0].html.starts_with("<table><tr><td>Region</td><td>Share of total</td><td>Average 2020 "
+                                 "case</td><td>Cases per 1,000</td></tr>"))
+      << tables[0].html;
 }
 
 TEST(AlignedTableTest, AMatrixOfMarksIsATable) {
