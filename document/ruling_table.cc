@@ -394,10 +394,15 @@ bool RowsCarryOnUnder(const Rect& band, const std::vector<Rect>& bottom, const s
   return std::ranges::count(under, true) >= 2;
 }
 
-}  // namespace
+// Shaded cells that tile (share an edge, or leave a hairline between them): their extent and the
+// tallest one's height.
+struct TileGroup {
+  Rect box;
+  std::vector<Rect> cells;
+  double row_height = 0;
+};
 
-std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const std::vector<TextLine>& lines,
-                                         const Rect& page) {
+std::vector<TileGroup> TileGroups(const std::vector<Rect>& fills, const Rect& page) {
   std::vector<Rect> cells;
   for (const Rect& f : fills) {
     if (f.width() < 0.9 * page.width() && f.height() < 0.5 * page.height()) cells.push_back(f);
@@ -418,31 +423,92 @@ std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const s
       groups.Join(i, j);
     }
   }
-  // Each group of tiles: its extent and its bottom row of cells.
-  std::map<size_t, Rect> band;
+  std::map<size_t, TileGroup> by_root;
   for (size_t i = 0; i < cells.size(); ++i) {
     if (!tiles[i]) continue;
-    auto [it, fresh] = band.try_emplace(groups.Find(i), cells[i]);
-    if (!fresh) it->second = it->second.Union(cells[i]);
+    TileGroup& g = by_root[groups.Find(i)];
+    g.box = g.cells.empty() ? cells[i] : g.box.Union(cells[i]);
+    g.cells.push_back(cells[i]);
+    g.row_height = std::max(g.row_height, cells[i].height());
   }
-  std::map<size_t, bool> header;
-  for (const auto& [root, box] : band) {
-    std::vector<Rect> bottom;
-    for (size_t i = 0; i < cells.size(); ++i) {
-      if (tiles[i] && groups.Find(i) == root && std::fabs(cells[i].y1 - box.y1) <= kTol)
-        bottom.push_back(cells[i]);
-    }
-    header[root] = RowsCarryOnUnder(box, bottom, lines);
-  }
+  std::vector<TileGroup> out;
+  for (auto& [root, g] : by_root) out.push_back(std::move(g));
+  std::ranges::sort(out, {}, [](const TileGroup& g) { return g.box.y0; });
+  return out;
+}
+
+// Whether two groups are stripes of one table (rows shaded in turn, each cell on its own): as wide, at
+// most three of their rows' heights apart, every line between them inset from both their sides as a
+// cell's text is (a heading at the margin between two tables of one width is no row of theirs).
+bool StripesOfOneTable(const TileGroup& a, const TileGroup& b, const std::vector<TextLine>& lines) {
+  if (std::fabs(a.box.x0 - b.box.x0) > kTol || std::fabs(a.box.x1 - b.box.x1) > kTol) return false;
+  const double top = std::min(a.box.y1, b.box.y1), bottom = std::max(a.box.y0, b.box.y0);
+  if (bottom - top > 3 * std::max(a.row_height, b.row_height)) return false;
+  return std::ranges::none_of(lines, [&](const TextLine& l) {
+    const double cy = l.box.cy();
+    return cy > top && cy < bottom && l.box.x1 > a.box.x0 && l.box.x0 < a.box.x1 &&
+           (l.box.x0 <= a.box.x0 + 1 || l.box.x1 >= a.box.x1 - 1);
+  });
+}
+
+bool HasSideAt(const TileGroup& g, double x) {
+  return std::ranges::any_of(
+      g.cells, [&](const Rect& c) { return std::fabs(c.x0 - x) <= kTol || std::fabs(c.x1 - x) <= kTol; });
+}
+
+}  // namespace
+
+std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills,
+                                         const std::vector<RulingSegment>& rules,
+                                         const std::vector<TextLine>& lines, const Rect& page) {
+  const std::vector<TileGroup> groups = TileGroups(fills, page);
   std::vector<RulingSegment> out;
-  for (size_t i = 0; i < cells.size(); ++i) {
-    if (!tiles[i]) continue;
-    const Rect& r = cells[i];
-    out.push_back({{r.x0, r.y0 - 0.5, r.x1, r.y0 + 0.5}, true});
-    out.push_back({{r.x0, r.y1 - 0.5, r.x1, r.y1 + 0.5}, true});
-    if (header[groups.Find(i)]) continue;  // its rows' edges bound bands; its columns are the text's
-    out.push_back({{r.x0 - 0.5, r.y0, r.x0 + 0.5, r.y1}, false});
-    out.push_back({{r.x1 - 0.5, r.y0, r.x1 + 0.5, r.y1}, false});
+  auto vertical = [&](double x, double y0, double y1) { out.push_back({{x - 0.5, y0, x + 0.5, y1}, false}); };
+  for (size_t g = 0; g < groups.size(); ++g) {
+    const TileGroup& group = groups[g];
+    for (const Rect& r : group.cells) {
+      out.push_back({{r.x0, r.y0 - 0.5, r.x1, r.y0 + 0.5}, true});
+      out.push_back({{r.x0, r.y1 - 0.5, r.x1, r.y1 + 0.5}, true});
+    }
+    std::vector<size_t> partners;
+    for (size_t h = 0; h < groups.size(); ++h) {
+      if (h != g && StripesOfOneTable(group, groups[h], lines)) partners.push_back(h);
+    }
+    std::vector<Rect> bottom;
+    for (const Rect& c : group.cells) {
+      if (std::fabs(c.y1 - group.box.y1) <= kTol) bottom.push_back(c);
+    }
+    // A shaded header alone: its rows' edges bound bands; its columns are the text's.
+    if (partners.empty() && RowsCarryOnUnder(group.box, bottom, lines)) continue;
+    for (const Rect& r : group.cells) {
+      vertical(r.x0, r.y0, r.y1);
+      vertical(r.x1, r.y0, r.y1);
+    }
+    // Stripes of one table: a side both have is a column's, across the unshaded rows between them too,
+    // and under the last stripe down to a rule across the table (its frame) within three rows.
+    if (!partners.empty() && partners.back() < g) {
+      double foot = -1;
+      for (const RulingSegment& r : rules) {
+        const double y = r.box.cy();
+        if (r.horizontal && r.box.x0 <= group.box.x0 + kTol && r.box.x1 >= group.box.x1 - kTol &&
+            y > group.box.y1 + kTol && y <= group.box.y1 + 3 * group.row_height && (foot < 0 || y < foot))
+          foot = y;
+      }
+      for (const Rect& r : group.cells) {
+        if (foot < 0) break;
+        vertical(r.x0, group.box.y1, foot);
+        vertical(r.x1, group.box.y1, foot);
+      }
+    }
+    for (size_t h : partners) {
+      if (h < g) continue;
+      const TileGroup& other = groups[h];
+      for (const Rect& r : group.cells) {
+        for (double x : {r.x0, r.x1}) {
+          if (HasSideAt(other, x)) vertical(x, group.box.y0, other.box.y1);
+        }
+      }
+    }
   }
   return out;
 }

@@ -25,11 +25,16 @@ struct RuledTable {
 // The edges of shaded table cells as rules: filled rectangles that tile with at least one other (share an
 // edge, or leave a gap of a hairline), each smaller than 90% of the page's width and half its height (a
 // page or column background is not a cell). A shaded box alone, or bars apart from each other, add
-// nothing. The result goes with the drawn rules into FindRuledTables. Tiles whose table goes on in
-// unshaded rows under them (the line right under them holds cells under their bottom cells: a shaded
-// header) give their rows' edges only; the columns are then the whitespace's to find.
-std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills, const std::vector<TextLine>& lines,
-                                         const Rect& page);
+// nothing. The result goes with the drawn rules into FindRuledTables. Groups of tiles as wide as each
+// other and at most three rows apart, with no line between them set at their sides (rows shaded in
+// turn, cell by cell) are stripes of one table: the cell sides they share are columns across the
+// unshaded rows between them, and under the last one down to a drawn rule across the table (`rules`:
+// its frame) within three rows. A group alone whose table goes on in unshaded rows under it (the line
+// right under it holds cells under its bottom cells: a shaded header) gives its rows' edges only; the
+// columns are then the whitespace's to find.
+std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills,
+                                         const std::vector<RulingSegment>& rules,
+                                         const std::vector<TextLine>& lines, const Rect& page);
 // The top and bottom edges of shaded rows as horizontal rules: filled rectangles at least 15% of the
 // page's width (as a rule must be), a shaded header row at most kMaxShadedRowHeight high, zebra stripes
 // (rows shaded in turn: two or more of one extent, a row or two apart) at most kMaxStripeHeight. Under a

@@ -1304,7 +1304,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   }
   // 2. Tables and images.
   std::vector<RulingSegment> rules = page.rules;
-  for (const RulingSegment& edge : CellFillEdges(page.fills, lines, pr)) rules.push_back(edge);
+  for (const RulingSegment& edge : CellFillEdges(page.fills, page.rules, lines, pr)) rules.push_back(edge);
   std::vector<RuledTable> tables = FindRuledTables(rules, lines);
   std::vector<bool> consumed(lines.size(), false);
   for (const RuledTable& t : tables) {

@@ -198,30 +198,30 @@ TEST(RulingTableTest, ShadedHeaderCellsOverRowsLeftUnshadedGiveTheirRowsEdgesOnl
     return std::ranges::count_if(edges, [](const RulingSegment& e) { return !e.horizontal; });
   };
   // Rows carrying on the header's columns right under it: a header, its columns the text's to find.
-  std::vector<RulingSegment> edges = CellFillEdges(fills, rows, page);
+  std::vector<RulingSegment> edges = CellFillEdges(fills, {}, rows, page);
   EXPECT_EQ(edges.size(), 4u);
   EXPECT_EQ(vertical(edges), 0);
   // Nothing under it, or a line in one column only (a note): the tiles are a grid of their own.
-  EXPECT_EQ(vertical(CellFillEdges(fills, header, page)), 4);
+  EXPECT_EQ(vertical(CellFillEdges(fills, {}, header, page)), 4);
   std::vector<TextLine> note = header;
   note.push_back(Line("Source: the ministry", 110, 120));
-  EXPECT_EQ(vertical(CellFillEdges(fills, note, page)), 4);
+  EXPECT_EQ(vertical(CellFillEdges(fills, {}, note, page)), 4);
 }
 
 TEST(RulingTableTest, ShadedCellsThatTileFormTheGrid) {
   Rect page{0, 0, 600, 800};
   // Two rows of two shaded cells, touching; the header cell spans both columns.
   std::vector<Rect> fills = {{100, 100, 300, 120}, {100, 120, 200, 140}, {200, 120, 300, 140}};
-  std::vector<RulingSegment> edges = CellFillEdges(fills, {}, page);
+  std::vector<RulingSegment> edges = CellFillEdges(fills, {}, {}, page);
   EXPECT_EQ(edges.size(), 12u);
   auto tables = FindRuledTables(edges, {Line("Head", 110, 105), Line("a", 110, 125), Line("b", 210, 125)});
   ASSERT_EQ(tables.size(), 1u);
   EXPECT_EQ(tables[0].html,
             "<table><tr><td colspan=\"2\">Head</td></tr><tr><td>a</td><td>b</td></tr></table>");
   // A shaded box alone, boxes apart (bars) and a page background add no edges.
-  EXPECT_TRUE(CellFillEdges({{100, 100, 300, 200}}, {}, page).empty());
-  EXPECT_TRUE(CellFillEdges({{100, 100, 120, 300}, {140, 150, 160, 300}}, {}, page).empty());
-  EXPECT_TRUE(CellFillEdges({{0, 0, 600, 800}, {0, 800, 600, 810}}, {}, page).empty());
+  EXPECT_TRUE(CellFillEdges({{100, 100, 300, 200}}, {}, {}, page).empty());
+  EXPECT_TRUE(CellFillEdges({{100, 100, 120, 300}, {140, 150, 160, 300}}, {}, {}, page).empty());
+  EXPECT_TRUE(CellFillEdges({{0, 0, 600, 800}, {0, 800, 600, 810}}, {}, {}, page).empty());
 }
 
 TEST(RulingTableTest, AShadedRowAloneBoundsBandsWithItsTopAndBottomEdges) {

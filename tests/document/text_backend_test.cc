@@ -125,6 +125,41 @@ TEST(TextBackendTest, AHeaderOfShadedCellsOverRowsLeftUnshadedIsOneTable) {
             "<td>2,450</td><td>2,611</td></tr></table>");
 }
 
+TEST(TextBackendTest, ATableFramedWithRowsShadedInTurnCellByCellIsOneGrid) {
+  // A word processor's banded table: a frame, rules between the header's cells, the header and every
+  // other row shaded cell by cell; the unshaded rows between have no rule of their own (one of them
+  // wraps its label). The stripes' cell sides are the columns of the rows between them too.
+  std::string drawing =
+      "0.5 w 72 328 300 72 re S 172 388 m 172 400 l S 272 388 m 272 400 l S\n"
+      "0.6 g 72 388 100 12 re f 172 388 100 12 re f 272 388 100 12 re f\n"
+      "0.9 g 72 376 100 12 re f 172 376 100 12 re f 272 376 100 12 re f\n"
+      "72 340 100 12 re f 172 340 100 12 re f 272 340 100 12 re f 0 g\n";
+  std::string text = TextAt(76, 391, 9, "Region") + TextAt(246, 391, 9, "2021") + TextAt(346, 391, 9, "2022");
+  const char* rows[][3] = {{"North", "1,204", "1,310"},
+                           {"Social", "987", "1,002"},
+                           {"West", "2,450", "2,611"},
+                           {"East", "1,116", "1,190"}};
+  const double ys[] = {379, 367, 343, 331};
+  for (int r = 0; r < 4; ++r) {
+    text += TextAt(76, ys[r], 9, rows[r][0]) + TextAt(240, ys[r], 9, rows[r][1]) +
+            TextAt(340, ys[r], 9, rows[r][2]);
+  }
+  text += TextAt(76, 356, 9, "services");
+  std::vector<uint8_t> pdf = MakePdf({{TextAt(72, 700, 12, "Revenue by region.") + drawing + text}});
+  ASSERT_FALSE(pdf.empty());
+  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  std::vector<std::string> tables;
+  for (const Block& b : parsed->pages[0].blocks) {
+    if (b.type == BlockType::kTable) tables.push_back(b.content);
+  }
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0],
+            "<table><tr><td>Region</td><td>2021</td><td>2022</td></tr><tr><td>North</td><td>1,204</td>"
+            "<td>1,310</td></tr><tr><td>Social services</td><td>987</td><td>1,002</td></tr><tr><td>West</td>"
+            "<td>2,450</td><td>2,611</td></tr><tr><td>East</td><td>1,116</td><td>1,190</td></tr></table>");
+}
+
 TEST(TextBackendTest, TablesOfHorizontalRulesAndOfShadedCells) {
   // Page 1: a table drawn with a top rule, a rule under the header and a bottom rule, words only.
   std::string rules = "0.5 w 72 600 m 400 600 l S 72 582 m 400 582 l S 72 528 m 400 528 l S\n";
