@@ -299,6 +299,17 @@ bool GutterParts(const std::vector<AlignedPiece>& row, double x, double a, doubl
   return !(in_column == 1 && std::fabs(centre - (a + b) / 2) <= kCentredSpan * (b - a));
 }
 
+// Whether the cells of a row (`row`) stand in both columns [a, x] and [x, b], none across x.
+bool PartedAt(const std::vector<AlignedPiece>& row, double a, double x, double b) {
+  bool left = false, right = false;
+  for (const AlignedPiece& p : row) {
+    if (p.x0 < x && p.x1 > x) return false;
+    left = left || (p.x0 >= a && p.x1 <= x);
+    right = right || (p.x0 >= x && p.x1 <= b);
+  }
+  return left && right;
+}
+
 // The words of `line` into the cells' texts (`cell_of` gives a character's cell): a word goes whole to
 // the cell that holds most of its characters (a word set across a rule: a figure overflowing its cell, a
 // note laid over the table), its line's words in one cell joined by spaces. Counts the words and those
@@ -677,8 +688,8 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     if (rows < 1 || cols < 1 || rows * cols < 2 || rows * cols > kMaxCells) continue;
 
     // The cells of the lines in each row of the grid, where gutters of whitespace part its columns.
-    std::vector<std::vector<AlignedPiece>> row_cells(unruled.empty() ? 0 : static_cast<size_t>(rows));
-    for (size_t k = 0; k < inside.size() && !unruled.empty(); ++k) {
+    std::vector<std::vector<AlignedPiece>> row_cells(static_cast<size_t>(rows));
+    for (size_t k = 0; k < inside.size(); ++k) {
       const long r = std::upper_bound(ys.begin(), ys.end(), lines[inside[k]].box.cy()) - ys.begin() - 1;
       auto& row = row_cells[static_cast<size_t>(std::clamp(r, 0L, static_cast<long>(rows) - 1))];
       row.insert(row.end(), pieces[k].begin(), pieces[k].end());
@@ -691,7 +702,13 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
         const auto b = std::upper_bound(drawn_xs.begin(), drawn_xs.end(), x);
         return GutterParts(row_cells[static_cast<size_t>(r)], x, *(b - 1), *b);
       }
-      return Covered(cv, x, (ys[r] + ys[r + 1]) / 2);
+      if (Covered(cv, x, (ys[r] + ys[r + 1]) / 2)) return true;
+      // A column's rule drawn in most rows but left out of this one (a style's banded rows): the row's
+      // cells still part there when none reaches across it and both columns beside it hold one.
+      int drawn_rows = 0;
+      for (int k = 0; k < rows; ++k) drawn_rows += Covered(cv, x, (ys[k] + ys[k + 1]) / 2);
+      return drawn_rows >= 2 && 2 * drawn_rows >= rows &&
+             PartedAt(row_cells[static_cast<size_t>(r)], xs[c], x, xs[c + 2]);
     };
     UnionFind cells(static_cast<size_t>(rows * cols));
     for (int r = 0; r < rows; ++r) {

@@ -187,6 +187,30 @@ TEST(RulingTableTest, AColumnDividerCrossedByAHeaderAndAFooterRuleIsNoTable) {
   EXPECT_TRUE(FindRuledTables(rules, lines).empty());
 }
 
+TEST(RulingTableTest, AColumnRuleLeftOutOfOneRowStillPartsThatRowsCells) {
+  // A frame and a rule under every row; the rules between the columns are drawn in every row but the
+  // third (a banded style's rows drawn without them). The third row's cells, one in each column, are
+  // still three cells; a heading alone in the first column of such a row would span it.
+  std::vector<RulingSegment> rules = {H(100, 40, 400), H(120, 40, 400), H(140, 40, 400), H(160, 40, 400),
+                                      H(180, 40, 400), V(40, 100, 180), V(400, 100, 180)};
+  for (double x : {160.0, 280.0}) {
+    rules.push_back(V(x, 100, 140));
+    rules.push_back(V(x, 160, 180));
+  }
+  std::vector<TextLine> lines = {Line("Region", 50, 105), Line("2021", 170, 105),  Line("2022", 290, 105),
+                                 Line("North", 50, 125),  Line("1,204", 170, 125), Line("1,310", 290, 125),
+                                 Line("West", 50, 145),   Line("2,450", 170, 145), Line("2,611", 290, 145),
+                                 Line("East", 50, 165),   Line("1,116", 170, 165), Line("1,190", 290, 165)};
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_NE(tables[0].html.find("<tr><td>West</td><td>2,450</td><td>2,611</td></tr>"), std::string::npos)
+      << tables[0].html;
+  lines.erase(lines.begin() + 7, lines.begin() + 9);  // "West" alone: a heading over the row
+  tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_NE(tables[0].html.find("<tr><td colspan=\"3\">West</td></tr>"), std::string::npos) << tables[0].html;
+}
+
 TEST(RulingTableTest, ShadedHeaderCellsOverRowsLeftUnshadedGiveTheirRowsEdgesOnly) {
   Rect page{0, 0, 600, 800};
   std::vector<Rect> fills = {{100, 100, 200, 116}, {200, 100, 300, 116}};
