@@ -703,11 +703,12 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
         return GutterParts(row_cells[static_cast<size_t>(r)], x, *(b - 1), *b);
       }
       if (Covered(cv, x, (ys[r] + ys[r + 1]) / 2)) return true;
-      // A column's rule drawn in most rows but left out of this one (a style's banded rows): the row's
-      // cells still part there when none reaches across it and both columns beside it hold one.
+      // A column's rule drawn in a third of the rows or more but left out of this one (a style's banded
+      // rows): the row's cells still part there when none reaches across it and both columns beside it hold
+      // one.
       int drawn_rows = 0;
       for (int k = 0; k < rows; ++k) drawn_rows += Covered(cv, x, (ys[k] + ys[k + 1]) / 2);
-      return drawn_rows >= 2 && 2 * drawn_rows >= rows &&
+      return drawn_rows >= 2 && 3 * drawn_rows >= rows &&
              PartedAt(row_cells[static_cast<size_t>(r)], xs[c], x, xs[c + 2]);
     };
     UnionFind cells(static_cast<size_t>(rows * cols));
