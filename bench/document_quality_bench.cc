@@ -3,7 +3,8 @@
 // Per file and in total: normalised edit distance of the plain text (Markdown syntax stripped), heading
 // precision / recall (ours; the peers write no headings), and table cells (ours: cell texts recovered as
 // table cells; all three: reference cell texts found anywhere in the text), and the table structure by the
-// ICDAR 2013 adjacency-relation measure (ours; document/table_score.h).
+// ICDAR 2013 adjacency-relation measure (ours; document/table_score.h); then that measure on the report
+// tables of known structure in tests/document/tables (pdfLaTeX and word-processor pages).
 //
 // usage: document_quality_bench [SHARED_DIR]   (default ../shared or $MINERU_SHARED_DIR)
 #include <unistd.h>
@@ -34,6 +35,30 @@ double CellTextFound(const std::string& text, const std::string& truth) {
     if (hay.find(" " + c + " ") != std::string::npos) ++found;
   }
   return counted == 0 ? -1 : static_cast<double>(found) / counted;
+}
+
+// The adjacency relations of our tables on every page of a set of report tables of known structure
+// (tests/document/tables/SET: tNN.pdf with tNN_ref.md), and the number of pages.
+std::pair<AdjacencyScore, int> ScoreTableSet(const std::string& set) {
+  const std::filesystem::path root = std::filesystem::path(MINERU_TABLES_DIR) / set;
+  AdjacencyScore total;
+  int pages = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
+    if (e.path().extension() != ".pdf") continue;
+    std::filesystem::path ref = e.path();
+    ref.replace_filename(e.path().stem().string() + "_ref.md");
+    TextBackendOptions options;
+    options.crop_images = false;
+    auto parsed = ParseWithTextLayer(bench::ReadBytes(e.path()), {}, options);
+    if (!parsed.ok()) continue;
+    const AdjacencyScore s = ScoreTableAdjacency(WriteMarkdown(*parsed), bench::ReadText(ref));
+    total.matched += s.matched;
+    total.predicted += s.predicted;
+    total.reference += s.reference;
+    pages += parsed->num_pages;
+  }
+  return {total, pages};
 }
 
 std::string Cell(double v) {
@@ -143,6 +168,13 @@ int main(int argc, char** argv) {
                 text_cells_sum[2] / table_files);
     std::printf("| table adjacency relations P / R / F1 (ICDAR 2013) | %.3f / %.3f / %.3f | - | - |\n",
                 adjacency.precision(), adjacency.recall(), adjacency.f1());
+  }
+  for (const char* set : {"latex", "wordproc"}) {
+    const auto [score, pages] = ScoreTableSet(set);
+    std::printf(
+        "| report tables of known structure, %s (%d pages): adjacency P / R / F1 | %.3f / %.3f / %.3f "
+        "| - | - |\n",
+        set, pages, score.precision(), score.recall(), score.f1());
   }
   return 0;
 }

@@ -1,0 +1,64 @@
+// Report tables of known structure (tests/document/tables: pages written by make_tables.py with pdfLaTeX
+// and with a word processor, each with its tables as reference HTML): our tables against them by the
+// ICDAR 2013 adjacency-relation measure (document/table_score.h). Unlike the docling set's ground truth,
+// these references are exact, so the floors below are near what the backend measures; raise them when
+// it improves, never lower them to make a change pass.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "document/output_writer.h"
+#include "document/table_score.h"
+#include "document/text_backend.h"
+#include "tests/document/test_pdf.h"
+
+namespace mineru::document {
+namespace {
+
+constexpr double kMinLatexF1 = 0.960;     // measured 0.964
+constexpr double kMinWordProcF1 = 0.955;  // measured 0.961
+
+// The summed relations of every page in `set` (a folder of tNN.pdf and tNN_ref.md).
+AdjacencyScore ScoreSet(const std::string& set) {
+  const std::filesystem::path root = std::filesystem::path(MINERU_TABLES_DIR) / set;
+  std::vector<std::filesystem::path> pdfs;
+  for (const auto& e : std::filesystem::directory_iterator(root)) {
+    if (e.path().extension() == ".pdf") pdfs.push_back(e.path());
+  }
+  std::ranges::sort(pdfs);
+  EXPECT_GE(pdfs.size(), 10u) << root;
+  AdjacencyScore total;
+  for (const std::filesystem::path& pdf : pdfs) {
+    std::filesystem::path ref = pdf;
+    ref.replace_filename(pdf.stem().string() + "_ref.md");
+    TextBackendOptions options;
+    options.crop_images = false;
+    auto parsed = ParseWithTextLayer(testing::ReadFileBytes(pdf.string()), {}, options);
+    EXPECT_TRUE(parsed.ok()) << pdf << ": " << parsed.status().ToString();
+    if (!parsed.ok()) continue;
+    const AdjacencyScore s = ScoreTableAdjacency(WriteMarkdown(*parsed), testing::ReadFileText(ref.string()));
+    EXPECT_GT(s.reference, 0) << ref;
+    std::printf("%s/%-10s %4d of %4d relations found, %4d given\n", set.c_str(), pdf.filename().c_str(),
+                s.matched, s.reference, s.predicted);
+    total.matched += s.matched;
+    total.predicted += s.predicted;
+    total.reference += s.reference;
+  }
+  std::printf("%s: P %.3f R %.3f F1 %.3f\n", set.c_str(), total.precision(), total.recall(), total.f1());
+  return total;
+}
+
+TEST(TablesRegressionTest, LatexReportTablesKeepTheirStructure) {
+  EXPECT_GE(ScoreSet("latex").f1(), kMinLatexF1);
+}
+
+TEST(TablesRegressionTest, WordProcessorReportTablesKeepTheirStructure) {
+  EXPECT_GE(ScoreSet("wordproc").f1(), kMinWordProcF1);
+}
+
+}  // namespace
+}  // namespace mineru::document
