@@ -299,6 +299,40 @@ bool GutterParts(const std::vector<AlignedPiece>& row, double x, double a, doubl
   return !(in_column == 1 && std::fabs(centre - (a + b) / 2) <= kCentredSpan * (b - a));
 }
 
+// The tops of up to two rows of short cells (two or more each) set right over a grid's top edge `top`,
+// within its sides [x0, x1] and with nothing beside them, bottom up: a header row drawn with a rule under
+// it only (a word processor's table styles), and a row of group headings over it.
+std::vector<double> HeaderRowsAbove(const std::vector<TextLine>& lines, const std::vector<bool>& used,
+                                    double x0, double x1, double top) {
+  std::vector<double> tops;
+  for (int level = 0; level < 2; ++level) {
+    const TextLine* next = nullptr;  // the line closest over `top`
+    for (size_t i = 0; i < lines.size(); ++i) {
+      const Rect& b = lines[i].box;
+      if (used[i] || b.y1 > top + 1 || b.x1 < x0 || b.x0 > x1) continue;
+      if (next == nullptr || b.y1 > next->box.y1) next = &lines[i];
+    }
+    if (next == nullptr || top - next->box.y1 > 0.8 * next->box.height()) break;
+    size_t cells = 0;
+    bool fits = true;
+    double row_top = next->box.y0;
+    for (size_t i = 0; i < lines.size() && fits; ++i) {
+      const TextLine& l = lines[i];
+      if (VerticalOverlap(l.box, next->box) <= 0.5) continue;
+      fits = !used[i] && l.box.x0 >= x0 - kTol && l.box.x1 <= x1 + kTol;
+      for (const AlignedPiece& p : SplitAtColumnGaps(l)) {
+        ++cells;
+        fits = fits && Utf8Length(p.text) <= kMaxCellChars;
+      }
+      row_top = std::min(row_top, l.box.y0);
+    }
+    if (!fits || cells < 2) break;
+    top = row_top - 1;
+    tops.push_back(top);
+  }
+  return tops;
+}
+
 // Whether the cells of a row (`row`) stand in both columns [a, x] and [x, b], none across x.
 bool PartedAt(const std::vector<AlignedPiece>& row, double a, double x, double b) {
   bool left = false, right = false;
@@ -663,6 +697,11 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     ExtendOpenSides(cv, ys);
     // Open sides only for a grid of rows (a divider crossed by a header and a footer rule is no table).
     if (xs.size() < 2 || ys.size() < 2 || (xs.size() + ys.size() > drawn && ys.size() < 3)) continue;
+    // Header rows over the grid's top edge: their cells part wherever none reaches across a column's side.
+    const double grid_top = ys.front();
+    const std::vector<double> header_tops =
+        HeaderRowsAbove(lines, line_used, xs.front(), xs.back(), grid_top);
+    for (double top : header_tops) ys.insert(ys.begin(), top);
     // The lines inside the grid, with their cells set apart by whitespace; columns they leave gutters in.
     const Rect box{xs.front(), ys.front(), xs.back(), ys.back()};
     std::vector<size_t> inside;
@@ -703,6 +742,10 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
         return GutterParts(row_cells[static_cast<size_t>(r)], x, *(b - 1), *b);
       }
       if (Covered(cv, x, (ys[r] + ys[r + 1]) / 2)) return true;
+      if (ys[r] < grid_top) {
+        return std::ranges::none_of(row_cells[static_cast<size_t>(r)],
+                                    [&](const AlignedPiece& p) { return p.x0 < x && p.x1 > x; });
+      }
       // A column's rule drawn in a third of the rows or more but left out of this one (a style's banded
       // rows): the row's cells still part there when none reaches across it and both columns beside it hold
       // one.
@@ -717,7 +760,8 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
         double xmid = (xs[c] + xs[c + 1]) / 2;
         if (c + 1 < cols && !bounded(r, c)) cells.Join(cell(r, c), cell(r, c + 1));
         if (r + 1 < rows && !Covered(ch, ys[r + 1], xmid) &&
-            std::ranges::find(unruled_rows, ys[r + 1]) == unruled_rows.end())
+            std::ranges::find(unruled_rows, ys[r + 1]) == unruled_rows.end() &&
+            std::ranges::find(header_tops, ys[r + 1]) == header_tops.end())
           cells.Join(cell(r, c), cell(r + 1, c));
       }
     }

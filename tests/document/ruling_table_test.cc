@@ -211,6 +211,34 @@ TEST(RulingTableTest, AColumnRuleLeftOutOfOneRowStillPartsThatRowsCells) {
   EXPECT_NE(tables[0].html.find("<tr><td colspan=\"3\">West</td></tr>"), std::string::npos) << tables[0].html;
 }
 
+TEST(RulingTableTest, AHeaderRowRightOverAGridWithNoRuleAboveItIsItsFirstRow) {
+  // A word processor's table style draws the rule under the header row only: the headings sit right over
+  // the grid's top edge, within its sides, a cell each; group headings over them, one over two columns.
+  std::vector<RulingSegment> rules = {H(120, 40, 520),  H(140, 40, 520),  H(160, 40, 520),  V(40, 120, 160),
+                                      V(160, 120, 160), V(280, 120, 160), V(400, 120, 160), V(520, 120, 160)};
+  std::vector<TextLine> lines = {Line("Revenue", 250, 94), Line("Staff", 445, 94),  Line("Region", 50, 107),
+                                 Line("2021", 170, 107),   Line("2022", 290, 107),  Line("2022", 410, 107),
+                                 Line("North", 50, 125),   Line("1,204", 170, 125), Line("1,310", 290, 125),
+                                 Line("12", 410, 125),     Line("South", 50, 145),  Line("987", 170, 145),
+                                 Line("1,002", 290, 145),  Line("9", 410, 145)};
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_TRUE(tables[0].html.starts_with(
+      "<table><tr><td></td><td colspan=\"2\">Revenue</td><td>Staff</td></tr><tr><td>Region</td><td>2021</td>"
+      "<td>2022</td><td>2022</td></tr><tr><td>North</td>"))
+      << tables[0].html;
+  // A caption alone over the grid, or a line of prose reaching past its sides, is no header row.
+  for (const TextLine& over :
+       {Line("Table 2: Revenue and staff by region", 50, 107),
+        Line("Region 2021 2022 and the staff of each of the regional offices", 30, 107)}) {
+    std::vector<TextLine> body = {over};
+    body.insert(body.end(), lines.begin() + 6, lines.end());
+    tables = FindRuledTables(rules, body);
+    ASSERT_EQ(tables.size(), 1u);
+    EXPECT_TRUE(tables[0].html.starts_with("<table><tr><td>North</td>")) << tables[0].html;
+  }
+}
+
 TEST(RulingTableTest, ShadedHeaderCellsOverRowsLeftUnshadedGiveTheirRowsEdgesOnly) {
   Rect page{0, 0, 600, 800};
   std::vector<Rect> fills = {{100, 100, 200, 116}, {200, 100, 300, 116}};
