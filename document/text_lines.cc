@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "document/accents.h"
 #include "document/bidi.h"
 #include "document/pdf_document_impl.h"
 
@@ -282,6 +283,26 @@ void AppendChar(std::vector<TextChar>& chars, char32_t rune, const Rect& box) {
   }
 }
 
+// An accent set as a glyph of its own over or under a letter (TeX's \"o in its original encoding: "¨"
+// then "o", drawn over one another), its middle within the letter's advance, beside it in the line:
+// the letter accented ("ö"), where Unicode has such a letter; the accent's glyph goes.
+void ComposeAccents(std::vector<TextChar>& chars) {
+  for (size_t i = 0; i < chars.size(); ++i) {
+    if (!IsSpacingAccent(chars[i].rune)) continue;
+    const double cx = chars[i].box.cx();
+    for (size_t j : {i + 1, i - 1}) {  // the letter after it (TeX's order), else the one before
+      if (j >= chars.size()) continue;
+      TextChar& letter = chars[j];
+      const char32_t accented = ComposeAccent(letter.rune, chars[i].rune);
+      if (accented == 0 || cx < letter.box.x0 || cx > letter.box.x1) continue;
+      letter.rune = accented;
+      chars.erase(chars.begin() + static_cast<std::ptrdiff_t>(i));
+      --i;
+      break;
+    }
+  }
+}
+
 // A line set with letter spacing (justified Chinese, a tracked heading) has that spacing between all its
 // glyphs, and MuPDF reads it as word spaces ("A n n u a l", "2 0 2 2 年"). On a line whose glyphs stand
 // apart by a tracking of at least kMinTrackingEms (the median gap between neighbouring glyphs: zero in
@@ -522,6 +543,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
     }
     DropTrackingSpaces(frag.chars, frag.font_size);
     SplitGluedNumbers(frag.chars);
+    ComposeAccents(frag.chars);
   }
   if (ink_y0 < ink_y1) {
     frag.box.y0 = ink_y0;

@@ -336,6 +336,19 @@ PageContent ExtractFrom(const std::string& content) {
   return page.ok() ? std::move(*page) : PageContent{};
 }
 
+TEST(TextLinesTest, AnAccentSetOverALetterIsTheAccentedLetter) {
+  // As TeX sets \"o in its original encoding: the diaeresis (WinAnsiEncoding 0250) moved over the "o",
+  // then the "o" drawn back under it. An accent standing apart stays as it is.
+  const std::string content =
+      "BT /F1 10 Tf 100 700 Td [(G) -110 (\\250) 443 (odel and M) -110 (\\250) 443 (uller)] TJ ET\n"
+      "BT /F1 10 Tf 100 650 Td [(the accent ) -2000 (\\250) -2000 ( alone)] TJ ET\n";
+  const PageContent page = ExtractFrom(content);
+  std::string text;
+  for (const TextLine& l : page.lines) text += l.text + "|";
+  EXPECT_NE(text.find("G\u00f6del and M\u00fcller|"), std::string::npos) << text;
+  EXPECT_NE(text.find("\u00a8"), std::string::npos) << text;
+}
+
 TEST(TextLinesTest, APageWhoseTextIsSetOnItsSideIsReadTurned) {
   // A landscape table on a portrait page: three rows reading up the page, a column every 150 pt, and
   // the page number upright at the foot.
