@@ -28,6 +28,9 @@ constexpr Composition kCompositions[] = {
     {U'\u02DB', U"aeiouAEIOU", U"ąęįǫųĄĘĮǪŲ"},
     {U'\u02DC', U"aeinouvyAEINOUVY", U"ãẽĩñõũṽỹÃẼĨÑÕŨṼỸ"},
     {U'\u02DD', U"ouOU", U"őűŐŰ"},
+    // A letter in a circle drawn round it (TeX's \copyright and \textregistered in the original
+    // encoding: "c" and a large circle, which the text layer gives as a combining enclosing circle).
+    {U'\u20DD', U"cCrR", U"©©®®"},
 };
 
 }  // namespace

@@ -6,7 +6,8 @@
 namespace mineru::document {
 
 // A spacing accent that TeX and word processors set over or under a letter: diaeresis, acute, grave,
-// circumflex, tilde, caron, breve, dot, ring, cedilla, double acute, macron, ogonek.
+// circumflex, tilde, caron, breve, dot, ring, cedilla, double acute, macron, ogonek; and the circle
+// drawn round a "c" or an "r" for © and ®.
 bool IsSpacingAccent(char32_t c);
 
 // The precomposed letter `letter` with `accent` makes ("o" and "¨": "ö"; a dotless "ı" takes its

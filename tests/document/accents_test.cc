@@ -13,6 +13,7 @@ TEST(AccentsTest, SpacingAccentsComposeWithTheLettersUnicodeHasThemFor) {
   EXPECT_EQ(ComposeAccent(U'a', U'`'), U'\u00E0');       // à
   // TeX sets an accent over a dotless i: it makes the accented i.
   EXPECT_EQ(ComposeAccent(U'\u0131', U'\u00B4'), U'\u00ED');  // í
+  EXPECT_EQ(ComposeAccent(U'c', U'\u20DD'), U'\u00A9');       // ©, TeX's \copyright
   // No such letter, or no accent: nothing.
   EXPECT_EQ(ComposeAccent(U'q', U'\u00A8'), 0u);
   EXPECT_EQ(ComposeAccent(U'o', U'-'), 0u);
