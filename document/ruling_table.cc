@@ -496,6 +496,29 @@ bool StripesOfOneTable(const TileGroup& a, const TileGroup& b, const std::vector
   });
 }
 
+// The rows between y0 and y1 set across the whole of a group's table: one cell, centred on the table
+// and clear of its first column (a group's name in a merged row, between two stripes). Their spans.
+std::vector<std::pair<double, double>> RowsAcross(const TileGroup& g, double y0, double y1,
+                                                  const std::vector<TextLine>& lines) {
+  double first_column = g.box.x1;
+  for (const Rect& c : g.cells) {
+    if (std::fabs(c.x0 - g.box.x0) <= kTol) first_column = std::min(first_column, c.x1);
+  }
+  std::vector<std::pair<double, double>> rows;
+  for (const TextLine& l : lines) {
+    if (l.box.cy() <= y0 || l.box.cy() >= y1 || l.box.x0 < g.box.x0 || l.box.x1 > g.box.x1) continue;
+    bool alone = true;  // nothing else on its baseline in the table
+    for (const TextLine& m : lines) {
+      alone = alone && (&m == &l || VerticalOverlap(m.box, l.box) <= 0.5 || m.box.x1 < g.box.x0 ||
+                        m.box.x0 > g.box.x1);
+    }
+    if (alone && SplitAtColumnGaps(l).size() == 1 && l.box.x0 > first_column &&
+        std::fabs(l.box.cx() - g.box.cx()) <= 0.1 * g.box.width())
+      rows.emplace_back(l.box.y0, l.box.y1);
+  }
+  return rows;
+}
+
 bool HasSideAt(const TileGroup& g, double x) {
   return std::ranges::any_of(
       g.cells, [&](const Rect& c) { return std::fabs(c.x0 - x) <= kTol || std::fabs(c.x1 - x) <= kTol; });
@@ -545,12 +568,21 @@ std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills,
         vertical(r.x1, group.box.y1, foot);
       }
     }
+    // (Not across a row set across the whole table between them: a merged cell.)
     for (size_t h : partners) {
       if (h < g) continue;
       const TileGroup& other = groups[h];
+      const std::vector<std::pair<double, double>> across =
+          RowsAcross(group, group.box.y1, other.box.y0, lines);
       for (const Rect& r : group.cells) {
         for (double x : {r.x0, r.x1}) {
-          if (HasSideAt(other, x)) vertical(x, group.box.y0, other.box.y1);
+          if (!HasSideAt(other, x)) continue;
+          double from = group.box.y0;
+          for (const auto& [a, b] : across) {
+            vertical(x, from, a);
+            from = b;
+          }
+          vertical(x, from, other.box.y1);
         }
       }
     }

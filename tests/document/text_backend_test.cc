@@ -160,6 +160,32 @@ TEST(TextBackendTest, ATableFramedWithRowsShadedInTurnCellByCellIsOneGrid) {
             "<td>2,450</td><td>2,611</td></tr><tr><td>East</td><td>1,116</td><td>1,190</td></tr></table>");
 }
 
+TEST(TextBackendTest, ARowMergedAcrossABandedTableBetweenItsStripesStaysOneCell) {
+  // The same banded table with a group's name centred in a row merged across the table, between two
+  // stripes: that row takes no column from the stripes.
+  std::string drawing =
+      "0.5 w 72 328 300 72 re S 172 388 m 172 400 l S 272 388 m 272 400 l S\n"
+      "0.6 g 72 388 100 12 re f 172 388 100 12 re f 272 388 100 12 re f\n"
+      "0.9 g 72 376 100 12 re f 172 376 100 12 re f 272 376 100 12 re f\n"
+      "72 352 100 12 re f 172 352 100 12 re f 272 352 100 12 re f 0 g\n";
+  std::string text = TextAt(76, 391, 9, "Region") + TextAt(246, 391, 9, "2021") +
+                     TextAt(346, 391, 9, "2022") + TextAt(76, 379, 9, "North") +
+                     TextAt(240, 379, 9, "1,204") + TextAt(340, 379, 9, "1,310") +
+                     TextAt(200, 367, 9, "Coastal areas") + TextAt(76, 355, 9, "West") +
+                     TextAt(240, 355, 9, "2,450") + TextAt(340, 355, 9, "2,611") +
+                     TextAt(76, 343, 9, "East") + TextAt(240, 343, 9, "1,116") + TextAt(340, 343, 9, "1,190");
+  std::vector<uint8_t> pdf = MakePdf({{TextAt(72, 700, 12, "Revenue by region.") + drawing + text}});
+  ASSERT_FALSE(pdf.empty());
+  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  std::string table;
+  for (const Block& b : parsed->pages[0].blocks) {
+    if (b.type == BlockType::kTable) table = b.content;
+  }
+  EXPECT_NE(table.find("<tr><td colspan=\"3\">Coastal areas</td></tr>"), std::string::npos) << table;
+  EXPECT_NE(table.find("<tr><td>West</td><td>2,450</td><td>2,611</td></tr>"), std::string::npos) << table;
+}
+
 TEST(TextBackendTest, TablesOfHorizontalRulesAndOfShadedCells) {
   // Page 1: a table drawn with a top rule, a rule under the header and a bottom rule, words only.
   std::string rules = "0.5 w 72 600 m 400 600 l S 72 582 m 400 582 l S 72 528 m 400 528 l S\n";
