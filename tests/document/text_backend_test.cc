@@ -98,6 +98,18 @@ TEST(TextBackendTest, DocumentsParseInParallelOnWorkerThreads) {
   for (const std::string& r : results) EXPECT_EQ(r, expected);
 }
 
+// The contents of the table blocks of a one-page PDF of `content`.
+std::vector<std::string> TablesOfPage(const std::string& content) {
+  std::vector<std::string> tables;
+  auto parsed = ParseWithTextLayer(MakePdf({{content}}), {}, {});
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  if (!parsed.ok()) return tables;
+  for (const Block& b : parsed->pages[0].blocks) {
+    if (b.type == BlockType::kTable) tables.push_back(b.content);
+  }
+  return tables;
+}
+
 TEST(TextBackendTest, AHeaderOfShadedCellsOverRowsLeftUnshadedIsOneTable) {
   // Each header cell shaded on its own (a word processor's or colortbl's cell shading), the rows under it
   // plain: one table, the header its first row, not a grid of the header alone and a table of the rows.
@@ -110,14 +122,8 @@ TEST(TextBackendTest, AHeaderOfShadedCellsOverRowsLeftUnshadedIsOneTable) {
     const double y = 486 - 14.0 * r;
     text += TextAt(80, y, 10, rows[r][0]) + TextAt(262, y, 10, rows[r][1]) + TextAt(362, y, 10, rows[r][2]);
   }
-  std::vector<uint8_t> pdf = MakePdf({{TextAt(72, 700, 12, "Revenue by region.") + fills + text}});
-  ASSERT_FALSE(pdf.empty());
-  auto parsed = ParseWithTextLayer(pdf, {}, {});
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
-  std::vector<std::string> tables;
-  for (const Block& b : parsed->pages[0].blocks) {
-    if (b.type == BlockType::kTable) tables.push_back(b.content);
-  }
+  const std::vector<std::string> tables =
+      TablesOfPage(TextAt(72, 700, 12, "Revenue by region.") + fills + text);
   ASSERT_EQ(tables.size(), 1u);
   EXPECT_EQ(tables[0],
             "<table><tr><td>Region</td><td>2021</td><td>2022</td></tr><tr><td>North</td><td>1,204</td>"
@@ -145,14 +151,8 @@ TEST(TextBackendTest, ATableFramedWithRowsShadedInTurnCellByCellIsOneGrid) {
             TextAt(340, ys[r], 9, rows[r][2]);
   }
   text += TextAt(76, 356, 9, "services");
-  std::vector<uint8_t> pdf = MakePdf({{TextAt(72, 700, 12, "Revenue by region.") + drawing + text}});
-  ASSERT_FALSE(pdf.empty());
-  auto parsed = ParseWithTextLayer(pdf, {}, {});
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
-  std::vector<std::string> tables;
-  for (const Block& b : parsed->pages[0].blocks) {
-    if (b.type == BlockType::kTable) tables.push_back(b.content);
-  }
+  const std::vector<std::string> tables =
+      TablesOfPage(TextAt(72, 700, 12, "Revenue by region.") + drawing + text);
   ASSERT_EQ(tables.size(), 1u);
   EXPECT_EQ(tables[0],
             "<table><tr><td>Region</td><td>2021</td><td>2022</td></tr><tr><td>North</td><td>1,204</td>"
@@ -174,14 +174,10 @@ TEST(TextBackendTest, ARowMergedAcrossABandedTableBetweenItsStripesStaysOneCell)
                      TextAt(200, 367, 9, "Coastal areas") + TextAt(76, 355, 9, "West") +
                      TextAt(240, 355, 9, "2,450") + TextAt(340, 355, 9, "2,611") +
                      TextAt(76, 343, 9, "East") + TextAt(240, 343, 9, "1,116") + TextAt(340, 343, 9, "1,190");
-  std::vector<uint8_t> pdf = MakePdf({{TextAt(72, 700, 12, "Revenue by region.") + drawing + text}});
-  ASSERT_FALSE(pdf.empty());
-  auto parsed = ParseWithTextLayer(pdf, {}, {});
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
-  std::string table;
-  for (const Block& b : parsed->pages[0].blocks) {
-    if (b.type == BlockType::kTable) table = b.content;
-  }
+  const std::vector<std::string> tables =
+      TablesOfPage(TextAt(72, 700, 12, "Revenue by region.") + drawing + text);
+  ASSERT_EQ(tables.size(), 1u);
+  const std::string& table = tables[0];
   EXPECT_NE(table.find("<tr><td colspan=\"3\">Coastal areas</td></tr>"), std::string::npos) << table;
   EXPECT_NE(table.find("<tr><td>West</td><td>2,450</td><td>2,611</td></tr>"), std::string::npos) << table;
 }
