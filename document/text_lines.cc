@@ -8,6 +8,7 @@
 
 #include "document/accents.h"
 #include "document/bidi.h"
+#include "document/math_letters.h"
 #include "document/pdf_document_impl.h"
 
 namespace mineru::document {
@@ -545,6 +546,9 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
     SplitGluedNumbers(frag.chars);
     ComposeAccents(frag.chars);
   }
+  // A math alphabet's letters read as the plain letters they style (after the spacing is read: a
+  // formula's letters set apart are no letter-spaced word).
+  for (TextChar& c : frag.chars) c.rune = PlainMathLetter(c.rune);
   if (ink_y0 < ink_y1) {
     frag.box.y0 = ink_y0;
     frag.box.y1 = ink_y1;
