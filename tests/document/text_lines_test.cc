@@ -114,6 +114,26 @@ TEST(TextLinesTest, NoSpaceAfterAnFiOrFlLigatureDrawnWiderThanItsGlyph) {
             "Sci-fi Fiction off the fl 2");
 }
 
+// Helvetica whose ToUnicode map gives "x" and "y" as Unicode's math italic letters, as a word processor's
+// equations in a math font come.
+constexpr char kMathItalicFont[] =
+    "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding /ToUnicode 7 0 R >>";
+const std::vector<std::string> kMathItalicObjects = {
+    "<< /Length 182 >>\nstream\n/CIDInit /ProcSet findresource begin 12 dict begin begincmap "
+    "1 begincodespacerange <00> <FF> endcodespacerange 2 beginbfchar <78> <D835DC65> <79> <D835DC66> "
+    "endbfchar endcmap end end\nendstream"};
+
+TEST(TextLinesTest, MathItalicLettersReadAsPlainLetters) {
+  std::vector<uint8_t> pdf =
+      testing::MakePdfWithFont("BT /F3 12 Tf 72 700 Td (x + y) Tj ET", kMathItalicFont, kMathItalicObjects);
+  auto doc = PdfDocument::Open(pdf, {});
+  ASSERT_TRUE(doc.ok()) << doc.status().ToString();
+  auto page = ExtractPageContent(**doc, 0);
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->lines.size(), 1u);
+  EXPECT_EQ(page->lines[0].text, "x + y");
+}
+
 // A Type3 bullet whose FontBBox (and so, for MuPDF, its ascender and descender) spans 2.3 em, as TeX's
 // symbol font draws the bullets of texinfo and LaTeX lists.
 constexpr char kTallBulletFont[] =
