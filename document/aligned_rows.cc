@@ -575,8 +575,9 @@ void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<dou
     const RowPiece* label = layout.label(row);
     if (label != nullptr) layout.label_right = std::max(layout.label_right, label->x1);
   }
-  const bool aligned = HeaderLinesAligned(rows, HeaderEnd(rows, layout), layout);
-  SnapHeadings(rows, HeaderEnd(rows, layout), layout);
+  const size_t header_lines = HeaderEnd(rows, layout);
+  const bool aligned = HeaderLinesAligned(rows, header_lines, layout);
+  SnapHeadings(rows, header_lines, layout);
   JoinHeader(rows, HeaderEnd(rows, layout), layout, aligned);
   const size_t header_end = HeaderEnd(rows, layout);
   std::vector<TextRow> up = JoinUp(rows, header_end, layout);

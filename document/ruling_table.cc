@@ -767,6 +767,10 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     }
     // Merge cells whose shared boundary is not drawn (a gutter of whitespace is, where no cell crosses it).
     auto cell = [&](int r, int c) { return static_cast<size_t>(r * cols + c); };
+    std::vector<int> ruled_rows(xs.size(), 0);  // the rows each column side is drawn in
+    for (size_t i = 0; i < xs.size(); ++i) {
+      for (int k = 0; k < rows; ++k) ruled_rows[i] += Covered(cv, xs[i], (ys[k] + ys[k + 1]) / 2);
+    }
     auto bounded = [&](int r, int c) {  // whether the boundary right of column c is there in row r
       const double x = xs[c + 1];
       if (std::find(unruled.begin(), unruled.end(), x) != unruled.end()) {
@@ -781,8 +785,7 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
       // A column's rule drawn in a third of the rows or more but left out of this one (a style's banded
       // rows): the row's cells still part there when none reaches across it and both columns beside it hold
       // one.
-      int drawn_rows = 0;
-      for (int k = 0; k < rows; ++k) drawn_rows += Covered(cv, x, (ys[k] + ys[k + 1]) / 2);
+      const int drawn_rows = ruled_rows[static_cast<size_t>(c) + 1];
       return drawn_rows >= 2 && 3 * drawn_rows >= rows &&
              PartedAt(row_cells[static_cast<size_t>(r)], xs[c], x, xs[c + 2]);
     };

@@ -9,6 +9,7 @@ namespace {
 
 using testing::InFont;
 using testing::Line;
+using testing::LineEndingAt;
 
 const Rect kPage{0, 0, 600, 800};
 
@@ -915,7 +916,7 @@ void AppendSpreadsheetRows(std::vector<TextLine>& lines, double top, int count) 
     lines.push_back(Line(rows[r][0], 72, y));
     for (int c = 1; c < 4; ++c) {
       const double right = 226 + 100.0 * c + (c == 3 ? 10 : 0);
-      lines.push_back(Line(rows[r][c], right - 5.0 * static_cast<double>(std::string(rows[r][c]).size()), y));
+      lines.push_back(LineEndingAt(rows[r][c], right, y));
     }
   }
 }
@@ -965,7 +966,7 @@ TEST(AlignedTableTest, AGroupHeadingCentredOverFiguresSetFlushRightIsARowOfItsOw
     lines.push_back(Line(rows[r][0], 72, y));
     for (int c = 1; c < 4; ++c) {
       const double right = 100.0 + 100.0 * c;
-      lines.push_back(Line(rows[r][c], right - 5.0 * static_cast<double>(std::string(rows[r][c]).size()), y));
+      lines.push_back(LineEndingAt(rows[r][c], right, y));
     }
   }
   auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
@@ -1035,7 +1036,7 @@ TEST(AlignedTableTest, AHeadingWrappedOntoAFigureIsStillTheHeader) {
     lines.push_back(Line(rows[r][0], 72, y));
     for (int c = 1; c < 4; ++c) {
       const double right = 150.0 + 70.0 * c;
-      lines.push_back(Line(rows[r][c], right - 5.0 * static_cast<double>(std::string(rows[r][c]).size()), y));
+      lines.push_back(LineEndingAt(rows[r][c], right, y));
     }
   }
   auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);

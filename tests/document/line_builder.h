@@ -22,6 +22,11 @@ inline TextLine Line(const std::string& ascii, double x, double y, double size =
   return line;
 }
 
+// A line set flush right, ending at `right` (a figure in a column of figures).
+inline TextLine LineEndingAt(const std::string& ascii, double right, double y, double size = 10) {
+  return Line(ascii, right - size * 0.5 * static_cast<double>(ascii.size()), y, size);
+}
+
 // The same line in font family `font`, with proportional advances (narrow glyphs "i l . , ( ) '" and
 // spaces half as wide as the others), as a real proportional font measures.
 inline TextLine InFont(TextLine line, const std::string& font) {

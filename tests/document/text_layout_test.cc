@@ -941,7 +941,9 @@ TEST(TextLayoutTest, ALineInCapitalsAloneBetweenParagraphsIsAHeading) {
     const std::vector<Block> titles = Titles(LayoutAlone(lines));
     const bool heading = std::string(text) == "I. INTRODUCTION" || std::string(text) == "REFERENCES";
     ASSERT_EQ(titles.size(), heading ? 1u : 0u) << text;
-    if (heading) EXPECT_EQ(titles[0].content, text);
+    if (heading) {
+      EXPECT_EQ(titles[0].content, text);
+    }
   }
 }
 
