@@ -169,7 +169,7 @@ int main(int argc, char** argv) {
     std::printf("| table adjacency relations P / R / F1 (ICDAR 2013) | %.3f / %.3f / %.3f | - | - |\n",
                 adjacency.precision(), adjacency.recall(), adjacency.f1());
   }
-  for (const char* set : {"latex", "wordproc"}) {
+  for (const char* set : {"latex", "wordproc", "text"}) {
     const auto [score, pages] = ScoreTableSet(set);
     std::printf(
         "| report tables of known structure, %s (%d pages): adjacency P / R / F1 | %.3f / %.3f / %.3f "

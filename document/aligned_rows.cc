@@ -18,23 +18,6 @@ constexpr size_t kMinWrappedLabelChars = 16;  // a label's line wrapped at its c
 constexpr double kCloserLines = 0.25;         // of a line's height: a gap this much smaller ties two rows
 constexpr double kSameCentre = 1.0;  // points: ranges of columns centred this close are centred alike
 
-// "2019", "2019-20", "FY 2021": a column heading, not a value.
-bool IsYearLike(std::string_view t) {
-  if (t.starts_with("FY")) t.remove_prefix(t.size() > 2 && t[2] == ' ' ? 3 : 2);
-  if (t.size() < 4) return false;
-  for (size_t i = 0; i < 4; ++i) {
-    if (t[i] < '0' || t[i] > '9') return false;
-  }
-  const int year = (t[0] - '0') * 1000 + (t[1] - '0') * 100 + (t[2] - '0') * 10 + (t[3] - '0');
-  if (year < 1800 || year > 2199) return false;
-  if (t.size() == 4) return true;
-  if (t[4] != '-' && t[4] != '/') return false;
-  for (size_t i = 5; i < t.size(); ++i) {
-    if (t[i] < '0' || t[i] > '9') return false;
-  }
-  return t.size() == 7 || t.size() == 9;
-}
-
 // A section's heading inside a table ("Revenue:"): a row of its own.
 bool EndsWithColon(const std::string& text) { return !text.empty() && text.back() == ':'; }
 
@@ -56,6 +39,12 @@ bool EndsOpen(const std::string& text) {
       "and",  "or", "of",  "for",  "the",       "in",        "to",  "with", "by",    "on",  "at",
       "from", "an", "per", "than", "including", "excluding", "nor", "as",   "under", "into"};
   return std::find(kOpen.begin(), kOpen.end(), last) != kOpen.end();
+}
+
+// A word broken at the end of a line: a hyphen right after a letter ("appli-").
+bool EndsInBrokenWord(const std::string& text) {
+  if (text.size() < 2 || text.back() != '-') return false;
+  return std::isalpha(static_cast<unsigned char>(text[text.size() - 2])) != 0;
 }
 
 struct Layout {
@@ -164,8 +153,20 @@ bool WordsOverFigures(const TextRow& row, const Layout& L) {
   return words > 0 && words >= figures;
 }
 
-// The first row of values; rows above it are the header (a label alone ends the header too).
+// Whether every piece of `row` is set in a bold face (`bold`) or none is (`!bold`).
+bool AllSetBold(const TextRow& row, bool bold) {
+  return std::ranges::all_of(row.pieces, [&](const RowPiece& p) { return p.bold == bold; });
+}
+
+// The first row of values; rows above it are the header (a label alone ends the header too). In a table
+// of text (no values anywhere), the header is its first rows set in bold over rows set in none.
 size_t HeaderEnd(const std::vector<TextRow>& rows, const Layout& L) {
+  if (std::ranges::none_of(rows, [&](const TextRow& row) { return L.has_values(row); })) {
+    size_t bold = 0;
+    while (bold < rows.size() && rows[bold].box.cy() <= L.header_bottom && AllSetBold(rows[bold], true))
+      ++bold;
+    if (bold > 0 && bold < rows.size() && AllSetBold(rows[bold], false)) return bold;
+  }
   for (size_t i = 0; i < rows.size(); ++i) {
     if (rows[i].box.cy() > L.header_bottom) return i;
     if ((L.has_values(rows[i]) && !(i > 0 && WordsOverFigures(rows[i], L))) || L.label_only(rows[i]))
@@ -337,12 +338,18 @@ void JoinHeader(std::vector<TextRow>& rows, size_t header_end, const Layout& L, 
 
 // Whether every cell of `row`, the label's too, goes on from the text cell right above it: the cell
 // above ends open or this one starts in lower case (text wrapped in every column of a row at once, a
-// row's label included; a new row starts some cell afresh).
+// row's label included; a new row starts some cell afresh). A figure goes on only from text that ends
+// open ("End of" over "2022"). Where the label is the rest of a word broken at the label above's end
+// ("appli-" over "cation form"), the row goes on whatever its other cells say ("March" over "2022").
 bool ContinuesEveryCell(const TextRow& row, TextRow& above, const Layout& L) {
+  const RowPiece* label = L.label(row);
+  const RowPiece* label_above = L.label(above);
+  const bool broken_word = label != nullptr && label_above != nullptr && L.starts_lower(label->text) &&
+                           EndsInBrokenWord(label_above->text);
   for (const RowPiece& p : row.pieces) {
     const RowPiece* cell = L.in_column(above, L.first(p));
-    if (cell == nullptr || !L.single(p) || !L.single(*cell) || IsNumericCell(cell->text) ||
-        IsNumericCell(p.text) || !(L.starts_lower(p.text) || EndsOpen(cell->text)))
+    if (cell == nullptr || !L.single(p) || !L.single(*cell) || IsNumericCell(cell->text)) return false;
+    if (!broken_word && !(EndsOpen(cell->text) || (L.starts_lower(p.text) && !IsNumericCell(p.text))))
       return false;
   }
   return true;
@@ -436,6 +443,22 @@ bool IsCurrencySign(std::string_view text) {
     if (text == sign) return true;
   }
   return false;
+}
+
+bool IsYearLike(std::string_view t) {
+  if (t.starts_with("FY")) t.remove_prefix(t.size() > 2 && t[2] == ' ' ? 3 : 2);
+  if (t.size() < 4) return false;
+  for (size_t i = 0; i < 4; ++i) {
+    if (t[i] < '0' || t[i] > '9') return false;
+  }
+  const int year = (t[0] - '0') * 1000 + (t[1] - '0') * 100 + (t[2] - '0') * 10 + (t[3] - '0');
+  if (year < 1800 || year > 2199) return false;
+  if (t.size() == 4) return true;
+  if (t[4] != '-' && t[4] != '/') return false;
+  for (size_t i = 5; i < t.size(); ++i) {
+    if (t[i] < '0' || t[i] > '9') return false;
+  }
+  return t.size() == 7 || t.size() == 9;
 }
 
 bool IsNumericCell(const std::string& text) {
@@ -532,6 +555,7 @@ std::vector<TextRow> BuildRows(const std::vector<TextLine>& lines, const std::ve
     rows.back().box = rows.back().box.Union(b);
     for (AlignedPiece& p : SplitAtColumnGaps(lines[li])) {
       RowPiece piece{li, p.x0, p.x1, std::move(p.text)};
+      piece.bold = lines[li].bold;
       const size_t length = Utf8Length(piece.text);
       piece.leader = CutTrailingLeader(piece.text);
       // The text's extent without the leader, told by its share of the characters.
@@ -564,11 +588,16 @@ void JoinWrappedRows(std::vector<TextRow>& rows, const std::vector<std::pair<dou
   if (gutters.empty() || rows.size() < 2) return;
   Layout layout{gutters};
   layout.header_bottom = header_bottom;
+  // (The rest of a word broken at the label above's end starts in lower case whatever the labels do.)
   size_t labelled = 0, lower = 0;
+  const RowPiece* label_above = nullptr;
   for (const TextRow& row : rows) {
-    if (!layout.has_cells(row)) continue;
+    const RowPiece* label = layout.label(row);
+    const bool broken = label_above != nullptr && EndsInBrokenWord(label_above->text);
+    label_above = label;
+    if (!layout.has_cells(row) || broken) continue;
     ++labelled;
-    lower += StartsLower(layout.label(row)->text);
+    lower += StartsLower(label->text);
   }
   layout.lower_case_labels = lower * 3 >= labelled && lower > 0;
   for (const TextRow& row : rows) {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -21,6 +22,7 @@ struct RowPiece {
   // x0..x1 is the extent of a rule drawn under this heading (a booktabs cmidrule): the columns it spans.
   bool over_rule = false;
   bool leader = false;  // the text ended in a dot leader, cut off ("Wages ........")
+  bool bold = false;    // its line is set in a bold face
 };
 
 struct TextRow {
@@ -40,6 +42,9 @@ size_t ColumnOf(const std::vector<std::pair<double, double>>& gutters, double x)
 // "0.81 \u00b1 0.02": digits with number punctuation (a plus-minus sign too), a currency sign before, a
 // scale (a word or one capital) and a footnote mark after.
 bool IsNumericCell(const std::string& text);
+
+// "2019", "2019-20", "FY 2021": a year, which heads a column or dates a row rather than being a value.
+bool IsYearLike(std::string_view text);
 
 // A cell that says it has no value: "-", an en or em dash, "..", "n/a", "NA", "(X)", "*".
 bool IsPlaceholderCell(const std::string& text);

@@ -6,6 +6,7 @@
 
 #include "document/aligned_rows.h"
 #include "document/text_layout.h"
+#include "document/word_gutters.h"
 
 namespace mineru::document {
 namespace {
@@ -21,6 +22,7 @@ constexpr double kGutterGapEm = 0.6;  // and inside a gutter of the table's colu
 constexpr size_t kMaxColumns = 100;
 constexpr double kMinGutter = 1.5;         // points: no cell of any row inside it
 constexpr size_t kMaxHeaderRowsAbove = 2;  // header rows over the columns taken above a table's rows
+constexpr double kItemGapEm = 2;           // a list's bullet stands this close before its item, at most
 
 using Piece = RowPiece;
 using Row = TextRow;
@@ -562,6 +564,17 @@ bool ColumnsAligned(const std::vector<Row>& rows, const std::vector<std::pair<do
   return true;
 }
 
+// Whether the piece `k` of `row`, a mark, stands before its item: text (no mark, no figure) follows it
+// within two ems (a list's bullet, a check box before its option), as no mark of a matrix of options
+// ticked does.
+bool BeforeItsItem(const Row& row, size_t k, const std::vector<TextLine>& lines) {
+  if (k + 1 >= row.pieces.size()) return false;
+  const Piece& mark = row.pieces[k];
+  const Piece& next = row.pieces[k + 1];
+  return !IsMarkCell(next.text, lines[next.line].font) && !IsNumericCell(next.text) &&
+         next.x0 - mark.x1 <= kItemGapEm * std::max(lines[mark.line].font_size, 1.0);
+}
+
 // `announced`: a table's caption ("Table 4: ...") sits right above the rows, which then need no number
 // to be a table when their columns are aligned.
 void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines, bool announced,
@@ -597,11 +610,12 @@ void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines, 
   // made of marks (a matrix of options ticked, a form's check boxes).
   std::vector<size_t> numeric(num_cols, 0), filled(num_cols, 0), cells(num_cols, 0), marks(num_cols, 0);
   for (const Row& row : rows) {
-    for (const Piece& p : row.pieces) {
+    for (size_t k = 0; k < row.pieces.size(); ++k) {
+      const Piece& p = row.pieces[k];
       size_t c0 = ColumnOf(gutters, p.x0), c1 = ColumnOf(gutters, p.x1);
       if (c0 != c1) continue;  // a spanning cell
       ++cells[c0];
-      marks[c0] += IsMarkCell(p.text, lines[p.line].font);
+      marks[c0] += IsMarkCell(p.text, lines[p.line].font) && !BeforeItsItem(row, k, lines);
       if (IsPlaceholderCell(p.text)) continue;  // no value ("-", "n/a")
       ++filled[c0];
       numeric[c0] += IsNumericCell(p.text);
@@ -791,6 +805,9 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
     }
     std::vector<Row> run(rows.begin() + static_cast<std::ptrdiff_t>(begin),
                          rows.begin() + static_cast<std::ptrdiff_t>(end));
+    // (The first row is the header, if any: its headings may span columns.)
+    const double first_bottom = run.front().box.y1;
+    CutAtWordGutters(run, lines, WordGutters(run, lines, first_bottom), first_bottom);
     std::vector<std::pair<double, double>> gutters = GuttersOf(run, true);
     // Header lines over the columns only (a heading across two of them), the first column left empty.
     for (size_t top = begin; top > taken && begin - top < kMaxHeaderRowsAbove && !gutters.empty() &&
@@ -940,15 +957,17 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
           }
         }
         MarkHeadingsOverRules(table_rows, lines, rules, region);
+        std::vector<double> rule_ys;
+        for (size_t k = first; k <= last; ++k) rule_ys.push_back(stack[k].cy());
+        // The first rule under the first row ends the header.
+        const auto under_first = std::ranges::upper_bound(rule_ys, table_rows.front().box.cy());
+        const double header_bottom = under_first == rule_ys.end() ? 1e18 : *under_first;
+        CutAtWordGutters(table_rows, lines, WordGutters(table_rows, lines, header_bottom), header_bottom);
         std::vector<std::pair<double, double>> gutters = GuttersOf(table_rows, false);
         if (!gutters.empty()) {
           SplitAtGutters(table_rows, lines, gutters);
-          std::vector<double> rule_ys;
-          for (size_t k = first; k <= last; ++k) rule_ys.push_back(stack[k].cy());
           JoinRowsBetweenRules(table_rows, rule_ys, gutters);
-          // The first rule under the first row ends the header.
-          const auto under_first = std::ranges::upper_bound(rule_ys, table_rows.front().box.cy());
-          JoinWrappedRows(table_rows, gutters, under_first == rule_ys.end() ? 1e18 : *under_first);
+          JoinWrappedRows(table_rows, gutters, header_bottom);
           gutters = GuttersOf(table_rows, false);
         }
         if (!gutters.empty() && chars <= kMaxCellChars * pieces) {

@@ -10,6 +10,7 @@ namespace {
 using testing::InFont;
 using testing::Line;
 using testing::LineEndingAt;
+using testing::WideLine;
 
 const Rect kPage{0, 0, 600, 800};
 
@@ -330,6 +331,49 @@ TEST(AlignedTableTest, TheLinesBetweenRulesUnderEachRowAreThatRowsWrappedCells) 
       << tables[0].html;
   EXPECT_NE(tables[0].html.find("<tr><td>West</td><td></td><td>1,022</td></tr>"), std::string::npos)
       << tables[0].html;
+}
+
+TEST(AlignedTableTest, AWordBrokenAtALabelsEndCarriesItsRowOn) {
+  // Between booktabs-like rules, no rule between rows. The rest of a word broken at a label's end
+  // ("appli-" / "cation") goes on in the row whatever its other cells say ("March" over "2022"); such
+  // lines starting in lower case do not make the labels a table's of lower-case labels (where a lower-case
+  // start tells nothing). A figure goes on from text that ends open ("End of" over "2025").
+  const std::vector<RulingSegment> rules = {Rule(95, 90, 500), Rule(111, 90, 500), Rule(200, 90, 500)};
+  std::vector<TextLine> lines = {Line("Measure", 100, 100, 10, true),
+                                 Line("Lead", 250, 100, 10, true),
+                                 Line("Date", 340, 100, 10, true),
+                                 Line("Progress", 420, 100, 10, true),
+                                 Line("Set up a helpdesk for lo-", 100, 116),
+                                 Line("Each depart-", 250, 116),
+                                 Line("End of", 340, 116),
+                                 Line("Partly done", 420, 116),
+                                 Line("cal authorities", 100, 128),
+                                 Line("ment", 250, 128),
+                                 Line("2022", 340, 128),
+                                 Line("on track", 420, 128),
+                                 Line("Introduce a single appli-", 100, 140),
+                                 Line("Statistics", 250, 140),
+                                 Line("March", 340, 140),
+                                 Line("Not started", 420, 140),
+                                 Line("cation form for grants", 100, 152),
+                                 Line("office", 250, 152),
+                                 Line("2022", 340, 152),
+                                 Line("Replace the payroll", 100, 164),
+                                 Line("Treasury", 250, 164),
+                                 Line("End of", 340, 164),
+                                 Line("Completed", 420, 164),
+                                 Line("formula for schools", 100, 176),
+                                 Line("2025", 340, 176)};
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Measure</td><td>Lead</td><td>Date</td><td>Progress</td></tr>"
+            "<tr><td>Set up a helpdesk for local authorities</td><td>Each department</td><td>End of 2022</td>"
+            "<td>Partly done on track</td></tr>"
+            "<tr><td>Introduce a single application form for grants</td><td>Statistics office</td>"
+            "<td>March 2022</td><td>Not started</td></tr>"
+            "<tr><td>Replace the payroll formula for schools</td><td>Treasury</td><td>End of 2025</td>"
+            "<td>Completed</td></tr></table>");
 }
 
 TEST(AlignedTableTest, TheRuleUnderTheHeaderEndsTheHeader) {
@@ -867,6 +911,33 @@ TEST(AlignedTableTest, ATableOfTextIsToldByItsBoldHeaderAndFlushLeftColumns) {
   }
 }
 
+TEST(AlignedTableTest, TheHeaderOfATableOfTextIsItsFirstRowsSetInBold) {
+  // No figures to end the header at: it ends where the bold ends, not at the first label alone on its
+  // line (a label's wrapped line, "formula for schools", under the first row).
+  std::vector<TextLine> lines = {Line("Action", 50, 100, 10, true),
+                                 Line("Responsible", 200, 100, 10, true),
+                                 Line("Deadline", 380, 100, 10, true),
+                                 Line("Review the funding", 50, 116),
+                                 Line("Ministry of Finance", 200, 116),
+                                 Line("Ongoing", 380, 116),
+                                 Line("formula for schools", 50, 128),
+                                 Line("Audit the accounts", 50, 144),
+                                 Line("Audit office", 200, 144),
+                                 Line("March 2024", 380, 144),
+                                 Line("Train staff", 50, 160),
+                                 Line("Each department", 200, 160),
+                                 Line("Completed", 380, 160),
+                                 Line("Below the table, a sentence of prose that is long.", 50, 200)};
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(
+      tables[0].html,
+      "<table><tr><td>Action</td><td>Responsible</td><td>Deadline</td></tr>"
+      "<tr><td>Review the funding formula for schools</td><td>Ministry of Finance</td><td>Ongoing</td></tr>"
+      "<tr><td>Audit the accounts</td><td>Audit office</td><td>March 2024</td></tr>"
+      "<tr><td>Train staff</td><td>Each department</td><td>Completed</td></tr></table>");
+}
+
 TEST(AlignedTableTest, UnderABoldHeaderTheCellsOfATableOfTextMayBeAsLongAsLabels) {
   // A wrapped line of 44 characters in the second column: longer than a cell of figures would be.
   auto line = [](const char* text, double x, double y, bool bold = false) {
@@ -1084,6 +1155,24 @@ TEST(AlignedTableTest, AMatrixOfMarksIsATable) {
   std::vector<TextLine> plain;
   for (int r = 0; r < 4; ++r) plain.push_back(Line(options[r], 62, 116 + 14.0 * r));
   EXPECT_TRUE(FindAlignedTables(plain, std::vector<bool>(plain.size(), false), kPage).empty());
+}
+
+TEST(AlignedTableTest, BulletedListsSideBySideAreNoMatrixOfMarks) {
+  // A slide's three lists in columns: each bullet stands an em before its item, as no mark ticked in a
+  // matrix does.
+  std::vector<TextLine> lines;
+  const char* items[][3] = {{"First step", "Alpha", "Red"},
+                            {"Second step", "Beta", "Green"},
+                            {"Third step", "Gamma", "Blue"},
+                            {"Fourth step", "Delta", "Amber"}};
+  for (int r = 0; r < 4; ++r) {
+    for (int c = 0; c < 3; ++c) {
+      lines.push_back(WideLine(U"\u2022", 50 + 150.0 * c, 100 + 14.0 * r));
+      lines.push_back(Line(items[r][c], 70 + 150.0 * c, 100 + 14.0 * r));
+    }
+  }
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  EXPECT_TRUE(tables.empty()) << tables[0].html;
 }
 
 TEST(AlignedTableTest, TwoTablesSideBySideUnderTheirCaptionsAreTwoTables) {

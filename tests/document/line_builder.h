@@ -2,6 +2,8 @@
 #pragma once
 
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "document/text_lines.h"
 
@@ -17,6 +19,30 @@ inline TextLine Line(const std::string& ascii, double x, double y, double size =
   }
   line.box = {x, y, x + static_cast<double>(ascii.size()) * cw, y + size};
   line.text = ascii;
+  line.font_size = size;
+  line.bold = bold;
+  return line;
+}
+
+// One line of words, each starting at its x (`size` / 2 points a character), a space between each two
+// reaching across the gap: a justified line's stretched spaces, columns in one line.
+inline TextLine LineOfWords(const std::vector<std::pair<std::string, double>>& words, double y,
+                            double size = 10, bool bold = false) {
+  TextLine line;
+  const double cw = size * 0.5;
+  for (const auto& [word, x] : words) {
+    if (!line.chars.empty()) {
+      line.chars.push_back({U' ', {line.chars.back().box.x1, y, x, y + size}});
+      line.text.push_back(' ');
+    }
+    for (size_t i = 0; i < word.size(); ++i) {
+      const double x0 = x + static_cast<double>(i) * cw;
+      line.chars.push_back(
+          {static_cast<char32_t>(static_cast<unsigned char>(word[i])), {x0, y, x0 + cw, y + size}});
+    }
+    line.text += word;
+  }
+  line.box = {words.front().second, y, line.chars.back().box.x1, y + size};
   line.font_size = size;
   line.bold = bold;
   return line;

@@ -3,6 +3,7 @@
 
     make_tables.py latex OUT COUNT SEED   # pdfLaTeX pages (needs pdflatex, booktabs, xcolor, geometry)
     make_tables.py wordproc OUT COUNT SEED  # word-processor pages (needs python3-docx and LibreOffice)
+    make_tables.py text OUT COUNT SEED      # pdfLaTeX pages of tables of text and statistical tables
 
 Each page OUT/tNN.pdf comes with OUT/tNN_ref.md: its tables in order, as <table> HTML with colspans,
 which tests/document/tables_regression_test.cc scores our tables against (the ICDAR 2013
@@ -10,7 +11,10 @@ adjacency-relation measure, document/table_score.h). The tables are what governm
 reports print: rows of regions or programmes, columns of figures in the formats such reports use,
 headers of one or two levels, wrapped headings and labels, group rows, notes under the table; set with
 or without rules, between booktabs rules, in a full grid, with shaded header cells, and in the word
-processor's table styles (banded rows, shaded headers, frames). The text is made up here.
+processor's table styles (banded rows, shaded headers, frames); and (`text`) tables of text, actions with
+who and when, wrapped in justified `p` columns set plain, between booktabs rules, in a grid or under a rule
+under the header only, beside statistical tables with indented sub-items, a units row across the figures,
+footnote marks on figures and dot leaders after the labels. The text is made up here.
 """
 import html
 import os
@@ -67,6 +71,18 @@ def figure(kind):
     return f"${random.randint(100, 9999):,}"
 
 
+def reference(rows):
+    """`rows` of (text, colspan) cells as reference HTML."""
+    out = ["<table>"]
+    for row in rows:
+        cells = []
+        for text, span in row:
+            text = html.escape(text.replace("--", "\u2013"))
+            cells.append(f'<td colspan="{span}">{text}</td>' if span > 1 else f"<td>{text}</td>")
+        out.append("<tr>" + "".join(cells) + "</tr>")
+    return "".join(out + ["</table>"])
+
+
 class Table:
     """A table's rows as (text, colspan) cells; `head` rows are the header; `group_rows` indexes rows that
     hold a group's name only."""
@@ -101,14 +117,7 @@ class Table:
         self.wrapped_labels = wrapped_labels
 
     def reference(self):
-        out = ["<table>"]
-        for row in self.rows:
-            cells = []
-            for text, span in row:
-                text = html.escape(text.replace("--", "\u2013"))
-                cells.append(f'<td colspan="{span}">{text}</td>' if span > 1 else f"<td>{text}</td>")
-            out.append("<tr>" + "".join(cells) + "</tr>")
-        return "".join(out + ["</table>"])
+        return reference(self.rows)
 
 
 # pdfLaTeX ---------------------------------------------------------------------------------------------
@@ -185,10 +194,10 @@ def overfull(log):
         return "Overfull \\hbox" in f.read()
 
 
-def make_latex(out, count, seed):
+def make_latex(out, count, seed, page):
     i = attempt = 0
     while i < count:
-        tex, refs = latex_page(attempt, seed)
+        tex, refs = page(attempt, seed)
         attempt += 1
         name = os.path.join(out, f"t{i:02d}")
         with open(name + ".tex", "w") as f:
@@ -204,6 +213,103 @@ def make_latex(out, count, seed):
         with open(name + "_ref.md", "w") as f:
             f.write("\n\n".join(refs) + "\n")
         i += 1
+
+
+# Tables of text and statistical tables (pdfLaTeX) ---------------------------------------------------
+
+ACTIONS = ["Review the funding formula for schools", "Publish quarterly spending data",
+           "Introduce a single application form for grants", "Train staff in the new procurement rules",
+           "Set up a helpdesk for local authorities", "Audit the accounts of the regional fund",
+           "Consult users on the draft strategy", "Replace the payroll system", "Report progress to parliament"]
+OWNERS = ["Ministry of Finance", "Regional councils", "Audit office", "Statistics office", "Each department"]
+DATES = ["March 2022", "End of 2022", "Ongoing", "Q3 2023", "2024", "Completed"]
+PROGRESS = ["On track", "Delayed by six months because the tender was repeated", "Completed", "Not started",
+            "Partly done: two of five regions have reported"]
+SUB_ITEMS = {"Education": ["Primary", "Secondary", "Higher education"], "Health care": ["Hospitals", "Primary care"],
+             "Transport": ["Roads", "Railways", "Ports"], "Housing": ["Social housing", "Grants"]}
+TEXT_WIDTHS = {"Action": 5, "Measure": 4.5, "Responsible": 3, "Lead": 2.5, "Deadline": 2.2, "Date": 1.8,
+               "Status": 4, "Progress": 3.5}
+
+
+def text_table():
+    """A table of actions, who leads them and when, its cells wrapped in justified columns."""
+    heads = random.choice([["Action", "Responsible", "Deadline"], ["Action", "Responsible", "Status"],
+                           ["Measure", "Lead", "Date", "Progress"]])
+    rows = [[(h, 1) for h in heads]]
+    for action in random.sample(ACTIONS, random.randint(3, 6)):
+        row = [(action, 1), (random.choice(OWNERS), 1)]
+        row += [(random.choice(PROGRESS if h in ("Status", "Progress") else DATES), 1) for h in heads[2:]]
+        rows.append(row)
+    style = random.choice(["plain", "booktabs", "grid", "headrule"])
+    columns = ["p{%.1fcm}" % TEXT_WIDTHS[h] for h in heads]
+    spec = "|" + "|".join(columns) + "|" if style == "grid" else "".join(columns)
+    out = ["\\begin{tabular}{%s}" % spec, {"booktabs": "\\toprule", "grid": "\\hline"}.get(style, "")]
+    for r, row in enumerate(rows):
+        cells = [tex_escape(text) for text, _ in row]
+        out.append(" & ".join("\\textbf{%s}" % c for c in cells) if r == 0 else " & ".join(cells))
+        out[-1] += " \\\\"
+        if r == 0:
+            out.append({"booktabs": "\\midrule", "grid": "\\hline", "headrule": "\\hline"}.get(style, ""))
+        elif style == "grid":
+            out.append("\\hline")
+    out += ["\\bottomrule" if style == "booktabs" else "", "\\end{tabular}"]
+    return "\n".join(out), reference(rows)
+
+
+def statistical_table():
+    """Items with indented sub-items and a total, a units row across the figures, marks on some figures,
+    dot leaders after the labels."""
+    n = random.randint(2, 5)
+    kinds = [random.randint(0, 5) for _ in range(n)]
+    leaders = random.random() < 0.4
+    rows = [[("", 1)] + [(h, 1) for h in random.sample(HEADINGS, n)]]
+    if random.random() < 0.4:
+        rows.append([("", 1), (random.choice(["(million euro)", "(per cent)"]), n)])
+    head = len(rows)
+    indents = []
+    for item in random.sample(list(SUB_ITEMS), random.randint(2, 4)):
+        rows.append([(item, 1)] + [(figure(k), 1) for k in kinds])
+        indents.append(0)
+        if random.random() < 0.6:
+            for sub in SUB_ITEMS[item][:random.randint(2, 3)]:
+                rows.append([(sub, 1)] + [(figure(k), 1) for k in kinds])
+                indents.append(1)
+    rows.append([("Total", 1)] + [(figure(k), 1) for k in kinds])
+    indents.append(0)
+    if random.random() < 0.3:
+        for row in rows[head:]:
+            if random.random() < 0.2:
+                j = random.randint(1, n)
+                row[j] = (row[j][0] + random.choice(["a", "*", "b"]), 1)
+    style = random.choice(["plain", "booktabs", "headrule"])
+    spec = ("p{%dcm}" % random.randint(4, 6) if leaders else "l") + "r" * n
+    out = ["\\begin{tabular}{%s}" % spec, "\\toprule" if style == "booktabs" else ""]
+    for r, row in enumerate(rows):
+        if r < head:
+            cells = [tex_escape(t) if s == 1 else "\\multicolumn{%d}{c}{%s}" % (s, tex_escape(t)) for t, s in row]
+        else:
+            label = "\\quad " * indents[r - head] + tex_escape(row[0][0])
+            cells = [label + ("\\dotfill\\mbox{}" if leaders else "")] + [tex_escape(t) for t, _ in row[1:]]
+        out.append(" & ".join(cells) + " \\\\")
+        if r + 1 == head:
+            out.append({"booktabs": "\\midrule", "headrule": "\\hline"}.get(style, ""))
+    out += ["\\bottomrule" if style == "booktabs" else "", "\\end{tabular}"]
+    return "\n".join(out), reference(rows)
+
+
+def text_page(index, seed):
+    random.seed(seed + index)
+    tex = ["\\documentclass[%s]{article}" % random.choice(["10pt", "11pt", "12pt"]),
+           "\\usepackage{array}\\usepackage{booktabs}\\usepackage[margin=1in]{geometry}",
+           "\\begin{document}", "\\section{Progress report}", paragraph()]
+    refs = []
+    for _ in range(random.randint(1, 2)):
+        table, ref = (text_table if random.random() < 0.5 else statistical_table)()
+        tex += ["\\begin{table}[h]\\centering", "\\caption{%s}" % random.choice(CAPTIONS), table,
+                "\\end{table}", paragraph()]
+        refs.append(ref)
+    tex.append("\\end{document}")
+    return "\n".join(tex), refs
 
 
 # Word processor ---------------------------------------------------------------------------------------
@@ -268,8 +374,11 @@ def make_wordproc(out, count, seed):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5 or sys.argv[1] not in ("latex", "wordproc"):
+    if len(sys.argv) != 5 or sys.argv[1] not in ("latex", "wordproc", "text"):
         sys.exit(__doc__)
     kind, out, count, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     os.makedirs(out, exist_ok=True)
-    (make_latex if kind == "latex" else make_wordproc)(out, count, seed)
+    if kind == "wordproc":
+        make_wordproc(out, count, seed)
+    else:
+        make_latex(out, count, seed, text_page if kind == "text" else latex_page)
