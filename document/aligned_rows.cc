@@ -445,6 +445,10 @@ bool IsCurrencySign(std::string_view text) {
   return false;
 }
 
+bool GoesOnFrom(const std::string& above, const std::string& below) {
+  return !IsNumericCell(above) && !IsNumericCell(below) && (StartsLower(below) || EndsOpen(above));
+}
+
 bool IsYearLike(std::string_view t) {
   if (t.starts_with("FY")) t.remove_prefix(t.size() > 2 && t[2] == ' ' ? 3 : 2);
   if (t.size() < 4) return false;

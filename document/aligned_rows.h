@@ -46,6 +46,10 @@ bool IsNumericCell(const std::string& text);
 // "2019", "2019-20", "FY 2021": a year, which heads a column or dates a row rather than being a value.
 bool IsYearLike(std::string_view text);
 
+// Whether text `below` is the next line of text `above` (a cell wrapped onto it): it starts in lower case,
+// or `above` ends open (a hyphen, a comma, "and", "of", ...); neither is a figure.
+bool GoesOnFrom(const std::string& above, const std::string& below);
+
 // A cell that says it has no value: "-", an en or em dash, "..", "n/a", "NA", "(X)", "*".
 bool IsPlaceholderCell(const std::string& text);
 

@@ -217,21 +217,46 @@ bool RowsOfFigures(const std::vector<Baseline>& baselines, const std::vector<dou
   });
 }
 
+// The drawn column (between `xs`) the middle of `p` is in, or -1 outside them.
+std::ptrdiff_t DrawnColumnOf(const AlignedPiece& p, const std::vector<double>& xs) {
+  const auto c = std::ranges::upper_bound(xs, (p.x0 + p.x1) / 2) - xs.begin() - 1;
+  return c + 1 < static_cast<std::ptrdiff_t>(xs.size()) ? c : -1;
+}
+
 // How many of the drawn columns (between `xs`) baseline `b` has a cell in.
 size_t DrawnColumnsFilled(const Baseline& b, const std::vector<double>& xs) {
   if (xs.size() < 2) return 0;
   std::vector<bool> filled(xs.size() - 1, false);
   for (const AlignedPiece& p : b.cells) {
-    const auto c = std::ranges::upper_bound(xs, (p.x0 + p.x1) / 2) - xs.begin() - 1;
-    if (c >= 0 && c + 1 < static_cast<std::ptrdiff_t>(xs.size())) filled[static_cast<size_t>(c)] = true;
+    const auto c = DrawnColumnOf(p, xs);
+    if (c >= 0) filled[static_cast<size_t>(c)] = true;
   }
   return static_cast<size_t>(std::ranges::count(filled, true));
+}
+
+// Whether the first cell of `below` in each drawn column goes on from the last cell of `above` in it
+// (GoesOnFrom: text wrapped in every cell of a row at once).
+bool GoesOnFromAbove(const Baseline& below, const Baseline& above, const std::vector<double>& xs) {
+  std::ptrdiff_t seen = -1;
+  for (const AlignedPiece& p : below.cells) {
+    const std::ptrdiff_t c = DrawnColumnOf(p, xs);
+    if (c == seen) continue;
+    seen = c;
+    const AlignedPiece* cell = nullptr;
+    for (const AlignedPiece& q : above.cells) {
+      if (DrawnColumnOf(q, xs) == c) cell = &q;
+    }
+    if (c < 0 || cell == nullptr || !GoesOnFrom(cell->text, p.text)) return false;
+  }
+  return !below.cells.empty();
 }
 
 // Rows a grid draws no rule between whose every line fills every drawn column (between `xs`): in a drawn
 // row (between `ys`) of two baselines or more, each with a cell in each of three drawn columns or more
 // ("100% | 1340 | 2210" over "50% | 670 | 1105", no rule between them; a cell wrapped onto a second line
-// leaves the other columns empty there). Returns the y between each two such baselines.
+// leaves the other columns empty there, and so do text cells all wrapped at once, each line going on
+// from the one above it: "system | regions have reported"). Returns the y between each two such
+// baselines.
 std::vector<double> FullRowBounds(const std::vector<Baseline>& baselines, const std::vector<double>& ys,
                                   const std::vector<double>& xs) {
   std::vector<double> bounds;
@@ -245,7 +270,9 @@ std::vector<double> FullRowBounds(const std::vector<Baseline>& baselines, const 
       full = full && DrawnColumnsFilled(b, xs) == xs.size() - 1;
     }
     if (!full || in.size() < 2) continue;
-    for (size_t k = 1; k < in.size(); ++k) bounds.push_back((in[k - 1]->cy + in[k]->cy) / 2);
+    for (size_t k = 1; k < in.size(); ++k) {
+      if (!GoesOnFromAbove(*in[k], *in[k - 1], xs)) bounds.push_back((in[k - 1]->cy + in[k]->cy) / 2);
+    }
   }
   return bounds;
 }

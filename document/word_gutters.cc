@@ -11,7 +11,8 @@ namespace {
 
 constexpr double kWordGapEm = 0.3;     // glyphs this far apart with no space between are two words
 constexpr double kSameSpaceEm = 0.05;  // two spaces of a line this close are stretched alike
-constexpr double kMaxStretchEm = 3;    // a justified line's space is stretched this wide at most
+constexpr double kMaxStretchEm = 3;    // a justified line's space, at most (unless the line fills its cell)
+constexpr double kEdgeTolerance = 1;   // points: a line this close to its column's edge reaches it
 
 // A word of a row, or a piece that counts whole (`whole`), with the piece it comes from.
 struct Unit {
@@ -169,6 +170,44 @@ bool StretchedSpace(const std::vector<std::vector<Unit>>& units, const std::vect
   return spaces > 0 && spaces >= gaps;
 }
 
+// What the counted rows hold in each column between `gutters`: a value (no year: a column of figures,
+// whose headings stay apart), and the extent of their words.
+struct Columns {
+  std::vector<bool> valued;
+  std::vector<double> left, right;
+
+  // Whether the units of `row` in column `c` reach from its left edge to its right edge, as a justified
+  // line fills its cell.
+  bool Filled(const std::vector<Unit>& row, size_t c,
+              const std::vector<std::pair<double, double>>& gutters) const {
+    double x0 = 1e18, x1 = -1e18;
+    for (const Unit& u : row) {
+      if (ColumnOf(gutters, (u.x0 + u.x1) / 2) != c) continue;
+      x0 = std::min(x0, u.x0);
+      x1 = std::max(x1, u.x1);
+    }
+    return x0 <= left[c] + kEdgeTolerance && x1 >= right[c] - kEdgeTolerance;
+  }
+};
+
+Columns ColumnsOf(const std::vector<TextRow>& rows, const std::vector<std::vector<Unit>>& units,
+                  const std::vector<bool>& counted, const std::vector<std::pair<double, double>>& gutters) {
+  Columns columns{std::vector<bool>(gutters.size() + 1, false), std::vector<double>(gutters.size() + 1, 1e18),
+                  std::vector<double>(gutters.size() + 1, -1e18)};
+  for (size_t r = 0; r < rows.size(); ++r) {
+    if (!counted[r]) continue;
+    for (const RowPiece& p : rows[r].pieces) {
+      if (IsValue(p.text) && !IsYearLike(p.text)) columns.valued[ColumnOf(gutters, (p.x0 + p.x1) / 2)] = true;
+    }
+    for (const Unit& u : units[r]) {
+      const size_t c = ColumnOf(gutters, (u.x0 + u.x1) / 2);
+      columns.left[c] = std::min(columns.left[c], u.x0);
+      columns.right[c] = std::max(columns.right[c], u.x1);
+    }
+  }
+  return columns;
+}
+
 }  // namespace
 
 std::vector<std::pair<double, double>> WordGutters(const std::vector<TextRow>& rows,
@@ -218,17 +257,12 @@ void CutAtWordGutters(std::vector<TextRow>& rows, const std::vector<TextLine>& l
   const double em = CommonSize(rows, lines);
   const double min_gap = kWordGutterEm * em, max_stretch = kMaxStretchEm * em;
   const std::vector<bool> counted = CountedRows(rows, header_bottom);
-  // The columns holding a value (no year) in a counted row: columns of figures, whose headings stay apart.
-  std::vector<bool> valued(gutters.size() + 1, false);
-  for (size_t r = 0; r < rows.size(); ++r) {
-    for (const RowPiece& p : rows[r].pieces) {
-      if (counted[r] && IsValue(p.text) && !IsYearLike(p.text))
-        valued[ColumnOf(gutters, (p.x0 + p.x1) / 2)] = true;
-    }
-  }
+  std::vector<std::vector<Unit>> all_units;
+  for (const TextRow& row : rows) all_units.push_back(UnitsOf(row, lines));
+  const Columns columns = ColumnsOf(rows, all_units, counted, gutters);
   for (size_t r = 0; r < rows.size(); ++r) {
     TextRow& row = rows[r];
-    const std::vector<Unit> units = UnitsOf(row, lines);
+    const std::vector<Unit>& units = all_units[r];
     std::vector<RowPiece> out;
     for (size_t i = 0; i < units.size(); ++i) {
       const Unit& u = units[i];
@@ -240,9 +274,10 @@ void CutAtWordGutters(std::vector<TextRow>& rows, const std::vector<TextLine>& l
         const size_t column = ColumnOf(gutters, (u.x0 + u.x1) / 2);
         const bool across = ColumnOf(gutters, (prev.x0 + prev.x1) / 2) != column;
         // (A heading's words over two columns stand closer than a gutter: it spans them.)
+        const bool stretched = u.x0 - prev.x1 <= max_stretch || columns.Filled(units, column, gutters);
         apart = (across && u.x0 - prev.x1 >= min_gap) ||
-                (u.piece != prev.piece && (across || !counted[r] || valued[column] || OwnCell(from.text) ||
-                                           OwnCell(prev_from.text) || u.x0 - prev.x1 > max_stretch));
+                (u.piece != prev.piece && (across || !counted[r] || columns.valued[column] || !stretched ||
+                                           OwnCell(from.text) || OwnCell(prev_from.text)));
       }
       if (apart) {
         RowPiece piece = from;

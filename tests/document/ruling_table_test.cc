@@ -378,6 +378,22 @@ TEST(RulingTableTest, TwoFullLinesInOneDrawnRowOfAGridAreTwoRows) {
   EXPECT_EQ(tables[0].num_rows, 2);
 }
 
+TEST(RulingTableTest, TextWrappedInEveryCellOfARowAtOnceIsOneRow) {
+  // The same grid, its body one row of text wrapped in all three cells at once, each line going on from
+  // the one above it (it starts in lower case, or the line above ends open): one row.
+  std::vector<RulingSegment> rules = {H(100, 100, 400), H(118, 100, 400), H(150, 100, 400), V(100, 100, 150),
+                                      V(200, 100, 150), V(300, 100, 150), V(400, 100, 150)};
+  std::vector<TextLine> lines = {
+      Line("Action", 105, 104),      Line("Response", 205, 104),     Line("Status", 305, 104),
+      Line("Replace the", 105, 122), Line("Partly done,", 205, 122), Line("Delayed by", 305, 122),
+      Line("payroll", 105, 136),     Line("two regions", 205, 136),  Line("six months", 305, 136)};
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Action</td><td>Response</td><td>Status</td></tr><tr><td>Replace the payroll</td>"
+            "<td>Partly done, two regions</td><td>Delayed by six months</td></tr></table>");
+}
+
 TEST(RulingTableTest, RulesBetweenColumnsAndNoneBetweenRowsOfTextPartRowsAtBlankLinesOrAtFullBaselines) {
   // Rules over and under the header and at the foot, rules between the columns; the body's rows of text
   // are set a blank line apart, their cells wrapped ("with the Local" / "Government Association").
