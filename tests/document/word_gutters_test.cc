@@ -136,7 +136,8 @@ TEST(WordGuttersTest, WithoutRulesColumnsOfTextAreCutAtTheirWordGuttersToo) {
 }
 
 TEST(WordGuttersTest, PiecesFarApartOrGlyphsWithoutASpaceKeepTheirText) {
-  // In a column of text, two pieces four ems apart are no justified line's words: they stay apart. A
+  // In a column of text, two pieces four ems apart are no justified line's words (unless the line fills
+  // its cell): they stay apart. A
   // piece whose glyphs stand apart with no space between ("in" "mm" set apart by a kern) keeps its text
   // as it was.
   TextLine kerned = LineOfWords({{"Gamma", 100}, {"inmm", 200}}, 136);
@@ -146,13 +147,16 @@ TEST(WordGuttersTest, PiecesFarApartOrGlyphsWithoutASpaceKeepTheirText) {
   std::vector<TextLine> lines = {
       LineOfWords({{"Name", 100}, {"Notes", 200}}, 100, 10, true),
       LineOfWords({{"Alpha", 100}, {"a note running across the column", 200}}, 112),
-      LineOfWords({{"Beta", 100}, {"left", 200}, {"right", 260}}, 124), kerned};
+      LineOfWords({{"Beta", 100}, {"left", 200}, {"right", 260}}, 124), kerned,
+      LineOfWords({{"Delta", 100}, {"Publish", 200}, {"quarterly", 315}}, 148)};
   std::vector<TextRow> rows = BuildRows(lines, std::vector<bool>(lines.size(), false));
   const auto gutters = WordGutters(rows, lines, 106);
   ASSERT_EQ(gutters.size(), 1u);
   CutAtWordGutters(rows, lines, gutters, 106);
   EXPECT_EQ(Texts(rows[2]), (std::vector<std::string>{"Beta", "left", "right"}));
   EXPECT_EQ(Texts(rows[3]), (std::vector<std::string>{"Gamma", "inmm"}));
+  // Words as far apart on a line that fills its cell from edge to edge are a justified line's.
+  EXPECT_EQ(Texts(rows[4]), (std::vector<std::string>{"Delta", "Publish quarterly"}));
 }
 
 TEST(WordGuttersTest, ADotLeaderIsOneWordAndStaysApartFromItsText) {
