@@ -298,8 +298,16 @@ enum class Wrapped {
   kUnlabelled  // all of them (a table whose every row has a label)
 };
 
-// The grid of rows [begin, end) split by `gutters`, rows without a label joined up as `wrapped` says. A
-// piece's rowspan covers the slots under it.
+// Whether row `r` of `rows` stands apart from the row above by a blank of half its height or more (rows
+// padded apart, as a word processor's cells are; a cell's lines, and rows set at the line spacing, stand
+// closer).
+bool SetApart(const std::vector<Row>& rows, size_t begin, size_t r) {
+  return r > begin && rows[r].box.y0 - rows[r - 1].box.y1 >= 0.5 * rows[r].box.height();
+}
+
+// The grid of rows [begin, end) split by `gutters`, rows without a label joined up as `wrapped` says (not
+// a row set apart from the one above: a cell merged down beside it). A piece's rowspan covers the slots
+// under it.
 RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
                      const std::vector<std::pair<double, double>>& gutters, Wrapped wrapped) {
   size_t num_cols = gutters.size() + 1;
@@ -308,6 +316,7 @@ RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
     std::vector<size_t> span, owner;  // owner: the column of the cell covering the slot
   };
   std::vector<GridRow> grid;
+  std::vector<bool> merged_down;                // of each grid row: its first cell is the label's above
   std::vector<int> covered_below(num_cols, 0);  // rows still under a cell that spans rows
   RuledTable table;
   table.num_cols = static_cast<int>(num_cols);
@@ -363,8 +372,10 @@ RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
       }
       return false;
     };
+    // (A row set apart under a label alone is its values: the label set above them.)
+    const bool apart = !grid.empty() && filled(grid.back()) >= 2 && SetApart(rows, begin, r);
     if (wrapped != Wrapped::kRows && !grid.empty() && row.cells[0].empty() && !under_span(row) &&
-        !under_span(grid.back()) && !grid.back().cells[0].empty() &&
+        !under_span(grid.back()) && (!grid.back().cells[0].empty() || merged_down.back()) && !apart &&
         (wrapped == Wrapped::kUnlabelled || filled(row) * 2 <= std::max<size_t>(filled(grid.back()), 2))) {
       GridRow& above = grid.back();
       for (size_t c = 0; c < num_cols; ++c) {
@@ -378,7 +389,13 @@ RuledTable EmitTable(const std::vector<Row>& rows, size_t begin, size_t end,
       }
       continue;
     }
+    // A row set apart under a label, its own first cell empty: the label's cell is merged down beside it.
+    merged_down.push_back(wrapped != Wrapped::kRows && apart && row.cells[0].empty() &&
+                          row.owner[0] == SIZE_MAX && (!grid.back().cells[0].empty() || merged_down.back()));
     grid.push_back(std::move(row));
+  }
+  for (size_t r = 0; r < grid.size(); ++r) {
+    if (merged_down[r] && grid[r].cells[0].empty()) grid[r].owner[0] = kFromAbove;
   }
   table.num_rows = static_cast<int>(grid.size());
   std::string html = "<table>";

@@ -466,8 +466,8 @@ bool RowsCarryOnUnder(const Rect& band, const std::vector<Rect>& bottom, const s
   return std::ranges::count(under, true) >= 2;
 }
 
-// Shaded cells that tile (share an edge, or leave a hairline between them): their extent and the
-// tallest one's height.
+// Shaded cells that tile (share an edge, or leave a hairline between them): their extent and their
+// rows' height (the median cell's: a cell merged down over several rows is no row).
 struct TileGroup {
   Rect box;
   std::vector<Rect> cells;
@@ -476,8 +476,15 @@ struct TileGroup {
 
 std::vector<TileGroup> TileGroups(const std::vector<Rect>& fills, const Rect& page) {
   std::vector<Rect> cells;
+  auto same = [](const Rect& a, const Rect& b) {
+    return std::fabs(a.x0 - b.x0) <= 0.5 && std::fabs(a.y0 - b.y0) <= 0.5 && std::fabs(a.x1 - b.x1) <= 0.5 &&
+           std::fabs(a.y1 - b.y1) <= 0.5;
+  };
   for (const Rect& f : fills) {
-    if (f.width() < 0.9 * page.width() && f.height() < 0.5 * page.height()) cells.push_back(f);
+    // (A cell filled twice, as some writers draw it, counts once.)
+    if (f.width() < 0.9 * page.width() && f.height() < 0.5 * page.height() &&
+        std::ranges::none_of(cells, [&](const Rect& c) { return same(c, f); }))
+      cells.push_back(f);
   }
   auto touch = [](const Rect& a, const Rect& b) {
     bool side = std::fabs(a.x1 - b.x0) <= kTol || std::fabs(b.x1 - a.x0) <= kTol;
@@ -501,25 +508,76 @@ std::vector<TileGroup> TileGroups(const std::vector<Rect>& fills, const Rect& pa
     TileGroup& g = by_root[groups.Find(i)];
     g.box = g.cells.empty() ? cells[i] : g.box.Union(cells[i]);
     g.cells.push_back(cells[i]);
-    g.row_height = std::max(g.row_height, cells[i].height());
   }
   std::vector<TileGroup> out;
-  for (auto& [root, g] : by_root) out.push_back(std::move(g));
+  for (auto& [root, g] : by_root) {
+    std::vector<double> heights;
+    for (const Rect& c : g.cells) heights.push_back(c.height());
+    std::ranges::nth_element(heights, heights.begin() + static_cast<std::ptrdiff_t>(heights.size() / 2));
+    g.row_height = heights[heights.size() / 2];
+    out.push_back(std::move(g));
+  }
   std::ranges::sort(out, {}, [](const TileGroup& g) { return g.box.y0; });
   return out;
 }
 
-// Whether two groups are stripes of one table (rows shaded in turn, each cell on its own): as wide, at
-// most three of their rows' heights apart, every line between them inset from both their sides as a
-// cell's text is (a heading at the margin between two tables of one width is no row of theirs).
+// Whether a group is stripes joined by a cell merged down beside them: one of its cells is as tall as
+// the group, and the others leave a hole (an unshaded row between the stripes). A shaded header covers
+// its extent.
+bool JoinedStripes(const TileGroup& g) {
+  double area = 0;
+  bool merged = false;
+  for (const Rect& c : g.cells) {
+    area += c.area();
+    merged =
+        merged || (c.y0 <= g.box.y0 + kTol && c.y1 >= g.box.y1 - kTol && c.height() > 1.5 * g.row_height);
+  }
+  return merged && area < 0.98 * g.box.area();
+}
+
+// Whether a drawn vertical rule goes on down from the bottom of the group at the side of one of its
+// cells inside it (a grid's column rule under its shaded header).
+bool InnerSidesRuledUnder(const TileGroup& g, const std::vector<RulingSegment>& rules) {
+  return std::ranges::any_of(rules, [&](const RulingSegment& r) {
+    const double x = r.box.cx();
+    return !r.horizontal && x > g.box.x0 + kTol && x < g.box.x1 - kTol && r.box.y0 <= g.box.y1 + kTol &&
+           r.box.y1 > g.box.y1 + kTol && std::ranges::any_of(g.cells, [&](const Rect& c) {
+             return c.y1 >= g.box.y1 - kTol && (std::fabs(c.x0 - x) <= kTol || std::fabs(c.x1 - x) <= kTol);
+           });
+  });
+}
+
+// How many of a group's cells hold the middle of a line of `lines` (a table's cells do; shapes of an
+// icon or a drawing hold none).
+size_t TilesHoldingText(const TileGroup& g, const std::vector<TextLine>& lines) {
+  return static_cast<size_t>(std::ranges::count_if(g.cells, [&](const Rect& c) {
+    return std::ranges::any_of(lines, [&](const TextLine& l) { return c.ContainsCenterOf(l.box, 0); });
+  }));
+}
+
+bool HasSideAt(const TileGroup& g, double x) {
+  return std::ranges::any_of(
+      g.cells, [&](const Rect& c) { return std::fabs(c.x0 - x) <= kTol || std::fabs(c.x1 - x) <= kTol; });
+}
+
+// Whether two groups are stripes of one table (rows shaded in turn, each cell on its own): as wide, or
+// one short of the other's first or last columns (a cell merged down over the narrower one's rows, a
+// group's name in the first column), at most three of their rows' heights apart, every line between
+// them inset from both sides of the wider as a cell's text is (a heading at the margin between two
+// tables of one width is no row of theirs).
 bool StripesOfOneTable(const TileGroup& a, const TileGroup& b, const std::vector<TextLine>& lines) {
-  if (std::fabs(a.box.x0 - b.box.x0) > kTol || std::fabs(a.box.x1 - b.box.x1) > kTol) return false;
+  const TileGroup& wide = a.box.width() >= b.box.width() ? a : b;
+  const TileGroup& narrow = &wide == &a ? b : a;
+  const bool left = std::fabs(a.box.x0 - b.box.x0) <= kTol, right = std::fabs(a.box.x1 - b.box.x1) <= kTol;
+  if (!(left && right) && !(left && HasSideAt(wide, narrow.box.x1)) &&
+      !(right && HasSideAt(wide, narrow.box.x0)))
+    return false;
   const double top = std::min(a.box.y1, b.box.y1), bottom = std::max(a.box.y0, b.box.y0);
   if (bottom - top > 3 * std::max(a.row_height, b.row_height)) return false;
   return std::ranges::none_of(lines, [&](const TextLine& l) {
     const double cy = l.box.cy();
-    return cy > top && cy < bottom && l.box.x1 > a.box.x0 && l.box.x0 < a.box.x1 &&
-           (l.box.x0 <= a.box.x0 + 1 || l.box.x1 >= a.box.x1 - 1);
+    return cy > top && cy < bottom && l.box.x1 > wide.box.x0 && l.box.x0 < wide.box.x1 &&
+           (l.box.x0 <= wide.box.x0 + 1 || l.box.x1 >= wide.box.x1 - 1);
   });
 }
 
@@ -546,11 +604,6 @@ std::vector<std::pair<double, double>> RowsAcross(const TileGroup& g, double y0,
   return rows;
 }
 
-bool HasSideAt(const TileGroup& g, double x) {
-  return std::ranges::any_of(
-      g.cells, [&](const Rect& c) { return std::fabs(c.x0 - x) <= kTol || std::fabs(c.x1 - x) <= kTol; });
-}
-
 }  // namespace
 
 std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills,
@@ -573,15 +626,21 @@ std::vector<RulingSegment> CellFillEdges(const std::vector<Rect>& fills,
     for (const Rect& c : group.cells) {
       if (std::fabs(c.y1 - group.box.y1) <= kTol) bottom.push_back(c);
     }
-    // A shaded header alone: its rows' edges bound bands; its columns are the text's.
-    if (partners.empty() && RowsCarryOnUnder(group.box, bottom, lines)) continue;
+    // A shaded header alone: its rows' edges bound bands; its columns are the text's. (Not a group of
+    // cells holding text with a hole in it, stripes joined by a cell merged down beside them, nor a
+    // header over rows ruled down its cells' sides.)
+    const bool joined_stripes = JoinedStripes(group) && TilesHoldingText(group, lines) >= 2;
+    if (partners.empty() && !joined_stripes && !InnerSidesRuledUnder(group, rules) &&
+        RowsCarryOnUnder(group.box, bottom, lines))
+      continue;
     for (const Rect& r : group.cells) {
       vertical(r.x0, r.y0, r.y1);
       vertical(r.x1, r.y0, r.y1);
     }
     // Stripes of one table: a side both have is a column's, across the unshaded rows between them too,
-    // and under the last stripe down to a rule across the table (its frame) within three rows.
-    if (!partners.empty() && partners.back() < g) {
+    // and under the last stripe (or under stripes joined by a merged cell) down to a rule across the
+    // table (its frame) within three rows.
+    if ((!partners.empty() && partners.back() < g) || (partners.empty() && joined_stripes)) {
       double foot = -1;
       for (const RulingSegment& r : rules) {
         const double y = r.box.cy();

@@ -938,6 +938,35 @@ TEST(AlignedTableTest, TheHeaderOfATableOfTextIsItsFirstRowsSetInBold) {
       "<tr><td>Train staff</td><td>Each department</td><td>Completed</td></tr></table>");
 }
 
+TEST(AlignedTableTest, ARowSetApartUnderALabelIsARowBesideTheLabelMergedDown) {
+  // A word processor's table of text without rules, its rows padded apart, a group's name merged down
+  // over two rows of actions: the second row, set apart, is a row of its own beside the name (rowspan),
+  // not the first row's wrapped lines, which stand close.
+  std::vector<TextLine> lines = {Line("Objective", 50, 100, 10, true),
+                                 Line("Action", 200, 100, 10, true),
+                                 Line("Lead", 380, 100, 10, true),
+                                 Line("Roads", 50, 120),
+                                 Line("Repair bridges", 200, 120),
+                                 Line("Council", 380, 120),
+                                 Line("on time", 200, 131),
+                                 Line("Fill potholes", 200, 150),
+                                 Line("Agency", 380, 150),
+                                 Line("Schools", 50, 170),
+                                 Line("Build classrooms", 200, 170),
+                                 Line("Ministry", 380, 170),
+                                 Line("Hire teachers", 200, 190),
+                                 Line("Office", 380, 190),
+                                 Line("Below the table, a sentence of prose that is long.", 50, 240)};
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Objective</td><td>Action</td><td>Lead</td></tr>"
+            "<tr><td rowspan=\"2\">Roads</td><td>Repair bridges on time</td><td>Council</td></tr>"
+            "<tr><td>Fill potholes</td><td>Agency</td></tr>"
+            "<tr><td rowspan=\"2\">Schools</td><td>Build classrooms</td><td>Ministry</td></tr>"
+            "<tr><td>Hire teachers</td><td>Office</td></tr></table>");
+}
+
 TEST(AlignedTableTest, UnderABoldHeaderTheCellsOfATableOfTextMayBeAsLongAsLabels) {
   // A wrapped line of 44 characters in the second column: longer than a cell of figures would be.
   auto line = [](const char* text, double x, double y, bool bold = false) {

@@ -253,11 +253,97 @@ TEST(RulingTableTest, ShadedHeaderCellsOverRowsLeftUnshadedGiveTheirRowsEdgesOnl
   std::vector<RulingSegment> edges = CellFillEdges(fills, {}, rows, page);
   EXPECT_EQ(edges.size(), 4u);
   EXPECT_EQ(vertical(edges), 0);
-  // Nothing under it, or a line in one column only (a note): the tiles are a grid of their own.
+  // Nothing under it, or a line in one column only (a note): the tiles are a grid of their own; and so
+  // they are over rows ruled down their sides (a grid's column rule going on from the header's).
   EXPECT_EQ(vertical(CellFillEdges(fills, {}, header, page)), 4);
+  EXPECT_EQ(vertical(CellFillEdges(fills, {V(200, 116, 140)}, rows, page)), 4);
   std::vector<TextLine> note = header;
   note.push_back(Line("Source: the ministry", 110, 120));
   EXPECT_EQ(vertical(CellFillEdges(fills, {}, note, page)), 4);
+}
+
+TEST(RulingTableTest, AStripeShortOfTheFirstColumnUnderACellMergedDownIsAStripeOfTheTable) {
+  // A banded table whose second stripe leaves the first column out: a group's name merged down over
+  // three rows there. The stripes are of one table; the name spans its rows.
+  const Rect page{0, 0, 600, 800};
+  const std::vector<Rect> fills = {{100, 115, 200, 135},
+                                   {200, 115, 300, 135},
+                                   {300, 115, 400, 135},
+                                   {200, 155, 300, 175},
+                                   {300, 155, 400, 175}};
+  const std::vector<TextLine> lines = {
+      Line("Goal", 105, 102),    Line("Action", 205, 102), Line("Lead", 305, 102),
+      Line("Roads", 105, 120),   Line("Repair", 205, 120), Line("Council", 305, 120),
+      Line("Schools", 105, 140), Line("Build", 205, 140),  Line("Ministry", 305, 140),
+      Line("Train", 205, 160),   Line("Agency", 305, 160), Line("Hire", 205, 178),
+      Line("Office", 305, 178)};
+  std::vector<RulingSegment> rules = {H(100, 100, 400), H(115, 100, 400), H(190, 100, 400)};
+  std::vector<RulingSegment> edges = CellFillEdges(fills, rules, lines, page);
+  rules.insert(rules.end(), edges.begin(), edges.end());
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Goal</td><td>Action</td><td>Lead</td></tr><tr><td>Roads</td><td>Repair</td>"
+            "<td>Council</td></tr><tr><td rowspan=\"3\">Schools</td><td>Build</td><td>Ministry</td></tr>"
+            "<tr><td>Train</td><td>Agency</td></tr><tr><td>Hire</td><td>Office</td></tr></table>");
+}
+
+TEST(RulingTableTest, StripesJoinedByACellMergedDownBesideThemAreOneBandedTable) {
+  // A banded table whose group's name, shaded, is merged down over three rows: the two stripes beside it
+  // and the name are one group of tiles with a hole (the unshaded row between the stripes), no shaded
+  // header; the row under it down to the frame's rule is the table's. The writer fills each cell twice.
+  const Rect page{0, 0, 600, 800};
+  std::vector<Rect> fills = {{100, 115, 200, 175},
+                             {200, 115, 300, 135},
+                             {300, 115, 400, 135},
+                             {200, 155, 300, 175},
+                             {300, 155, 400, 175}};
+  fills.insert(fills.end(), fills.begin(), fills.end());
+  const std::vector<TextLine> lines = {
+      Line("Goal", 105, 102),    Line("Action", 205, 102), Line("Lead", 305, 102),
+      Line("Schools", 105, 120), Line("Build", 205, 120),  Line("Ministry", 305, 120),
+      Line("Train", 205, 140),   Line("Agency", 305, 140), Line("Hire", 205, 160),
+      Line("Office", 305, 160),  Line("Roads", 105, 178),  Line("Repair", 205, 178),
+      Line("Council", 305, 178)};
+  std::vector<RulingSegment> rules = {H(100, 100, 400), H(115, 100, 400), H(190, 100, 400)};
+  const std::vector<RulingSegment> edges = CellFillEdges(fills, rules, lines, page);
+  rules.insert(rules.end(), edges.begin(), edges.end());
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Goal</td><td>Action</td><td>Lead</td></tr><tr><td rowspan=\"3\">Schools</td>"
+            "<td>Build</td><td>Ministry</td></tr><tr><td>Train</td><td>Agency</td></tr><tr><td>Hire</td>"
+            "<td>Office</td></tr><tr><td>Roads</td><td>Repair</td><td>Council</td></tr></table>");
+}
+
+TEST(RulingTableTest, ATabOverABoxOrAnIconWithAHoleIsNoStripesJoinedByAMergedCell) {
+  // A shaded tab over a shaded box (a callout's label) leaves a hole beside the tab but has no cell as
+  // tall as the group: with rows carrying on under it, its rows' edges only. Nor are shapes of an icon
+  // (no text in them) stripes, whatever their holes.
+  const Rect page{0, 0, 600, 800};
+  auto vertical = [](const std::vector<RulingSegment>& edges) {
+    return std::ranges::count_if(edges, [](const RulingSegment& e) { return !e.horizontal; });
+  };
+  const std::vector<Rect> tab = {{100, 100, 200, 115}, {100, 115, 200, 140}, {200, 115, 300, 140}};
+  const std::vector<TextLine> lines = {Line("Note", 105, 103), Line("Cost", 105, 120), Line("Rate", 205, 120),
+                                       Line("North", 105, 143), Line("1,204", 205, 143)};
+  EXPECT_EQ(vertical(CellFillEdges(tab, {}, lines, page)), 0);
+  const std::vector<Rect> icon = {{100, 100, 104, 130}, {104, 100, 120, 108}, {104, 122, 120, 130}};
+  const std::vector<TextLine> beside = {Line("x", 99.5, 133), Line("y", 107, 133)};
+  EXPECT_EQ(vertical(CellFillEdges(icon, {}, beside, page)), 0);
+}
+
+TEST(RulingTableTest, AMergedCellIsNoRowOfItsGroupAndItsHeightNoStripeSpacing) {
+  // A shaded header far above a group whose first column is one cell merged down over three rows: its
+  // rows are the stripes' height (20), not the merged cell's (60), so the two are no stripes of one table
+  // 150 points apart, and no column side is drawn between them.
+  const Rect page{0, 0, 600, 800};
+  const std::vector<Rect> fills = {{100, 100, 200, 115}, {200, 100, 300, 115}, {300, 100, 400, 115},
+                                   {100, 265, 200, 325}, {200, 265, 300, 285}, {300, 265, 400, 285},
+                                   {200, 305, 300, 325}, {300, 305, 400, 325}};
+  for (const RulingSegment& e : CellFillEdges(fills, {}, {}, page)) {
+    EXPECT_FALSE(!e.horizontal && e.box.y0 < 200 && e.box.y1 > 200) << e.box.x0 << " " << e.box.y0;
+  }
 }
 
 TEST(RulingTableTest, ShadedCellsThatTileFormTheGrid) {
