@@ -679,25 +679,6 @@ std::vector<std::vector<Row>> SplitUnderCaptions(const std::vector<Row>& rows,
   return parts;
 }
 
-// The words of `line` standing within [x0, x1] (runs of glyphs between spaces), with their extents.
-std::vector<AlignedPiece> WordsWithin(const TextLine& line, double x0, double x1) {
-  std::vector<AlignedPiece> words;
-  bool space = true;
-  for (const TextChar& ch : line.chars) {
-    if (ch.rune == ' ') {
-      space = true;
-      continue;
-    }
-    const double cx = (ch.box.x0 + ch.box.x1) / 2;
-    if (cx < x0 || cx > x1) continue;
-    if (space || words.empty()) words.push_back({ch.box.x0, ch.box.x1, {}});
-    space = false;
-    AppendUtf8(words.back().text, ch.rune);
-    words.back().x1 = std::max(words.back().x1, ch.box.x1);
-  }
-  return words;
-}
-
 // A piece across a gutter whose words stand apart right in it (a gap of kGutterGapEm or more, wider than
 // a space of a proportional face, its middle inside the gutter) is a piece each side: headings of tight
 // columns set closer than the em that parts cells in a line ("Q1 Rate Planned" over three columns of
@@ -709,11 +690,11 @@ void SplitAtGutters(std::vector<Row>& rows, const std::vector<TextLine>& lines,
     std::vector<Piece> out;
     for (Piece& p : row.pieces) {
       const TextLine& line = lines[p.line];
-      std::vector<AlignedPiece> words;
+      std::vector<LineWord> words;
       if (!p.over_rule && !line.rtl && !line.monospace && ColumnOf(gutters, p.x0) != ColumnOf(gutters, p.x1))
-        words = WordsWithin(line, p.x0 - 0.5, p.x1 + 0.5);
+        words = WordsOf(line, p.x0 - 0.5, p.x1 + 0.5);
       std::string joined;
-      for (const AlignedPiece& w : words) joined += (joined.empty() ? "" : " ") + w.text;
+      for (const LineWord& w : words) joined += (joined.empty() || !w.spaced ? "" : " ") + w.text;
       if (words.size() < 2 || joined != p.text) {
         out.push_back(std::move(p));
         continue;
@@ -732,7 +713,7 @@ void SplitAtGutters(std::vector<Row>& rows, const std::vector<TextLine>& lines,
           part.x0 = words[k].x0;
           part.text = words[k].text;
         } else {
-          part.text += " " + words[k].text;
+          part.text += (words[k].spaced ? " " : "") + words[k].text;
         }
         part.x1 = words[k].x1;
       }

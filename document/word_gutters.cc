@@ -44,33 +44,17 @@ std::string WithoutSpaces(const std::string& text) {
   return out;
 }
 
-// The words of `p` (runs of glyphs between spaces or gaps a space wide; a dot leader is one), or the
-// piece whole where its words cannot be told (read right to left, monospaced, over a rule, or its text not
-// its glyphs').
+// The words of `p` (WordsOf), or the piece whole where its words cannot be told (read right to left,
+// monospaced, over a rule, or its text not its glyphs').
 std::vector<Unit> UnitsOf(const RowPiece& p, size_t index, const TextLine& line) {
   const Unit whole{p.x0, p.x1, p.text, p.line, index, true, true};
   if (p.over_rule || line.rtl || line.monospace) return {whole};
-  const double gap = kWordGapEm * std::max(line.font_size, 1.0);
   std::vector<Unit> words;
-  bool space = true;
-  for (const TextChar& ch : line.chars) {
-    if (ch.rune == ' ') {
-      space = true;
-      continue;
-    }
-    const double cx = (ch.box.x0 + ch.box.x1) / 2;
-    if (cx < p.x0 - 0.5 || cx > p.x1 + 0.5) continue;
-    // (A dot leader's dots are one word: set on a grid, they would leave gutters between them.)
-    const bool leader = ch.rune == '.' && !words.empty() && IsLeader(words.back().text);
-    if (!leader && (space || words.empty() || ch.box.x0 - words.back().x1 > gap))
-      words.push_back({ch.box.x0, ch.box.x1, {}, p.line, index, false, false, space});
-    if (leader && space) words.back().text.push_back(' ');
-    space = false;
-    AppendUtf8(words.back().text, ch.rune);
-    words.back().x1 = std::max(words.back().x1, ch.box.x1);
-  }
   std::string joined;
-  for (const Unit& w : words) joined += w.text;
+  for (LineWord& w : WordsOf(line, p.x0 - 0.5, p.x1 + 0.5)) {
+    joined += w.text;
+    words.push_back({w.x0, w.x1, std::move(w.text), p.line, index, false, false, w.spaced});
+  }
   if (words.empty() || WithoutSpaces(joined) != WithoutSpaces(p.text)) return {whole};
   words.back().last_of_piece = true;
   return words;
@@ -209,6 +193,29 @@ Columns ColumnsOf(const std::vector<TextRow>& rows, const std::vector<std::vecto
 }
 
 }  // namespace
+
+std::vector<LineWord> WordsOf(const TextLine& line, double x0, double x1) {
+  const double gap = kWordGapEm * std::max(line.font_size, 1.0);
+  std::vector<LineWord> words;
+  bool space = true;
+  for (const TextChar& ch : line.chars) {
+    if (ch.rune == ' ') {
+      space = true;
+      continue;
+    }
+    const double cx = (ch.box.x0 + ch.box.x1) / 2;
+    if (cx < x0 || cx > x1) continue;
+    // (A dot leader's dots are one word: set on a grid, they would leave gutters between them.)
+    const bool leader = ch.rune == '.' && !words.empty() && IsLeader(words.back().text);
+    if (!leader && (space || words.empty() || ch.box.x0 - words.back().x1 > gap))
+      words.push_back({ch.box.x0, ch.box.x1, {}, space});
+    if (leader && space) words.back().text.push_back(' ');
+    space = false;
+    AppendUtf8(words.back().text, ch.rune);
+    words.back().x1 = std::max(words.back().x1, ch.box.x1);
+  }
+  return words;
+}
 
 std::vector<std::pair<double, double>> WordGutters(const std::vector<TextRow>& rows,
                                                    const std::vector<TextLine>& lines, double header_bottom) {

@@ -5,6 +5,7 @@
 // between columns are clear of words in every row: a cell's spaces fall at other places on every line.
 #pragma once
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -14,6 +15,17 @@
 namespace mineru::document {
 
 inline constexpr double kWordGutterEm = 0.7;  // a gutter between columns of words is this wide, at least
+
+// A word of a line: glyphs between spaces, or set apart from the glyph before by a gap of 0.3 em with no
+// space between (`spaced` false then); a dot leader's dots, spaced or not, are one word.
+struct LineWord {
+  double x0 = 0, x1 = 0;
+  std::string text;
+  bool spaced = true;
+};
+
+// The words of `line` whose glyphs' middles lie within [x0, x1], in the line's order.
+std::vector<LineWord> WordsOf(const TextLine& line, double x0, double x1);
 
 // The gutters (x0, x1), left to right, between the columns of `rows`: x ranges at least kWordGutterEm
 // of the rows' common size wide that no word of a counted row crosses (rows centred above

@@ -40,6 +40,13 @@ std::vector<TextLine> JustifiedColumns() {
       LineOfWords({{"Train", 100}, {"staff", 130}, {"Each", 230}, {"department", 260}, {"March", 330}}, 152)};
 }
 
+// The table of those columns, each row's wrapped lines joined.
+constexpr const char* kJustifiedTable =
+    "<table><tr><td>Action</td><td>Lead</td><td>Date</td></tr>"
+    "<tr><td>Publish the spending data</td><td>Ministry of Finance</td><td>2024</td></tr>"
+    "<tr><td>Replace the payroll</td><td>Statistics office</td><td>Ongoing</td></tr>"
+    "<tr><td>Train staff</td><td>Each department</td><td>March</td></tr></table>";
+
 TEST(WordGuttersTest, TheGuttersOfColumnsOfTextAreWhereNoRowHasAWord) {
   const std::vector<TextLine> lines = JustifiedColumns();
   std::vector<TextRow> rows = BuildRows(lines, std::vector<bool>(lines.size(), false));
@@ -115,11 +122,7 @@ TEST(WordGuttersTest, BetweenRulesColumnsOfTextAreCutAtTheirWordGutters) {
   auto tables =
       FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, {0, 0, 600, 800});
   ASSERT_EQ(tables.size(), 1u);
-  EXPECT_EQ(tables[0].html,
-            "<table><tr><td>Action</td><td>Lead</td><td>Date</td></tr>"
-            "<tr><td>Publish the spending data</td><td>Ministry of Finance</td><td>2024</td></tr>"
-            "<tr><td>Replace the payroll</td><td>Statistics office</td><td>Ongoing</td></tr>"
-            "<tr><td>Train staff</td><td>Each department</td><td>March</td></tr></table>");
+  EXPECT_EQ(tables[0].html, kJustifiedTable);
 }
 
 TEST(WordGuttersTest, WithoutRulesColumnsOfTextAreCutAtTheirWordGuttersToo) {
@@ -128,11 +131,7 @@ TEST(WordGuttersTest, WithoutRulesColumnsOfTextAreCutAtTheirWordGuttersToo) {
   lines.push_back(Line("Below the table, a sentence of prose that is long.", 100, 200));
   auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), {0, 0, 600, 800});
   ASSERT_EQ(tables.size(), 1u);
-  EXPECT_EQ(tables[0].html,
-            "<table><tr><td>Action</td><td>Lead</td><td>Date</td></tr>"
-            "<tr><td>Publish the spending data</td><td>Ministry of Finance</td><td>2024</td></tr>"
-            "<tr><td>Replace the payroll</td><td>Statistics office</td><td>Ongoing</td></tr>"
-            "<tr><td>Train staff</td><td>Each department</td><td>March</td></tr></table>");
+  EXPECT_EQ(tables[0].html, kJustifiedTable);
 }
 
 TEST(WordGuttersTest, PiecesFarApartOrGlyphsWithoutASpaceKeepTheirText) {
