@@ -564,7 +564,8 @@ bool HasSideAt(const TileGroup& g, double x) {
 // one short of the other's first or last columns (a cell merged down over the narrower one's rows, a
 // group's name in the first column), at most three of their rows' heights apart, every line between
 // them inset from both sides of the wider as a cell's text is (a heading at the margin between two
-// tables of one width is no row of theirs).
+// tables of one width is no row of theirs) and none as wide as half the table across a column side both
+// have (a paragraph between two tables, set as wide as they are).
 bool StripesOfOneTable(const TileGroup& a, const TileGroup& b, const std::vector<TextLine>& lines) {
   const TileGroup& wide = a.box.width() >= b.box.width() ? a : b;
   const TileGroup& narrow = &wide == &a ? b : a;
@@ -574,10 +575,17 @@ bool StripesOfOneTable(const TileGroup& a, const TileGroup& b, const std::vector
     return false;
   const double top = std::min(a.box.y1, b.box.y1), bottom = std::max(a.box.y0, b.box.y0);
   if (bottom - top > 3 * std::max(a.row_height, b.row_height)) return false;
+  // (A line across a column side both have, as wide as half the table, is prose between two tables.)
+  auto crosses_a_side = [&](const Rect& box) {
+    return box.width() > 0.5 * wide.box.width() && std::ranges::any_of(narrow.cells, [&](const Rect& c) {
+             return (box.x0 < c.x0 - 1 && box.x1 > c.x0 + 1 && HasSideAt(wide, c.x0)) ||
+                    (box.x0 < c.x1 - 1 && box.x1 > c.x1 + 1 && HasSideAt(wide, c.x1));
+           });
+  };
   return std::ranges::none_of(lines, [&](const TextLine& l) {
     const double cy = l.box.cy();
     return cy > top && cy < bottom && l.box.x1 > wide.box.x0 && l.box.x0 < wide.box.x1 &&
-           (l.box.x0 <= wide.box.x0 + 1 || l.box.x1 >= wide.box.x1 - 1);
+           (l.box.x0 <= wide.box.x0 + 1 || l.box.x1 >= wide.box.x1 - 1 || crosses_a_side(l.box));
   });
 }
 

@@ -346,6 +346,19 @@ TEST(RulingTableTest, AMergedCellIsNoRowOfItsGroupAndItsHeightNoStripeSpacing) {
   }
 }
 
+TEST(RulingTableTest, AParagraphAsWideAsTwoBandedTablesBetweenThemPartsThem) {
+  // Two banded tables of one width, a paragraph between them set as wide (inset as a cell's text is):
+  // no stripes of one table, no column side drawn across the paragraph.
+  const Rect page{0, 0, 600, 800};
+  const std::vector<Rect> fills = {{100, 100, 200, 115}, {200, 100, 300, 115}, {300, 100, 400, 115},
+                                   {100, 145, 200, 160}, {200, 145, 300, 160}, {300, 145, 400, 160}};
+  const std::vector<TextLine> lines = {
+      Line("A paragraph of prose between the tables, set as wide.", 105, 126)};
+  for (const RulingSegment& e : CellFillEdges(fills, {}, lines, page)) {
+    EXPECT_FALSE(!e.horizontal && e.box.y0 < 126 && e.box.y1 > 136) << e.box.x0 << " " << e.box.y0;
+  }
+}
+
 TEST(RulingTableTest, ShadedCellsThatTileFormTheGrid) {
   Rect page{0, 0, 600, 800};
   // Two rows of two shaded cells, touching; the header cell spans both columns.
