@@ -251,6 +251,54 @@ bool GoesOnFromAbove(const Baseline& below, const Baseline& above, const std::ve
   return !below.cells.empty();
 }
 
+// Whether the rule at height y is drawn across every column of a grid of three or more (between `xs`)
+// but the first: a style that rules the rows and leaves the first column, its groups' names merged down
+// over their rows, unruled.
+bool RuledButTheFirstColumn(const std::vector<Seg>& hs, const std::vector<double>& xs, double y) {
+  if (xs.size() < 4) return false;
+  for (size_t c = 1; c + 1 < xs.size(); ++c) {
+    if (!Covered(hs, y, (xs[c] + xs[c + 1]) / 2)) return false;
+  }
+  return true;
+}
+
+// Whether the first-column text of drawn row `r` + 1 (columns between `xs`) starts a cell of its own:
+// the row holds text in every column, and its first column's first line sits on the row's first
+// baseline and does not go on from the nearest line above it in the column (GoesOnFrom; `rows`: each
+// drawn row's lines, each by itself). A name wrapped onto the next row goes on ("Objective 1: better"
+// over "schools").
+bool StartsAnotherCell(const std::vector<std::vector<Baseline>>& rows, size_t r,
+                       const std::vector<double>& xs) {
+  // (A full row: a group's first row holds text in every column.)
+  for (size_t c = 1; c + 1 < xs.size(); ++c) {
+    const bool held = std::ranges::any_of(rows[r + 1], [&](const Baseline& b) {
+      return std::ranges::any_of(b.cells, [&](const AlignedPiece& p) {
+        return DrawnColumnOf(p, xs) == static_cast<std::ptrdiff_t>(c);
+      });
+    });
+    if (!held) return false;
+  }
+  const double x0 = xs[0], x1 = xs[1];
+  auto in = [&](const AlignedPiece& p) { return (p.x0 + p.x1) / 2 > x0 && (p.x0 + p.x1) / 2 < x1; };
+  const Baseline* first = nullptr;  // of row r + 1, in the column
+  double row_top = 1e18;            // row r + 1's first baseline
+  for (const Baseline& b : rows[r + 1]) {
+    row_top = std::min(row_top, b.cy);
+    if (std::ranges::any_of(b.cells, in) && (first == nullptr || b.cy < first->cy)) first = &b;
+  }
+  if (first == nullptr || first->cy > row_top + 2) return false;
+  const Baseline* last = nullptr;  // the nearest above, in the column
+  for (size_t k = r + 1; k-- > 0 && last == nullptr;) {
+    for (const Baseline& b : rows[k]) {
+      if (std::ranges::any_of(b.cells, in) && (last == nullptr || b.cy > last->cy)) last = &b;
+    }
+  }
+  if (last == nullptr) return false;
+  const auto last_piece = std::ranges::find_if(last->cells.rbegin(), last->cells.rend(), in);
+  const auto first_piece = std::ranges::find_if(first->cells, in);
+  return !GoesOnFrom(last_piece->text, first_piece->text);
+}
+
 // Rows a grid draws no rule between whose every line fills every drawn column (between `xs`): in a drawn
 // row (between `ys`) of two baselines or more, each with a cell in each of three drawn columns or more
 // ("100% | 1340 | 2210" over "50% | 670 | 1105", no rule between them; a cell wrapped onto a second line
@@ -854,10 +902,12 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
 
     // The cells of the lines in each row of the grid, where gutters of whitespace part its columns.
     std::vector<std::vector<AlignedPiece>> row_cells(static_cast<size_t>(rows));
+    std::vector<std::vector<Baseline>> row_lines(static_cast<size_t>(rows));  // each line's, by itself
     for (size_t k = 0; k < inside.size(); ++k) {
       const long r = std::upper_bound(ys.begin(), ys.end(), lines[inside[k]].box.cy()) - ys.begin() - 1;
-      auto& row = row_cells[static_cast<size_t>(std::clamp(r, 0L, static_cast<long>(rows) - 1))];
-      row.insert(row.end(), pieces[k].begin(), pieces[k].end());
+      const size_t row_index = static_cast<size_t>(std::clamp(r, 0L, static_cast<long>(rows) - 1));
+      row_cells[row_index].insert(row_cells[row_index].end(), pieces[k].begin(), pieces[k].end());
+      row_lines[row_index].push_back({lines[inside[k]].box.cy(), pieces[k]});
     }
     // Merge cells whose shared boundary is not drawn (a gutter of whitespace is, where no cell crosses it).
     auto cell = [&](int r, int c) { return static_cast<size_t>(r * cols + c); };
@@ -890,7 +940,9 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
         if (c + 1 < cols && !bounded(r, c)) cells.Join(cell(r, c), cell(r, c + 1));
         if (r + 1 < rows && !Covered(ch, ys[r + 1], xmid) &&
             std::ranges::find(unruled_rows, ys[r + 1]) == unruled_rows.end() &&
-            std::ranges::find(header_tops, ys[r + 1]) == header_tops.end())
+            std::ranges::find(header_tops, ys[r + 1]) == header_tops.end() &&
+            !(c == 0 && RuledButTheFirstColumn(ch, xs, ys[r + 1]) &&
+              StartsAnotherCell(row_lines, static_cast<size_t>(r), xs)))
           cells.Join(cell(r, c), cell(r + 1, c));
       }
     }

@@ -359,6 +359,40 @@ TEST(RulingTableTest, AParagraphAsWideAsTwoBandedTablesBetweenThemPartsThem) {
   }
 }
 
+TEST(RulingTableTest, AGroupsNameOnItsFirstRowStartsACellWhereTheFirstColumnHasNoRules) {
+  // A style that rules the rows in every column but the first, the groups' names there merged down:
+  // a name on the first baseline of a full row that does not go on from the text above it starts a cell
+  // of its own; a label's wrapped line ("roads") goes on in its cell, and so does a line of it below the
+  // next row's first baseline ("Bridges").
+  const std::vector<RulingSegment> rules = {
+      H(100, 100, 400), H(115, 100, 400), H(195, 100, 400), V(100, 100, 195), V(200, 100, 195),
+      V(300, 100, 195), V(400, 100, 195), H(135, 200, 400), H(155, 200, 400), H(175, 200, 400)};
+  const std::vector<TextLine> lines = {
+      Line("Goal", 105, 102),     Line("Action", 205, 102),  Line("Lead", 305, 102),
+      Line("Safer", 105, 117),    Line("Repair", 205, 117),  Line("Council", 305, 117),
+      Line("roads", 105, 126),    Line("Bridges", 105, 146), Line("Light", 205, 140),
+      Line("Agency", 305, 140),   Line("Schools", 105, 160), Line("Build", 205, 160),
+      Line("Ministry", 305, 160), Line("Hire", 205, 180),    Line("Office", 305, 180)};
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Goal</td><td>Action</td><td>Lead</td></tr><tr><td rowspan=\"2\">Safer roads "
+            "Bridges</td><td>Repair</td><td>Council</td></tr><tr><td>Light</td><td>Agency</td></tr><tr><td "
+            "rowspan=\"2\">Schools</td><td>Build</td><td>Ministry</td></tr><tr><td>Hire</td><td>Office</td>"
+            "</tr></table>");
+  // Not where that row leaves a column empty, nor where its rule leaves out another column too.
+  std::vector<TextLine> partial = lines;
+  std::erase_if(partial, [](const TextLine& l) { return l.text == "Ministry"; });
+  tables = FindRuledTables(rules, partial);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_NE(tables[0].html.find("Safer roads Bridges Schools"), std::string::npos) << tables[0].html;
+  std::vector<RulingSegment> fewer = rules;
+  fewer[8] = H(155, 200, 300);
+  tables = FindRuledTables(fewer, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_NE(tables[0].html.find("Safer roads Bridges Schools"), std::string::npos) << tables[0].html;
+}
+
 TEST(RulingTableTest, ShadedCellsThatTileFormTheGrid) {
   Rect page{0, 0, 600, 800};
   // Two rows of two shaded cells, touching; the header cell spans both columns.
