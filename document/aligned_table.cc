@@ -805,7 +805,7 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
                          rows.begin() + static_cast<std::ptrdiff_t>(end));
     // (The first row is the header, if any: its headings may span columns.)
     const double first_bottom = run.front().box.y1;
-    CutAtWordGutters(run, lines, WordGutters(run, lines, first_bottom), first_bottom);
+    CutAtOwnWordGutters(run, lines, first_bottom);
     std::vector<std::pair<double, double>> gutters = GuttersOf(run, true);
     // Header lines over the columns only (a heading across two of them), the first column left empty.
     for (size_t top = begin; top > taken && begin - top < kMaxHeaderRowsAbove && !gutters.empty() &&
@@ -960,7 +960,7 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         // The first rule under the first row ends the header.
         const auto under_first = std::ranges::upper_bound(rule_ys, table_rows.front().box.cy());
         const double header_bottom = under_first == rule_ys.end() ? 1e18 : *under_first;
-        CutAtWordGutters(table_rows, lines, WordGutters(table_rows, lines, header_bottom), header_bottom);
+        CutAtOwnWordGutters(table_rows, lines, header_bottom);
         std::vector<std::pair<double, double>> gutters = GuttersOf(table_rows, false);
         if (!gutters.empty()) {
           SplitAtGutters(table_rows, lines, gutters);

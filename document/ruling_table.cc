@@ -561,8 +561,7 @@ std::vector<TileGroup> TileGroups(const std::vector<Rect>& fills, const Rect& pa
   for (auto& [root, g] : by_root) {
     std::vector<double> heights;
     for (const Rect& c : g.cells) heights.push_back(c.height());
-    std::ranges::nth_element(heights, heights.begin() + static_cast<std::ptrdiff_t>(heights.size() / 2));
-    g.row_height = heights[heights.size() / 2];
+    g.row_height = Median(std::move(heights));
     out.push_back(std::move(g));
   }
   std::ranges::sort(out, {}, [](const TileGroup& g) { return g.box.y0; });

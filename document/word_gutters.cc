@@ -4,6 +4,7 @@
 #include <cmath>
 #include <string>
 
+#include "document/page_geometry.h"
 #include "document/text_layout.h"
 
 namespace mineru::document {
@@ -76,9 +77,7 @@ double CommonSize(const std::vector<TextRow>& rows, const std::vector<TextLine>&
   for (const TextRow& row : rows) {
     for (const RowPiece& p : row.pieces) sizes.push_back(std::max(lines[p.line].font_size, 1.0));
   }
-  if (sizes.empty()) return 1;
-  std::nth_element(sizes.begin(), sizes.begin() + static_cast<std::ptrdiff_t>(sizes.size() / 2), sizes.end());
-  return sizes[sizes.size() / 2];
+  return sizes.empty() ? 1 : Median(std::move(sizes));
 }
 
 // Which rows count for the gutters: all but those centred above `header_bottom`, or where fewer than two
@@ -91,6 +90,20 @@ std::vector<bool> CountedRows(const std::vector<TextRow>& rows, double header_bo
   counted.assign(rows.size(), true);
   if (rows.size() >= 3) counted[0] = false;
   return counted;
+}
+
+// What the gutters and the cut read of rows: each row's units, which rows count, their common size.
+struct RowWords {
+  std::vector<std::vector<Unit>> units;
+  std::vector<bool> counted;
+  double em = 1;
+};
+
+RowWords ReadRows(const std::vector<TextRow>& rows, const std::vector<TextLine>& lines,
+                  double header_bottom) {
+  RowWords words{{}, CountedRows(rows, header_bottom), CommonSize(rows, lines)};
+  for (const TextRow& row : rows) words.units.push_back(UnitsOf(row, lines));
+  return words;
 }
 
 // Rows of `counted` with a unit centred between `lo` and `hi`.
@@ -217,26 +230,25 @@ std::vector<LineWord> WordsOf(const TextLine& line, double x0, double x1) {
   return words;
 }
 
-std::vector<std::pair<double, double>> WordGutters(const std::vector<TextRow>& rows,
-                                                   const std::vector<TextLine>& lines, double header_bottom) {
-  const std::vector<bool> counted = CountedRows(rows, header_bottom);
-  std::vector<std::vector<Unit>> units;
+namespace {
+
+// WordGutters of rows read by ReadRows.
+std::vector<std::pair<double, double>> WordGuttersOf(const RowWords& words) {
+  const auto& [units, counted, em] = words;
   std::vector<std::pair<double, double>> covered;
-  for (size_t r = 0; r < rows.size(); ++r) {
-    units.push_back(UnitsOf(rows[r], lines));
+  for (size_t r = 0; r < units.size(); ++r) {
     if (!counted[r]) continue;
-    for (const Unit& u : units.back()) covered.push_back({u.x0, u.x1});
+    for (const Unit& u : units[r]) covered.push_back({u.x0, u.x1});
   }
   if (covered.size() < 2) return {};
   std::sort(covered.begin(), covered.end());
-  const double min_width = kWordGutterEm * CommonSize(rows, lines);
+  const double min_width = kWordGutterEm * em;
   std::vector<std::pair<double, double>> gutters;
   double reach = covered.front().second;
   for (const auto& [x0, x1] : covered) {
     if (x0 - reach >= min_width) gutters.push_back({reach, x0});
     reach = std::max(reach, x1);
   }
-  const double em = CommonSize(rows, lines);
   std::vector<std::pair<double, double>> kept;
   for (size_t g = 0; g < gutters.size(); ++g) {
     if (!StretchedSpace(units, counted, gutters, g, em)) kept.push_back(gutters[g]);
@@ -258,14 +270,12 @@ std::vector<std::pair<double, double>> WordGutters(const std::vector<TextRow>& r
   return gutters;
 }
 
-void CutAtWordGutters(std::vector<TextRow>& rows, const std::vector<TextLine>& lines,
-                      const std::vector<std::pair<double, double>>& gutters, double header_bottom) {
+// CutAtWordGutters of rows read by ReadRows.
+void Cut(std::vector<TextRow>& rows, const RowWords& words,
+         const std::vector<std::pair<double, double>>& gutters) {
   if (gutters.empty()) return;
-  const double em = CommonSize(rows, lines);
+  const auto& [all_units, counted, em] = words;
   const double min_gap = kWordGutterEm * em, max_stretch = kMaxStretchEm * em;
-  const std::vector<bool> counted = CountedRows(rows, header_bottom);
-  std::vector<std::vector<Unit>> all_units;
-  for (const TextRow& row : rows) all_units.push_back(UnitsOf(row, lines));
   const Columns columns = ColumnsOf(rows, all_units, counted, gutters);
   for (size_t r = 0; r < rows.size(); ++r) {
     TextRow& row = rows[r];
@@ -305,6 +315,24 @@ void CutAtWordGutters(std::vector<TextRow>& rows, const std::vector<TextLine>& l
     }
     row.pieces = std::move(out);
   }
+}
+
+}  // namespace
+
+std::vector<std::pair<double, double>> WordGutters(const std::vector<TextRow>& rows,
+                                                   const std::vector<TextLine>& lines, double header_bottom) {
+  return WordGuttersOf(ReadRows(rows, lines, header_bottom));
+}
+
+void CutAtWordGutters(std::vector<TextRow>& rows, const std::vector<TextLine>& lines,
+                      const std::vector<std::pair<double, double>>& gutters, double header_bottom) {
+  Cut(rows, ReadRows(rows, lines, header_bottom), gutters);
+}
+
+void CutAtOwnWordGutters(std::vector<TextRow>& rows, const std::vector<TextLine>& lines,
+                         double header_bottom) {
+  const RowWords words = ReadRows(rows, lines, header_bottom);
+  Cut(rows, words, WordGuttersOf(words));
 }
 
 }  // namespace mineru::document

@@ -46,4 +46,8 @@ std::vector<std::pair<double, double>> WordGutters(const std::vector<TextRow>& r
 void CutAtWordGutters(std::vector<TextRow>& rows, const std::vector<TextLine>& lines,
                       const std::vector<std::pair<double, double>>& gutters, double header_bottom);
 
+// CutAtWordGutters at the rows' own WordGutters, their words read once.
+void CutAtOwnWordGutters(std::vector<TextRow>& rows, const std::vector<TextLine>& lines,
+                         double header_bottom);
+
 }  // namespace mineru::document
