@@ -7,8 +7,11 @@
 // tables of known structure in tests/document/tables (pdfLaTeX and word-processor pages).
 //
 // usage: document_quality_bench [SHARED_DIR]   (default ../shared or $MINERU_SHARED_DIR)
+//        document_quality_bench --tables DIR...   (that measure page by page on sets of one's own:
+//                                                  tNN.pdf with tNN_ref.md, as make_tables.py writes)
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <map>
 
@@ -38,21 +41,28 @@ double CellTextFound(const std::string& text, const std::string& truth) {
 }
 
 // The adjacency relations of our tables on every page of a set of report tables of known structure
-// (tests/document/tables/SET: tNN.pdf with tNN_ref.md), and the number of pages.
-std::pair<AdjacencyScore, int> ScoreTableSet(const std::string& set) {
-  const std::filesystem::path root = std::filesystem::path(MINERU_TABLES_DIR) / set;
+// (tNN.pdf with tNN_ref.md in `root`), and the number of pages; each file's own when `per_file`.
+std::pair<AdjacencyScore, int> ScoreTableSet(const std::filesystem::path& root, bool per_file = false) {
   AdjacencyScore total;
   int pages = 0;
   std::error_code ec;
+  std::vector<std::filesystem::path> files;
   for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
-    if (e.path().extension() != ".pdf") continue;
-    std::filesystem::path ref = e.path();
-    ref.replace_filename(e.path().stem().string() + "_ref.md");
+    if (e.path().extension() == ".pdf") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  for (const std::filesystem::path& pdf : files) {
+    std::filesystem::path ref = pdf;
+    ref.replace_filename(pdf.stem().string() + "_ref.md");
     TextBackendOptions options;
     options.crop_images = false;
-    auto parsed = ParseWithTextLayer(bench::ReadBytes(e.path()), {}, options);
+    auto parsed = ParseWithTextLayer(bench::ReadBytes(pdf), {}, options);
     if (!parsed.ok()) continue;
     const AdjacencyScore s = ScoreTableAdjacency(WriteMarkdown(*parsed), bench::ReadText(ref));
+    if (per_file) {
+      std::printf("| %s | %d/%d / %d/%d | %.3f |\n", pdf.filename().c_str(), s.matched, s.predicted,
+                  s.matched, s.reference, s.f1());
+    }
     total.matched += s.matched;
     total.predicted += s.predicted;
     total.reference += s.reference;
@@ -68,9 +78,21 @@ std::string Cell(double v) {
   return buf;
 }
 
+// --tables DIR...: each set's pages and its total.
+int ScoreOwnSets(int argc, char** argv) {
+  for (int i = 2; i < argc; ++i) {
+    std::printf("%s\n\n| page | adjacency P / R | F1 |\n|---|---|---|\n", argv[i]);
+    const auto [score, pages] = ScoreTableSet(argv[i], true);
+    std::printf("| total (%d pages) | %.3f / %.3f | %.3f |\n\n", pages, score.precision(), score.recall(),
+                score.f1());
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string(argv[1]) == "--tables") return ScoreOwnSets(argc, argv);
   auto shared = bench::SharedDir(argc, argv);
   auto pairs = bench::DoclingCorpus(shared, true);
   if (pairs.empty()) {
@@ -170,7 +192,7 @@ int main(int argc, char** argv) {
                 adjacency.precision(), adjacency.recall(), adjacency.f1());
   }
   for (const char* set : {"latex", "wordproc", "text"}) {
-    const auto [score, pages] = ScoreTableSet(set);
+    const auto [score, pages] = ScoreTableSet(std::filesystem::path(MINERU_TABLES_DIR) / set);
     std::printf(
         "| report tables of known structure, %s (%d pages): adjacency P / R / F1 | %.3f / %.3f / %.3f "
         "| - | - |\n",

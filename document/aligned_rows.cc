@@ -175,6 +175,40 @@ size_t HeaderEnd(const std::vector<TextRow>& rows, const Layout& L) {
   return 0;  // no values: no header to tell apart
 }
 
+// On an upper header line of groups' names (two headings or more, one of them over several columns), a
+// name that SnapHeadings left over one column or a gutter's two (narrower than a column: "Men" centred
+// over three) spans the widest run of columns centred on it that no other name of the line is over, each
+// with a heading of its own on the next line; never the first column (the labels').
+void WidenGroupNames(TextRow& line, const TextRow& next, const std::vector<double>& centres,
+                     const std::vector<std::pair<double, double>>& extent, const Layout& L) {
+  bool spanning = false;
+  for (const RowPiece& p : line.pieces) spanning = spanning || !L.single(p);
+  if (line.pieces.size() < 2 || !spanning) return;
+  const size_t num_cols = extent.size();
+  std::vector<bool> taken(num_cols, false), headed(num_cols, false);
+  for (const RowPiece& p : line.pieces) {
+    for (size_t c = L.first(p); c <= L.last(p); ++c) taken[c] = true;
+  }
+  for (const RowPiece& p : next.pieces) {
+    if (L.single(p)) headed[L.first(p)] = true;
+  }
+  auto usable = [&](size_t c) {
+    return c > 0 && c < num_cols && !taken[c] && headed[c] && extent[c].first <= extent[c].second;
+  };
+  for (size_t k = 0; k < line.pieces.size(); ++k) {
+    RowPiece& p = line.pieces[k];
+    size_t a = L.first(p), b = L.last(p);
+    if (a == 0 || b - a > 1) continue;
+    while (usable(a - 1) && usable(b + 1) &&
+           std::fabs(centres[k] - (extent[a - 1].first + extent[b + 1].second) / 2) <=
+               (extent[b].second - extent[a].first) / 2) {
+      taken[--a] = taken[++b] = true;
+    }
+    p.x0 = extent[a].first;
+    p.x1 = extent[b].second;
+  }
+}
+
 // Each heading is over the columns whose extent (that of the cells below the header) it is centred on:
 // a heading of an upper line centred over several columns spans them although it is narrower than they
 // are (it may reach across none of their gutters; one narrower than a column spans only when centred on
@@ -196,7 +230,11 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
   for (size_t r = 0; r < header_end; ++r) {
     // Where the line's headings sit before they move: none spans a column another one sits in.
     std::vector<size_t> sits;
-    for (const RowPiece& p : rows[r].pieces) sits.push_back(ColumnOf(L.gutters, (p.x0 + p.x1) / 2));
+    std::vector<double> centres;
+    for (const RowPiece& p : rows[r].pieces) {
+      centres.push_back((p.x0 + p.x1) / 2);
+      sits.push_back(ColumnOf(L.gutters, centres.back()));
+    }
     for (size_t k = 0; k < rows[r].pieces.size(); ++k) {
       RowPiece& p = rows[r].pieces[k];
       auto sibling_in = [&](size_t c, size_t d) {
@@ -266,6 +304,7 @@ void SnapHeadings(std::vector<TextRow>& rows, size_t header_end, const Layout& L
       p.x0 = extent[from].first;
       p.x1 = extent[to].second;
     }
+    if (r + 1 < header_end) WidenGroupNames(rows[r], rows[r + 1], centres, extent, L);
   }
 }
 

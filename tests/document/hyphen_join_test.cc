@@ -117,7 +117,9 @@ TEST(HyphenJoinTest, AParagraphBrokenByAPageBreakIsOneParagraph) {
     const bool joined = v == "joined";
     EXPECT_EQ(md.find("study of every patient") != std::string::npos, joined) << v << "\n" << md;
     EXPECT_EQ(parsed->pages[1].blocks.size(), joined ? 1u : 2u) << v;
-    if (joined) EXPECT_LT(md.find("every patient"), md.find("1 The doses")) << md;
+    if (joined) {
+      EXPECT_LT(md.find("every patient"), md.find("1 The doses")) << md;
+    }
   }
 }
 
