@@ -233,7 +233,8 @@ std::vector<LineWord> WordsOf(const TextLine& line, double x0, double x1) {
 namespace {
 
 // WordGutters of rows read by ReadRows.
-std::vector<std::pair<double, double>> WordGuttersOf(const RowWords& words) {
+// The gutters of the counted rows (WordGutters).
+std::vector<std::pair<double, double>> GuttersOfCounted(const RowWords& words) {
   const auto& [units, counted, em] = words;
   std::vector<std::pair<double, double>> covered;
   for (size_t r = 0; r < units.size(); ++r) {
@@ -268,6 +269,32 @@ std::vector<std::pair<double, double>> WordGuttersOf(const RowWords& words) {
     c = 0;
   }
   return gutters;
+}
+
+// A note under a table read as its last row ("Source: National statistics office.": one line, its words
+// a space apart, no gap as wide as a gutter) does not count where a word of it bridges a gutter of the
+// rows above, three or more: their gutters are the table's.
+void DropNoteUnder(RowWords& words) {
+  auto last = std::ranges::find(words.counted.rbegin(), words.counted.rend(), true);
+  if (last == words.counted.rend() || std::ranges::count(words.counted, true) < 4) return;
+  const size_t r = static_cast<size_t>(words.counted.rend() - last) - 1;
+  const std::vector<Unit>& row = words.units[r];
+  for (size_t k = 1; k < row.size(); ++k) {  // one line, its words a space apart
+    if (row[k].line != row[0].line || row[k].x0 - row[k - 1].x1 >= kWordGutterEm * words.em) return;
+  }
+  words.counted[r] = false;
+  for (const auto& [x0, x1] : GuttersOfCounted(words)) {
+    if (std::ranges::any_of(row, [&](const Unit& u) { return u.x0 < x0 && u.x1 > x1; })) return;
+  }
+  words.counted[r] = true;
+}
+
+// ReadRows, a note under the rows left out of the count.
+RowWords ReadTableRows(const std::vector<TextRow>& rows, const std::vector<TextLine>& lines,
+                       double header_bottom) {
+  RowWords words = ReadRows(rows, lines, header_bottom);
+  DropNoteUnder(words);
+  return words;
 }
 
 // CutAtWordGutters of rows read by ReadRows.
@@ -321,18 +348,18 @@ void Cut(std::vector<TextRow>& rows, const RowWords& words,
 
 std::vector<std::pair<double, double>> WordGutters(const std::vector<TextRow>& rows,
                                                    const std::vector<TextLine>& lines, double header_bottom) {
-  return WordGuttersOf(ReadRows(rows, lines, header_bottom));
+  return GuttersOfCounted(ReadTableRows(rows, lines, header_bottom));
 }
 
 void CutAtWordGutters(std::vector<TextRow>& rows, const std::vector<TextLine>& lines,
                       const std::vector<std::pair<double, double>>& gutters, double header_bottom) {
-  Cut(rows, ReadRows(rows, lines, header_bottom), gutters);
+  Cut(rows, ReadTableRows(rows, lines, header_bottom), gutters);
 }
 
 void CutAtOwnWordGutters(std::vector<TextRow>& rows, const std::vector<TextLine>& lines,
                          double header_bottom) {
-  const RowWords words = ReadRows(rows, lines, header_bottom);
-  Cut(rows, words, WordGuttersOf(words));
+  const RowWords words = ReadTableRows(rows, lines, header_bottom);
+  Cut(rows, words, GuttersOfCounted(words));
 }
 
 }  // namespace mineru::document

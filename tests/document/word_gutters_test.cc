@@ -182,5 +182,27 @@ TEST(WordGuttersTest, ADotLeaderIsOneWordAndStaysApartFromItsText) {
   EXPECT_EQ(rows[1].pieces[2].text, "4");
 }
 
+TEST(WordGuttersTest, ANoteUnderTheRowsDoesNotCloseTheirGutters) {
+  // Labels and figures set 8 points (0.8 em) apart, each row one line; under them a note, one line of
+  // prose across the label column's gutter. The gutters are the rows'; without the note, they would be
+  // the same.
+  const std::vector<TextLine> lines = {
+      LineOfWords({{"Country", 65}, {"2009", 131}, {"2010", 167}}, 100),
+      LineOfWords({{"Lithuania", 65}, {"209", 118}, {"743", 136}, {"-", 182}}, 112),
+      LineOfWords({{"Germany", 65}, {"194", 118}, {"683", 136}, {":", 182}}, 124),
+      LineOfWords({{"Denmark", 65}, {"107", 118}, {"187", 136}, {"10", 159}, {"394", 172}}, 136),
+      LineOfWords({{"Source:", 58}, {"National", 96}, {"statistics", 140}, {"office.", 193}}, 148)};
+  std::vector<TextRow> rows = BuildRows(lines, std::vector<bool>(lines.size(), false));
+  ASSERT_EQ(rows.size(), 5u);
+  const auto gutters = WordGutters(rows, lines, 111);
+  ASSERT_EQ(gutters.size(), 2u);
+  EXPECT_DOUBLE_EQ(gutters[0].first, 110);
+  EXPECT_DOUBLE_EQ(gutters[0].second, 118);
+  EXPECT_DOUBLE_EQ(gutters[1].first, 151);
+  EXPECT_DOUBLE_EQ(gutters[1].second, 159);
+  rows.pop_back();
+  EXPECT_EQ(WordGutters(rows, lines, 111), gutters);
+}
+
 }  // namespace
 }  // namespace mineru::document
