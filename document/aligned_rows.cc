@@ -175,18 +175,20 @@ size_t HeaderEnd(const std::vector<TextRow>& rows, const Layout& L) {
   return 0;  // no values: no header to tell apart
 }
 
-// On an upper header line of groups' names (two headings or more, one of them over several columns), a
-// name that SnapHeadings left over one column or a gutter's two (narrower than a column: "Men" centred
-// over three) spans the widest run of columns centred on it that no other name of the line is over, each
-// with a heading of its own on the next line; never the first column (the labels').
+// On an upper header line of groups' names, a name that SnapHeadings left over one column or a gutter's
+// two (narrower than a column: "Men" centred over three) spans the widest run of columns centred on it
+// that no other name of the line is over, each with a heading of its own on the next line; never the
+// first column (the labels'). A line of two names or more is one of groups' names when one of them is
+// over several columns already, or when each of them has such a run (each in the middle of its group;
+// one line of a heading wrapped in a column has columns that are no group's).
 void WidenGroupNames(TextRow& line, const TextRow& next, const std::vector<double>& centres,
                      const std::vector<std::pair<double, double>>& extent, const Layout& L) {
-  bool spanning = false;
-  for (const RowPiece& p : line.pieces) spanning = spanning || !L.single(p);
-  if (line.pieces.size() < 2 || !spanning) return;
+  if (line.pieces.size() < 2) return;
   const size_t num_cols = extent.size();
   std::vector<bool> taken(num_cols, false), headed(num_cols, false);
+  bool spanning = false;
   for (const RowPiece& p : line.pieces) {
+    spanning = spanning || !L.single(p);
     for (size_t c = L.first(p); c <= L.last(p); ++c) taken[c] = true;
   }
   for (const RowPiece& p : next.pieces) {
@@ -195,17 +197,23 @@ void WidenGroupNames(TextRow& line, const TextRow& next, const std::vector<doubl
   auto usable = [&](size_t c) {
     return c > 0 && c < num_cols && !taken[c] && headed[c] && extent[c].first <= extent[c].second;
   };
+  std::vector<std::pair<size_t, size_t>> runs;
+  size_t widened = 0;
   for (size_t k = 0; k < line.pieces.size(); ++k) {
-    RowPiece& p = line.pieces[k];
-    size_t a = L.first(p), b = L.last(p);
-    if (a == 0 || b - a > 1) continue;
-    while (usable(a - 1) && usable(b + 1) &&
+    size_t a = L.first(line.pieces[k]), b = L.last(line.pieces[k]);
+    const size_t width = b - a;
+    while (width <= 1 && a > 0 && usable(a - 1) && usable(b + 1) &&
            std::fabs(centres[k] - (extent[a - 1].first + extent[b + 1].second) / 2) <=
                (extent[b].second - extent[a].first) / 2) {
       taken[--a] = taken[++b] = true;
     }
-    p.x0 = extent[a].first;
-    p.x1 = extent[b].second;
+    widened += b - a > width;
+    runs.push_back({a, b});
+  }
+  if (!spanning && widened < line.pieces.size()) return;
+  for (size_t k = 0; k < line.pieces.size(); ++k) {
+    line.pieces[k].x0 = extent[runs[k].first].first;
+    line.pieces[k].x1 = extent[runs[k].second].second;
   }
 }
 
