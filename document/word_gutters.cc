@@ -272,8 +272,8 @@ std::vector<std::pair<double, double>> GuttersOfCounted(const RowWords& words) {
 }
 
 // A note under a table read as its last row ("Source: National statistics office.": one line, its words
-// a space apart, no gap as wide as a gutter) does not count where a word of it bridges a gutter of the
-// rows above, three or more: their gutters are the table's.
+// a space apart, no gap as wide as a gutter) does not count where a word of it reaches into a gutter of
+// the rows above, three or more: their gutters are the table's.
 void DropNoteUnder(RowWords& words) {
   auto last = std::ranges::find(words.counted.rbegin(), words.counted.rend(), true);
   if (last == words.counted.rend() || std::ranges::count(words.counted, true) < 4) return;
@@ -284,7 +284,7 @@ void DropNoteUnder(RowWords& words) {
   }
   words.counted[r] = false;
   for (const auto& [x0, x1] : GuttersOfCounted(words)) {
-    if (std::ranges::any_of(row, [&](const Unit& u) { return u.x0 < x0 && u.x1 > x1; })) return;
+    if (std::ranges::any_of(row, [&](const Unit& u) { return u.x0 < x1 && u.x1 > x0; })) return;
   }
   words.counted[r] = true;
 }

@@ -184,14 +184,14 @@ TEST(WordGuttersTest, ADotLeaderIsOneWordAndStaysApartFromItsText) {
 
 TEST(WordGuttersTest, ANoteUnderTheRowsDoesNotCloseTheirGutters) {
   // Labels and figures set 8 points (0.8 em) apart, each row one line; under them a note, one line of
-  // prose across the label column's gutter. The gutters are the rows'; without the note, they would be
-  // the same.
+  // prose whose words reach into both gutters. The gutters are the rows', as they are without the note.
   const std::vector<TextLine> lines = {
       LineOfWords({{"Country", 65}, {"2009", 131}, {"2010", 167}}, 100),
       LineOfWords({{"Lithuania", 65}, {"209", 118}, {"743", 136}, {"-", 182}}, 112),
       LineOfWords({{"Germany", 65}, {"194", 118}, {"683", 136}, {":", 182}}, 124),
       LineOfWords({{"Denmark", 65}, {"107", 118}, {"187", 136}, {"10", 159}, {"394", 172}}, 136),
-      LineOfWords({{"Source:", 58}, {"National", 96}, {"statistics", 140}, {"office.", 193}}, 148)};
+      LineOfWords({{"Source:", 58}, {"of", 98}, {"the", 111}, {"office", 129}, {"of", 162}, {"trade.", 175}},
+                  148)};
   std::vector<TextRow> rows = BuildRows(lines, std::vector<bool>(lines.size(), false));
   ASSERT_EQ(rows.size(), 5u);
   const auto gutters = WordGutters(rows, lines, 111);
