@@ -191,7 +191,7 @@ int main(int argc, char** argv) {
     std::printf("| table adjacency relations P / R / F1 (ICDAR 2013) | %.3f / %.3f / %.3f | - | - |\n",
                 adjacency.precision(), adjacency.recall(), adjacency.f1());
   }
-  for (const char* set : {"latex", "wordproc", "text"}) {
+  for (const char* set : {"latex", "wordproc", "text", "offices"}) {
     const auto [score, pages] = ScoreTableSet(std::filesystem::path(MINERU_TABLES_DIR) / set);
     std::printf(
         "| report tables of known structure, %s (%d pages): adjacency P / R / F1 | %.3f / %.3f / %.3f "

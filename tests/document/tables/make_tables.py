@@ -4,6 +4,7 @@
     make_tables.py latex OUT COUNT SEED   # pdfLaTeX pages (needs pdflatex, booktabs, xcolor, geometry)
     make_tables.py wordproc OUT COUNT SEED  # word-processor pages (needs python3-docx and LibreOffice)
     make_tables.py text OUT COUNT SEED      # pdfLaTeX pages of tables of text and statistical tables
+    make_tables.py offices OUT COUNT SEED   # pdfLaTeX pages of statistical offices' tables (landscape)
 
 Each page OUT/tNN.pdf comes with OUT/tNN_ref.md: its tables in order, as <table> HTML with colspans,
 which tests/document/tables_regression_test.cc scores our tables against (the ICDAR 2013
@@ -14,7 +15,10 @@ or without rules, between booktabs rules, in a full grid, with shaded header cel
 processor's table styles (banded rows, shaded headers, frames); and (`text`) tables of text, actions with
 who and when, wrapped in justified `p` columns set plain, between booktabs rules, in a grid or under a rule
 under the header only, beside statistical tables with indented sub-items, a units row across the figures,
-footnote marks on figures and dot leaders after the labels. The text is made up here.
+footnote marks on figures and dot leaders after the labels; and (`offices`) statistical offices' tables on
+landscape pages: short groups' names centred over their columns, figures in European or American style,
+indented age groups, set without rules, between a top and a bottom rule or between booktabs rules. The
+text is made up here.
 """
 import html
 import os
@@ -312,6 +316,84 @@ def text_page(index, seed):
     return "\n".join(tex), refs
 
 
+# Statistical offices' tables (pdfLaTeX) ----------------------------------------------------------------
+
+PAIRS = [["Men", "Women"], ["Urban", "Rural"], ["Exports", "Imports"], ["EU", "Non-EU"], ["Public", "Private"]]
+OFFICE_HEADS = [["2010", "2011", "%"], ["2010", "2011", "Change"], ["Number", "Share"], ["2009", "2010", "2011"],
+                ["Q1", "Q2", "Q3", "Q4"]]
+COUNTRIES = ["Belgium", "Bulgaria", "Czech Republic", "Denmark", "Germany", "Estonia", "Ireland", "Greece",
+             "Spain", "France", "Italy", "Cyprus", "Latvia", "Lithuania", "Luxembourg", "Hungary"]
+AGES = ["15-24 years", "25-54 years", "55-64 years", "65 years or over"]
+
+
+def office_figure(kind, european):
+    """A figure as statistical offices print them: thousands set apart by a space (European) or a comma,
+    decimal commas, and what they write for a figure that is not there."""
+    if random.random() < 0.06:
+        return random.choice([":", "-"]) if european else random.choice(["(NA)", "(X)", "-"])
+    if kind == 0:
+        text = f"{random.randint(100, 250000):,}"
+        return text.replace(",", " ") if european else text
+    text = f"{random.uniform(-15 if kind == 2 else 0, 100):.1f}"
+    return text.replace(".", ",") if european else text
+
+
+def office_table():
+    """Groups' names over the columns of each group (short names, centred), the stub's heading on the last
+    header line, countries or age groups with indented sub-rows, set without rules, between a top and a
+    bottom rule, or between booktabs rules with a rule under each group's name."""
+    european = random.random() < 0.5
+    groups = random.choice(PAIRS) + (["Total"] if random.random() < 0.3 else [])
+    heads = random.choice(OFFICE_HEADS)
+    kinds = [0 if h not in ("%", "Change", "Share") else 2 if h == "Change" else 1 for h in heads]
+    n = len(groups) * len(heads)
+    stub = random.choice(["", "Country", "Age group", "Region"])
+    rows = [[("", 1)] + [(g, len(heads)) for g in groups], [(stub, 1)] + [(h, 1) for h in heads] * len(groups)]
+    labels, indents = [], []
+    for country in random.sample(COUNTRIES, random.randint(3, 7)):
+        labels.append(country)
+        indents.append(0)
+        if random.random() < 0.25:
+            for age in AGES[:random.randint(2, 4)]:
+                labels.append(age)
+                indents.append(1)
+    for label in labels:
+        rows.append([(label, 1)] + [(office_figure(k, european), 1) for _ in groups for k in kinds])
+    style = random.choice(["plain", "plain", "frame", "booktabs"])
+    out = [random.choice(["", "\\small"]), "\\setlength{\\tabcolsep}{%s}" % random.choice(["4pt", "6pt"]),
+           "\\begin{tabular}{l%s}" % ("r" * n), {"frame": "\\hline", "booktabs": "\\toprule"}.get(style, "")]
+    for r, row in enumerate(rows):
+        if r == 0:
+            cells = [""] + ["\\multicolumn{%d}{c}{%s}" % (span, text) for text, span in row[1:]]
+        else:
+            indent = "\\quad " * (indents[r - 2] if r >= 2 else 0)
+            cells = [indent + tex_escape(row[0][0])] + [tex_escape(t) for t, _ in row[1:]]
+        out.append(" & ".join(cells) + " \\\\")
+        if r == 0 and style == "booktabs":
+            out.append(" ".join("\\cmidrule(lr){%d-%d}" % (2 + k * len(heads), 1 + (k + 1) * len(heads))
+                                for k in range(len(groups))))
+        if r == 1 and style == "booktabs":
+            out.append("\\midrule")
+    out += [{"frame": "\\hline", "booktabs": "\\bottomrule"}.get(style, ""), "\\end{tabular}"]
+    return "\n".join(out), reference(rows)
+
+
+def office_page(index, seed):
+    random.seed(seed + index)
+    tex = ["\\documentclass[%s]{article}" % random.choice(["10pt", "11pt"]),
+           "\\usepackage{booktabs}\\usepackage[margin=0.8in,landscape]{geometry}",
+           "\\begin{document}", "\\section*{Labour market statistics}", paragraph()]
+    refs = []
+    for k in range(random.randint(1, 2)):
+        table, ref = office_table()
+        tex += ["\\medskip\\noindent\\textbf{Table %d: %s}\\par\\medskip" % (k + 1, random.choice(CAPTIONS)),
+                "\\noindent " + table, "\\par\\medskip\\noindent{\\footnotesize %s}\\par" % random.choice(NOTES),
+                paragraph()]
+        refs.append(ref)
+    tex.append("\\end{document}")
+    return "\n".join(tex), refs
+
+
 # Word processor ---------------------------------------------------------------------------------------
 
 WORD_STYLES = ["Table Grid", "Light Shading", "Light Shading Accent 1", "Light List", "Light List Accent 1",
@@ -374,11 +456,11 @@ def make_wordproc(out, count, seed):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) != 5 or sys.argv[1] not in ("latex", "wordproc", "text"):
+    if len(sys.argv) != 5 or sys.argv[1] not in ("latex", "wordproc", "text", "offices"):
         sys.exit(__doc__)
     kind, out, count, seed = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
     os.makedirs(out, exist_ok=True)
     if kind == "wordproc":
         make_wordproc(out, count, seed)
     else:
-        make_latex(out, count, seed, text_page if kind == "text" else latex_page)
+        make_latex(out, count, seed, {"text": text_page, "offices": office_page}.get(kind, latex_page))
