@@ -505,11 +505,14 @@ bool OverColumns(const Row& row, const std::vector<std::pair<double, double>>& g
 }
 
 // A header row with a heading over the labels too ("Program", "Agency", "Funding"): a heading in at
-// least half of the columns, none across a gutter.
+// least half of the columns, none across a gutter (reaching into it is no crossing: a heading set flush
+// right over narrower figures).
 bool HeadsColumns(const Row& row, const std::vector<std::pair<double, double>>& gutters) {
   if (row.pieces.size() < 2 || row.pieces.size() * 2 < gutters.size() + 1) return false;
   for (const Piece& p : row.pieces) {
-    if (ColumnOf(gutters, p.x0) != ColumnOf(gutters, p.x1)) return false;
+    for (const auto& [x0, x1] : gutters) {
+      if (p.x0 < x0 && p.x1 > x1) return false;
+    }
   }
   return true;
 }

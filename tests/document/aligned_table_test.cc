@@ -10,6 +10,7 @@ namespace {
 using testing::InFont;
 using testing::Line;
 using testing::LineEndingAt;
+using testing::LineOfWords;
 using testing::WideLine;
 
 const Rect kPage{0, 0, 600, 800};
@@ -445,6 +446,32 @@ TEST(AlignedTableTest, TheRuleUnderTheHeaderEndsTheHeader) {
   EXPECT_EQ(tables[0].html,
             "<table><tr><td>Setting</td><td>Value</td></tr><tr><td>vram_budget</td><td>half of the card, "
             "measured when the daemon starts</td></tr><tr><td>max_batch</td><td>16</td></tr></table>");
+}
+
+TEST(AlignedTableTest, HeadingsWiderThanTheirFiguresAboveTheRuleUnderTheHeaderAreTheHeader) {
+  // A rule under the header and one under the table, none above: the header is the line above the
+  // first rule. Its headings of the figures are set flush right and wider than the figures under them
+  // ("Percentage" reaches past its gutter's middle): no heading across a gutter for that.
+  std::vector<RulingSegment> rules = {Rule(112, 90, 400), Rule(160, 90, 400)};
+  std::vector<TextLine> lines = {Line("Industry", 100, 100),
+                                 LineOfWords({{"Number", 230}, {"Percentage", 272}, {"Margin", 334}}, 100)};
+  const char* rows[][4] = {{"Construction", "8,987", "6.3", "0.2"},
+                           {"Mining", "14,335", "10.1", "0.2"},
+                           {"Trade", "2,254", "1.6", "0.1"}};
+  for (int r = 0; r < 3; ++r) {
+    const double y = 116 + 14.0 * r;
+    lines.push_back(Line(rows[r][0], 100, y));
+    lines.push_back(LineEndingAt(rows[r][1], 260, y));
+    lines.push_back(LineEndingAt(rows[r][2], 322, y));
+    lines.push_back(LineEndingAt(rows[r][3], 364, y));
+  }
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_EQ(tables[0].html,
+            "<table><tr><td>Industry</td><td>Number</td><td>Percentage</td><td>Margin</td></tr>"
+            "<tr><td>Construction</td><td>8,987</td><td>6.3</td><td>0.2</td></tr>"
+            "<tr><td>Mining</td><td>14,335</td><td>10.1</td><td>0.2</td></tr>"
+            "<tr><td>Trade</td><td>2,254</td><td>1.6</td><td>0.1</td></tr></table>");
 }
 
 TEST(AlignedTableTest, AHeadingOverARuleOfItsOwnSpansTheColumnsUnderTheRule) {
