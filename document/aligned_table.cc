@@ -781,6 +781,12 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
   auto blank_line_above = [&](size_t r) {
     return rows[r + 1].box.y0 - rows[r].box.y1 <= 3.0 * std::max(rows[r].box.height(), 1.0);
   };
+  // A caption alone on its row ("Table 2: ...") is no row: the table above ends there (the next one's
+  // title, or this one's set under it).
+  auto caption = [&](const Row& row) {
+    BlockType body = BlockType::kText;
+    return row.pieces.size() == 1 && StartsCaption(row.pieces[0].text, &body);
+  };
   std::vector<RuledTable> out;
   size_t begin = 0, taken = 0;
   while (begin < rows.size()) {
@@ -793,9 +799,12 @@ std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, co
         std::ranges::all_of(rows[begin].pieces, [&](const Piece& p) { return lines[p.line].bold; });
     size_t end = begin + 1;
     for (;;) {
-      while (end < rows.size() && short_row(rows[end], bold_header) && close_above(end - 1)) ++end;
+      while (end < rows.size() && short_row(rows[end], bold_header) && !caption(rows[end]) &&
+             close_above(end - 1))
+        ++end;
       // A blank line between groups of rows: the rows after it go on when they fit the same columns.
-      if (end == rows.size() || !short_row(rows[end], bold_header) || !blank_line_above(end - 1) ||
+      if (end == rows.size() || !short_row(rows[end], bold_header) || caption(rows[end]) ||
+          !blank_line_above(end - 1) ||
           !FitsColumns(rows[end],
                        GuttersOf(std::vector<Row>(rows.begin() + static_cast<std::ptrdiff_t>(begin),
                                                   rows.begin() + static_cast<std::ptrdiff_t>(end)),

@@ -474,6 +474,34 @@ TEST(AlignedTableTest, HeadingsWiderThanTheirFiguresAboveTheRuleUnderTheHeaderAr
             "<tr><td>Trade</td><td>2,254</td><td>1.6</td><td>0.1</td></tr></table>");
 }
 
+TEST(AlignedTableTest, ACaptionAloneOnItsRowEndsTheTableAboveIt) {
+  // Two tables set as closely as their rows, the second's caption between them: two tables, the
+  // caption in neither (a word processor's table, then one set with tab stops).
+  std::vector<TextLine> lines = {Line("Region", 100, 100), LineEndingAt("2010", 230, 100),
+                                 LineEndingAt("2011", 290, 100)};
+  const char* first[][3] = {
+      {"North", "12,441", "12,502"}, {"South", "1,210", "1,190"}, {"East", "9,540", "9,580"}};
+  for (int r = 0; r < 3; ++r) {
+    lines.push_back(Line(first[r][0], 100, 114 + 14.0 * r));
+    lines.push_back(LineEndingAt(first[r][1], 230, 114 + 14.0 * r));
+    lines.push_back(LineEndingAt(first[r][2], 290, 114 + 14.0 * r));
+  }
+  lines.push_back(Line("Table 2: Budget by programme", 100, 156));
+  const char* second[][3] = {
+      {"Programme", "2010", "2011"}, {"Education", "1,204", "1,250"}, {"Health", "845", "830"}};
+  for (int r = 0; r < 3; ++r) {
+    lines.push_back(Line(second[r][0], 100, 170 + 14.0 * r));
+    lines.push_back(LineEndingAt(second[r][1], 330, 170 + 14.0 * r));
+    lines.push_back(LineEndingAt(second[r][2], 400, 170 + 14.0 * r));
+  }
+  auto tables = FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage);
+  ASSERT_EQ(tables.size(), 2u);
+  EXPECT_EQ(tables[0].num_rows, 4);
+  EXPECT_EQ(tables[1].html,
+            "<table><tr><td>Programme</td><td>2010</td><td>2011</td></tr><tr><td>Education</td><td>1,204</td>"
+            "<td>1,250</td></tr><tr><td>Health</td><td>845</td><td>830</td></tr></table>");
+}
+
 TEST(AlignedTableTest, AHeadingOverARuleOfItsOwnSpansTheColumnsUnderTheRule) {
   // Booktabs: top, middle and bottom rules, and under each year a shorter rule over its two columns.
   // The years are centred on their columns' boxes, not on the figures (set flush right): "2021" sits
