@@ -175,43 +175,53 @@ size_t HeaderEnd(const std::vector<TextRow>& rows, const Layout& L) {
   return 0;  // no values: no header to tell apart
 }
 
-// On an upper header line of groups' names, a name that SnapHeadings left over one column or a gutter's
-// two (narrower than a column: "Men" centred over three) spans the widest run of columns centred on it
-// that no other name of the line is over, each with a heading of its own on the next line; never the
-// first column (the labels'). A line of two names or more is one of groups' names when one of them is
-// over several columns already, or when each of them has such a run (each in the middle of its group;
-// one line of a heading wrapped in a column has columns that are no group's).
+}  // namespace
+
+std::vector<std::pair<size_t, size_t>> GroupNameRuns(const std::vector<HeadingAt>& names,
+                                                     const std::vector<std::pair<double, double>>& columns,
+                                                     const std::vector<bool>& headed) {
+  const size_t num_cols = columns.size();
+  std::vector<bool> taken(num_cols, false);
+  bool spanning = false;
+  for (const HeadingAt& h : names) {
+    spanning = spanning || (h.first > 0 && h.last > h.first);
+    for (size_t c = h.first; c <= h.last && c < num_cols; ++c) taken[c] = true;
+  }
+  auto usable = [&](size_t c) {
+    return c > 0 && c < num_cols && !taken[c] && headed[c] && columns[c].first <= columns[c].second;
+  };
+  std::vector<std::pair<size_t, size_t>> runs;
+  size_t counted = 0, widened = 0;  // (a heading over the labels is no group's name)
+  for (const HeadingAt& h : names) {
+    size_t a = h.first, b = h.last;
+    counted += a > 0;
+    while (h.last - h.first <= 1 && a > 0 && usable(a - 1) && usable(b + 1) &&
+           std::fabs(h.centre - (columns[a - 1].first + columns[b + 1].second) / 2) <=
+               (columns[b + 1].second - columns[a - 1].first) / 4) {
+      taken[--a] = taken[++b] = true;
+    }
+    widened += b - a > h.last - h.first;
+    runs.push_back({a, b});
+  }
+  if (counted < 2 || (!spanning && widened < counted)) runs.clear();
+  return runs;
+}
+
+namespace {
+
+// GroupNameRuns on a header line whose headings SnapHeadings placed (`centres`: theirs before), the
+// next line's headings heading the columns; each name takes its run's extent.
 void WidenGroupNames(TextRow& line, const TextRow& next, const std::vector<double>& centres,
                      const std::vector<std::pair<double, double>>& extent, const Layout& L) {
-  if (line.pieces.size() < 2) return;
-  const size_t num_cols = extent.size();
-  std::vector<bool> taken(num_cols, false), headed(num_cols, false);
-  bool spanning = false;
-  for (const RowPiece& p : line.pieces) {
-    spanning = spanning || !L.single(p);
-    for (size_t c = L.first(p); c <= L.last(p); ++c) taken[c] = true;
-  }
+  std::vector<HeadingAt> names;
+  for (size_t k = 0; k < line.pieces.size(); ++k)
+    names.push_back({L.first(line.pieces[k]), L.last(line.pieces[k]), centres[k]});
+  std::vector<bool> headed(extent.size(), false);
   for (const RowPiece& p : next.pieces) {
     if (L.single(p)) headed[L.first(p)] = true;
   }
-  auto usable = [&](size_t c) {
-    return c > 0 && c < num_cols && !taken[c] && headed[c] && extent[c].first <= extent[c].second;
-  };
-  std::vector<std::pair<size_t, size_t>> runs;
-  size_t widened = 0;
-  for (size_t k = 0; k < line.pieces.size(); ++k) {
-    size_t a = L.first(line.pieces[k]), b = L.last(line.pieces[k]);
-    const size_t width = b - a;
-    while (width <= 1 && a > 0 && usable(a - 1) && usable(b + 1) &&
-           std::fabs(centres[k] - (extent[a - 1].first + extent[b + 1].second) / 2) <=
-               (extent[b].second - extent[a].first) / 2) {
-      taken[--a] = taken[++b] = true;
-    }
-    widened += b - a > width;
-    runs.push_back({a, b});
-  }
-  if (!spanning && widened < line.pieces.size()) return;
-  for (size_t k = 0; k < line.pieces.size(); ++k) {
+  const std::vector<std::pair<size_t, size_t>> runs = GroupNameRuns(names, extent, headed);
+  for (size_t k = 0; k < runs.size(); ++k) {
     line.pieces[k].x0 = extent[runs[k].first].first;
     line.pieces[k].x1 = extent[runs[k].second].second;
   }

@@ -58,6 +58,25 @@ bool IsPlaceholderCell(const std::string& text);
 // Symbol), as a form or a matrix of options ticks its cells.
 bool IsMarkCell(const std::string& text, const std::string& font);
 
+// A heading of a header line: the columns it is over, first to last, and its centre as set.
+struct HeadingAt {
+  size_t first = 0, last = 0;
+  double centre = 0;
+};
+
+// The columns each heading of an upper header line is over when the line is one of groups' names: a
+// name over one column or a gutter's two (narrower than a column: "Men" centred over three) spans the
+// widest run of columns centred on it (within a quarter of the run's width: figures set flush right in
+// wide cells stand right of the cells' middles) that no other name of the line is over, each `headed`
+// by a heading of its own on the next line; never the first column (the labels'). A line of two names
+// or more (a heading over the labels is none) is one of groups' names when one of them is over several
+// columns already, or when each of them has such a run (each in the middle of its group; one line of a
+// heading wrapped in a column has columns that are no group's); else none (empty). `columns`: each
+// column's x range (empty, x0 > x1, where unknown).
+std::vector<std::pair<size_t, size_t>> GroupNameRuns(const std::vector<HeadingAt>& names,
+                                                     const std::vector<std::pair<double, double>>& columns,
+                                                     const std::vector<bool>& headed);
+
 // A table whose rules are drawn between its rows (`rule_ys`: the rules' heights, top to bottom, four or
 // more: a header and two rows at least), none down it: the lines between two rules are one row, their
 // pieces joined column by column, when they are a row's wrapped cells (the first line has cells in two

@@ -729,10 +729,14 @@ void SplitAtGutters(std::vector<Row>& rows, const std::vector<TextLine>& lines,
 
 // A heading with a rule of its own right under it, shorter than the table's (a booktabs cmidrule under
 // "Fiscal 2021" over "Actual" and "Budget"), spans what the rule spans: its piece takes the rule's extent.
+// A rule under two headings of the row is neither's (a word processor's border under merged cells side
+// by side runs on as one line).
 void MarkHeadingsOverRules(std::vector<Row>& rows, const std::vector<TextLine>& lines,
                            const std::vector<RulingSegment>& rules, const Rect& region) {
   for (Row& row : rows) {
-    for (Piece& p : row.pieces) {
+    std::vector<const RulingSegment*> under(row.pieces.size(), nullptr);
+    for (size_t k = 0; k < row.pieces.size(); ++k) {
+      const Piece& p = row.pieces[k];
       const Rect& box = lines[p.line].box;
       const double centre = (p.x0 + p.x1) / 2;
       for (const RulingSegment& r : rules) {
@@ -741,11 +745,15 @@ void MarkHeadingsOverRules(std::vector<Row>& rows, const std::vector<TextLine>& 
             r.box.x0 > centre || r.box.x1 < centre || below < -1 || below > 0.8 * box.height()) {
           continue;
         }
-        p.x0 = r.box.x0;
-        p.x1 = r.box.x1;
-        p.over_rule = true;
+        under[k] = &r;
         break;
       }
+    }
+    for (size_t k = 0; k < row.pieces.size(); ++k) {
+      if (under[k] == nullptr || std::ranges::count(under, under[k]) > 1) continue;
+      row.pieces[k].x0 = under[k]->box.x0;
+      row.pieces[k].x1 = under[k]->box.x1;
+      row.pieces[k].over_rule = true;
     }
   }
 }

@@ -408,6 +408,47 @@ std::vector<double> HeaderRowsAbove(const std::vector<TextLine>& lines, const st
   return tops;
 }
 
+// Of a header row of a grid (`row`, its cells; `next`, the row under it; `xs`, the columns' sides;
+// `drawn`, whether the side right of each column is drawn in the row, empty over the grid): whether each
+// column's side to its right lies inside the run of a group's name (GroupNameRuns, aligned_rows.h:
+// "Primary" centred over three columns, narrower than the middle one, or a name across sides that a
+// style's cell shading draws between its columns). Inside the grid a name is over the columns its cell
+// merges (sides not drawn, no other name in them). A row holding a figure or a mark has no groups' names.
+std::vector<bool> InsideGroupNames(const std::vector<AlignedPiece>& row,
+                                   const std::vector<AlignedPiece>& next, const std::vector<double>& xs,
+                                   const std::vector<bool>& drawn) {
+  const std::ptrdiff_t cols = static_cast<std::ptrdiff_t>(xs.size()) - 1;
+  std::vector<bool> inside(static_cast<size_t>(cols), false);
+  for (const AlignedPiece& p : row) {
+    if (IsNumericCell(p.text) || IsMarkCell(p.text, "")) return inside;
+  }
+  auto column = [&](double x) {
+    return static_cast<size_t>(
+        std::clamp<std::ptrdiff_t>(std::upper_bound(xs.begin(), xs.end(), x) - xs.begin() - 1, 0, cols - 1));
+  };
+  std::vector<int> held(static_cast<size_t>(cols), 0);  // the names in each column
+  for (const AlignedPiece& p : row) {
+    for (size_t c = column(p.x0); c <= column(p.x1); ++c) ++held[c];
+  }
+  std::vector<HeadingAt> names;
+  for (const AlignedPiece& p : row) {
+    HeadingAt h{column(p.x0), column(p.x1), (p.x0 + p.x1) / 2};
+    while (!drawn.empty() && h.first > 0 && !drawn[h.first - 1] && held[h.first - 1] == 0) --h.first;
+    while (!drawn.empty() && h.last + 1 < held.size() && !drawn[h.last] && held[h.last + 1] == 0) ++h.last;
+    names.push_back(h);
+  }
+  std::vector<bool> headed(static_cast<size_t>(cols), false);
+  for (const AlignedPiece& p : next) {
+    if (column(p.x0) == column(p.x1)) headed[column(p.x0)] = true;
+  }
+  std::vector<std::pair<double, double>> columns;
+  for (std::ptrdiff_t c = 0; c < cols; ++c) columns.push_back({xs[c], xs[c + 1]});
+  for (const auto& [a, b] : GroupNameRuns(names, columns, headed)) {
+    for (size_t c = a; c < b; ++c) inside[c] = true;
+  }
+  return inside;
+}
+
 // Whether the cells of a row (`row`) stand in both columns [a, x] and [x, b], none across x.
 bool PartedAt(const std::vector<AlignedPiece>& row, double a, double x, double b) {
   bool left = false, right = false;
@@ -914,7 +955,23 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     for (size_t i = 0; i < xs.size(); ++i) {
       for (int k = 0; k < rows; ++k) ruled_rows[i] += Covered(cv, xs[i], (ys[k] + ys[k + 1]) / 2);
     }
+    // (The first two rows, over the first row of figures: groups' names part no columns of their runs,
+    // whatever a style's cell shading draws between them.)
+    std::vector<std::vector<bool>> in_group_name(static_cast<size_t>(rows));
+    for (int r = 0; r + 1 < rows && r < 2; ++r) {
+      const std::vector<AlignedPiece>& row = row_cells[static_cast<size_t>(r)];
+      if (std::ranges::any_of(
+              row, [](const AlignedPiece& p) { return IsNumericCell(p.text) && !IsYearLike(p.text); }))
+        break;
+      std::vector<bool> drawn;  // (over the grid, none)
+      for (int c = 0; ys[r] >= grid_top && c < cols; ++c)
+        drawn.push_back(Covered(cv, xs[c + 1], (ys[r] + ys[r + 1]) / 2));
+      in_group_name[static_cast<size_t>(r)] =
+          InsideGroupNames(row, row_cells[static_cast<size_t>(r) + 1], xs, drawn);
+    }
     auto bounded = [&](int r, int c) {  // whether the boundary right of column c is there in row r
+      const std::vector<bool>& named = in_group_name[static_cast<size_t>(r)];
+      if (static_cast<size_t>(c) < named.size() && named[static_cast<size_t>(c)]) return false;
       const double x = xs[c + 1];
       if (std::find(unruled.begin(), unruled.end(), x) != unruled.end()) {
         const auto b = std::upper_bound(drawn_xs.begin(), drawn_xs.end(), x);

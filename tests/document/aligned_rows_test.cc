@@ -20,6 +20,26 @@ TEST(AlignedRowsTest, NumbersWithTheirSignsAndMarksAreNumeric) {
   }
 }
 
+TEST(AlignedRowsTest, GroupsNamesSpanTheRunsOfColumnsCentredOnThem) {
+  // Seven columns 60 wide, the labels' first; every column but the first headed on the next line.
+  std::vector<std::pair<double, double>> columns;
+  for (int c = 0; c < 7; ++c) columns.push_back({100.0 + 60 * c, 150.0 + 60 * c});
+  std::vector<bool> headed = {false, true, true, true, true, true, true};
+  using Runs = std::vector<std::pair<size_t, size_t>>;
+  // "Men" and "Women" each in the middle column of its three, a heading over the labels beside them.
+  EXPECT_EQ(GroupNameRuns({{0, 0, 110}, {2, 2, 275}, {5, 5, 455}}, columns, headed),
+            (Runs{{0, 0}, {1, 3}, {4, 6}}));
+  // Beside a name over several columns already, one in the middle of its three.
+  EXPECT_EQ(GroupNameRuns({{2, 2, 275}, {4, 6, 455}}, columns, headed), (Runs{{1, 3}, {4, 6}}));
+  // One name: no line of groups' names (a heading wrapped in its column, "Change" over "(%)").
+  EXPECT_TRUE(GroupNameRuns({{0, 0, 110}, {2, 2, 275}}, columns, headed).empty());
+  // Two headings in columns two apart: their runs would share a column; neither is a group's name.
+  EXPECT_TRUE(GroupNameRuns({{2, 2, 275}, {4, 4, 395}}, columns, headed).empty());
+  // A column the next line leaves without a heading is no group's.
+  headed[3] = false;
+  EXPECT_TRUE(GroupNameRuns({{2, 2, 275}, {5, 5, 455}}, columns, headed).empty());
+}
+
 TEST(AlignedRowsTest, ALabelCentredBetweenTwoRowsDoesNotChainThemIntoOne) {
   // "Papers" set half way between the rows of its two methods (a label over two rows, as LaTeX's
   // \multirow sets it): it overlaps both, and the two rows stay two.

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "tests/document/line_builder.h"
 
 namespace mineru::document {
@@ -500,6 +502,28 @@ TEST(AlignedTableTest, ACaptionAloneOnItsRowEndsTheTableAboveIt) {
   EXPECT_EQ(tables[1].html,
             "<table><tr><td>Programme</td><td>2010</td><td>2011</td></tr><tr><td>Education</td><td>1,204</td>"
             "<td>1,250</td></tr><tr><td>Health</td><td>845</td><td>830</td></tr></table>");
+}
+
+TEST(AlignedTableTest, ARuleUnderTwoGroupsNamesIsNeithersOwn) {
+  // A word processor's style draws the border under its first row's cells as one rule, under both
+  // groups' names (merged cells side by side), none under the heading over the labels: each name is over
+  // the three columns it is centred on, not over the whole rule.
+  std::vector<RulingSegment> rules = {Rule(80, 100, 520), Rule(100, 160, 520), Rule(160, 100, 520)};
+  std::vector<TextLine> lines = {Line("Region", 105, 85), Line("Primary", 232.5, 85),
+                                 Line("Secondary", 407.5, 85)};
+  const char* heads[] = {"Boys", "Girls", "Total", "Boys", "Girls", "Total"};
+  for (int c = 0; c < 6; ++c) lines.push_back(LineEndingAt(heads[c], 210.0 + 60 * c, 105));
+  for (int r = 0; r < 2; ++r) {
+    lines.push_back(Line(r == 0 ? "North" : "South", 105, 125.0 + 20 * r));
+    for (int c = 0; c < 6; ++c)
+      lines.push_back(LineEndingAt(std::to_string(100 + 10 * c + r), 210.0 + 60 * c, 125.0 + 20 * r));
+  }
+  auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_TRUE(
+      tables[0].html.starts_with("<table><tr><td rowspan=\"2\">Region</td><td colspan=\"3\">Primary</td><td "
+                                 "colspan=\"3\">Secondary</td></tr>"))
+      << tables[0].html;
 }
 
 TEST(AlignedTableTest, AHeadingOverARuleOfItsOwnSpansTheColumnsUnderTheRule) {

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <string>
+
 #include "document/aligned_table.h"
 #include "tests/document/line_builder.h"
 
@@ -118,6 +120,29 @@ TEST(RulingTableTest, AHeadingCentredOverColumnsTheGridDoesNotRuleSpansThem) {
       "colspan=\"2\">Years</td></tr><tr><td>Region</td><td>2022</td><td>2023</td></tr>"
       "<tr><td>North</td><td>1,204</td><td>1,310</td></tr><tr><td>South</td><td>2,011</td><td>2,150</td></tr>"
       "</table>");
+}
+
+TEST(RulingTableTest, GroupsNamesSpanTheirColumnsWhateverSidesTheStyleDrawsThrough) {
+  // A style whose cell shading gives every column sides in every row, the header's too: "Primary" and
+  // "Secondary", each centred over three columns in the middle one, are groups' names over them.
+  std::vector<RulingSegment> rules = {H(80, 100, 520), H(100, 100, 520), H(120, 100, 520), H(140, 100, 520),
+                                      H(160, 100, 520)};
+  for (int c = 0; c <= 7; ++c) rules.push_back(V(100.0 + 60 * c, 80, 160));
+  std::vector<TextLine> lines = {Line("Region", 105, 85), Line("Primary", 232.5, 85),
+                                 Line("Secondary", 407.5, 85)};
+  const char* heads[] = {"Boys", "Girls", "Total", "Boys", "Girls", "Total"};
+  for (int c = 0; c < 6; ++c) lines.push_back(Line(heads[c], 170.0 + 60 * c, 105));
+  for (int r = 0; r < 2; ++r) {
+    lines.push_back(Line(r == 0 ? "North" : "South", 105, 125.0 + 20 * r));
+    for (int c = 0; c < 6; ++c)
+      lines.push_back(Line(std::to_string(100 + 10 * c + r), 190.0 + 60 * c, 125.0 + 20 * r));
+  }
+  auto tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_TRUE(tables[0].html.starts_with(
+      "<table><tr><td>Region</td><td colspan=\"3\">Primary</td><td colspan=\"3\">Secondary</td></tr>"
+      "<tr><td></td><td>Boys</td>"))
+      << tables[0].html;
 }
 
 TEST(RulingTableTest, AFrameWithRowsItDoesNotRuleIsLeftToTheWhitespace) {
