@@ -8,6 +8,7 @@
 #include "document/aligned_rows.h"
 #include "document/aligned_table.h"
 #include "document/page_geometry.h"
+#include "document/text_layout.h"
 
 namespace mineru::document {
 namespace {
@@ -22,6 +23,7 @@ constexpr double kCellReach = 0.25;       // of the page's width: at most this f
 constexpr size_t kMinStampChars = 4;      // a line on its side in a margin: a stamp, not a lone letter
 constexpr double kHeaderBand = 0.10;      // top fraction of the height where a page's own header sits
 constexpr double kHeaderGapEms = 2.0;     // body sizes of white under a page's own header, at least
+constexpr size_t kMinSentenceWidth = 50;  // characters (DisplayWidth) of a line ending a sentence: prose
 constexpr double kMinSolidHeight = 2.0;   // points: a drawing at least this tall is content, not a rule
 constexpr double kFootGap = 1.5;          // heights of a page number alone at the foot under the text
 constexpr double kTitleRatio = 1.2;       // times a running key's size: its words set this large stay
@@ -274,19 +276,24 @@ std::vector<bool> FindPageHeader(const PageContent& page, double body_size) {
     members.push_back(i);
     band = band.Union(lines[i].box);
   }
-  // The nearest text, picture or solid drawing under it (a rule under a header is no content).
-  double below = page.page.y1;
+  // One line ending a sentence after as much text as a line of prose holds: a paragraph's last line
+  // carried over (a header's pieces set apart left and right are no such line).
+  const std::string& text = lines[members.front()].text;
+  if (members.size() == 1 && EndsSentence(text) && DisplayWidth(text) >= kMinSentenceWidth) return header;
+  // The nearest text, picture or solid drawing under it (a rule under a header is no content, nor is a
+  // page number); with none, the line is the page's text (a paragraph's last line carried over).
+  double below = 1e18;
   for (size_t i = 0; i < lines.size(); ++i) {
     if (VerticalOverlap(lines[i].box, top->box) >= 0.5) continue;
     if (lines[i].box.y0 < band.y1) return header;  // something taller beside it
-    below = std::min(below, lines[i].box.y0);
+    if (!IsPageNumber(lines[i], page)) below = std::min(below, lines[i].box.y0);
   }
   for (const std::vector<Rect>* shapes : {&page.images, &page.drawings}) {
     for (const Rect& r : *shapes) {
       if (r.y0 >= band.y1 - 0.5 && r.height() >= kMinSolidHeight) below = std::min(below, r.y0);
     }
   }
-  if (below - band.y1 < kHeaderGapEms * body_size) return header;
+  if (below == 1e18 || below - band.y1 < kHeaderGapEms * body_size) return header;
   for (size_t i : members) header[i] = true;
   return header;
 }

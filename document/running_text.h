@@ -50,9 +50,11 @@ std::vector<bool> FindLineNumbers(const PageContent& page);
 // A page's own header, which needs no other page: for each of `page.lines`, true when it is the page's
 // topmost line, or on that line's baseline, inside the top 10% of the page, where none of those lines is
 // set larger than the body (`body_size`) or bold and the nearest text, picture or drawing (not a thin
-// rule) under them is at least two body sizes below: a header whose words change from page to page (a
-// chapter's name) or a single page's ("Published as a conference paper at ..."). A page's first heading
-// or line of text, or a caption over a figure, is closer to what follows it.
+// rule, no page number) under them is at least two body sizes below: a header whose words change from
+// page to page (a chapter's name) or a single page's ("Published as a conference paper at ..."). A
+// page's first heading or line of text, or a caption over a figure, is closer to what follows it. A line
+// with nothing under it, or one alone on its baseline ending a sentence after 50 characters or more, is
+// the page's text (a paragraph's last line carried over, a float under it or nothing).
 std::vector<bool> FindPageHeader(const PageContent& page, double body_size);
 
 // Where a running key repeats (a fraction of the page's height, or width for the side bands) and the

@@ -151,6 +151,22 @@ TEST(RunningTextTest, APagesOwnHeaderIsFoundOnThatPageAlone) {
   EXPECT_FALSE(FindPageHeader(Page(1, {Line("Chapter 3. Methods", 70, 120, 9)}), 10)[4]);
 }
 
+TEST(RunningTextTest, APagesOnlyTextOrASentencesEndAtItsTopIsNoHeader) {
+  // A paragraph's last line carried over to a page of its own, a page number at its foot: the page's
+  // text, not its header.
+  PageContent page;
+  page.page = {0, 0, 600, 800};
+  page.lines = {Line("Chapter 3. Methods", 70, 40, 9), Line("7", 300, 770, 9)};
+  EXPECT_EQ(FindPageHeader(page, 10), (std::vector<bool>{false, false}));
+  // Over a figure set at the foot of the page: a line ending a sentence, as long as a line of prose,
+  // is text; a short one, or a long one that ends no sentence, is a header.
+  const std::string sentence = "and the last words of this paragraph run over onto this page.";
+  EXPECT_FALSE(FindPageHeader(Page(1, {Line(sentence, 70, 40, 10)}), 10)[4]);
+  EXPECT_TRUE(FindPageHeader(Page(1, {Line("Results.", 70, 40, 9)}), 10)[4]);
+  EXPECT_TRUE(FindPageHeader(
+      Page(1, {Line("Published as a conference paper at the Conference on Tests 2024", 70, 40, 9)}), 10)[4]);
+}
+
 TEST(RunningTextTest, AlternatingHeadersWithThePageNumberOnEitherSide) {
   // Even pages "N Journal of Tests (2020) 28:1-9", odd pages "Journal of Tests (2020) 28:1-9 N".
   std::vector<PageContent> pages;
