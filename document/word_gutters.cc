@@ -283,8 +283,8 @@ void DropNoteUnder(RowWords& words) {
     if (row[k].line != row[0].line || row[k].x0 - row[k - 1].x1 >= kWordGutterEm * words.em) return;
   }
   words.counted[r] = false;
-  for (const auto& [x0, x1] : GuttersOfCounted(words)) {
-    if (std::ranges::any_of(row, [&](const Unit& u) { return u.x0 < x1 && u.x1 > x0; })) return;
+  for (const std::pair<double, double>& g : GuttersOfCounted(words)) {
+    if (std::ranges::any_of(row, [&](const Unit& u) { return u.x0 < g.second && u.x1 > g.first; })) return;
   }
   words.counted[r] = true;
 }
