@@ -101,6 +101,15 @@ std::vector<AlignedPiece> SplitRightToLeft(const TextLine& line, double size) {
 
 }  // namespace
 
+namespace {
+
+// The first character of a figure: a digit, a currency sign, an opening parenthesis.
+bool IsFigureStart(char32_t c) {
+  return (c >= '0' && c <= '9') || c == '$' || c == '(' || c == 0x20AC || c == 0x00A3 || c == 0x00A5;
+}
+
+}  // namespace
+
 std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
   const double size = std::max(line.font_size > 0 ? line.font_size : line.box.height(), 1.0);
   if (line.rtl) return SplitRightToLeft(line, size);
@@ -108,7 +117,8 @@ std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
     double x0, x1;
     std::string text;
     std::string spaces_before;
-    bool parted = false;  // after a space that parts two figures set with no gap
+    bool parted = false;        // after a space that parts two figures set with no gap
+    bool after_leader = false;  // right after a dot leader, no space between (a figure's, or no cell)
   };
   std::vector<Word> words;
   std::string pending_spaces;
@@ -119,8 +129,14 @@ std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
       parted = parted || ch.parts_numbers;
       continue;
     }
-    if (words.empty() || !pending_spaces.empty() || ch.box.x0 - words.back().x1 >= kColumnGapEm * size) {
-      words.push_back({ch.box.x0, ch.box.x1, {}, std::move(pending_spaces), parted});
+    // A figure right after a dot leader of four dots or more ("taxes.........898,549", a tab stop's
+    // leader run up to it) is a word of its own, and a cell when the word is a figure.
+    const bool after_leader =
+        !words.empty() && pending_spaces.empty() && IsFigureStart(ch.rune) &&
+        (words.back().text.ends_with("....") || words.back().text.ends_with("\u2026\u2026"));
+    if (words.empty() || !pending_spaces.empty() || ch.box.x0 - words.back().x1 >= kColumnGapEm * size ||
+        after_leader) {
+      words.push_back({ch.box.x0, ch.box.x1, {}, std::move(pending_spaces), parted, after_leader});
       pending_spaces.clear();
       parted = false;
     }
@@ -138,7 +154,8 @@ std::vector<AlignedPiece> SplitAtColumnGaps(const TextLine& line) {
     const bool apart =
         i == 0 ||
         (!(i == 1 && StartsCaption(words[0].text + " " + w.text, &captioned)) &&
-         (w.parted || gap >= kColumnGapEm * size || (Grouped(words[i - 1].text) && Grouped(w.text)) ||
+         (w.parted || (w.after_leader && IsNumericCell(w.text)) || gap >= kColumnGapEm * size ||
+          (Grouped(words[i - 1].text) && Grouped(w.text)) ||
           (gap >= kNumberGapEm * size && IsNumericCell(words[i - 1].text) && IsNumericCell(w.text))));
     if (apart) {
       out.push_back({w.x0, w.x1, w.text});

@@ -953,6 +953,43 @@ TEST(AlignedTableTest, TightColumnsOfFiguresInOneLine) {
   EXPECT_EQ(SplitAtColumnGaps(InFont(Line("between 12.5 13.0", 100, 100), "Helvetica")).size(), 1u);
 }
 
+TEST(AlignedTableTest, AFigureRightAfterADotLeaderIsACellOfItsOwn) {
+  // A tab stop's dot leader runs from the label up to the first figure with no space (a word
+  // processor's table of receipts): label and figure part there.
+  auto tight = SplitAtColumnGaps(InFont(Line("Excise taxes..........66,909", 100, 100), "Helvetica"));
+  ASSERT_EQ(tight.size(), 2u);
+  EXPECT_EQ(tight[0].text, "Excise taxes..........");
+  EXPECT_EQ(tight[1].text, "66,909");
+  EXPECT_GE(tight[1].x0, tight[0].x1);
+  // Spaced dots before a figure a space away stay as they were: an index's entries ("par . . . 196"),
+  // a contents list's.
+  EXPECT_EQ(SplitAtColumnGaps(InFont(Line("Excise taxes . . . . . 66,909", 100, 100), "Helvetica")).size(),
+            1u);
+  // Not after two or three dots, nor a word after a leader (code: no space comes between).
+  EXPECT_EQ(SplitAtColumnGaps(InFont(Line("Version 2..3 of the text", 100, 100), "Helvetica")).size(), 1u);
+  EXPECT_EQ(SplitAtColumnGaps(InFont(Line("Wait...then go", 100, 100), "Helvetica")).size(), 1u);
+  const auto code = SplitAtColumnGaps(InFont(Line("call(x)....(y) again", 100, 100), "Helvetica"));
+  ASSERT_EQ(code.size(), 1u);
+  EXPECT_EQ(code[0].text, "call(x)....(y) again");
+  // The rows of such lines are a table, the labels without their leaders.
+  std::vector<TextLine> lines = {InFont(Line("Source", 100, 100), "Helvetica")};
+  lines.push_back(LineEndingAt("2010", 250, 100));
+  lines.push_back(LineEndingAt("2011", 320, 100));
+  const char* rows[][3] = {{"Excise taxes...........", "66,909", "72,381"},
+                           {"Other..................", "140,997", "139,735"},
+                           {"Total receipts.........", "207,906", "212,116"}};
+  for (int r = 0; r < 3; ++r) {
+    const double y = 114 + 14.0 * r;
+    lines.push_back(InFont(LineEndingAt(std::string(rows[r][0]) + rows[r][1], 250, y), "Helvetica"));
+    lines.push_back(LineEndingAt(rows[r][2], 320, y));
+  }
+  EXPECT_EQ(TableOf(lines),
+            "<table><tr><td>Source</td><td>2010</td><td>2011</td></tr>"
+            "<tr><td>Excise taxes</td><td>66,909</td><td>72,381</td></tr>"
+            "<tr><td>Other</td><td>140,997</td><td>139,735</td></tr>"
+            "<tr><td>Total receipts</td><td>207,906</td><td>212,116</td></tr></table>");
+}
+
 TEST(AlignedTableTest, ACaptionCentredAboveIsNotAHeaderLine) {
   // "Table 4 ..." sits over the value columns, right where a heading over two of them would.
   std::vector<TextLine> lines = {Line("Table 4. Ducks", 255, 86),
