@@ -210,7 +210,7 @@ std::vector<std::pair<size_t, size_t>> GroupNameRuns(const std::vector<HeadingAt
 namespace {
 
 // GroupNameRuns on a header line whose headings SnapHeadings placed (`centres`: theirs before), the
-// next line's headings heading the columns; each name takes its run's extent.
+// next line's headings heading the columns; each name widened takes its run's extent.
 void WidenGroupNames(TextRow& line, const TextRow& next, const std::vector<double>& centres,
                      const std::vector<std::pair<double, double>>& extent, const Layout& L) {
   std::vector<HeadingAt> names;
@@ -222,6 +222,7 @@ void WidenGroupNames(TextRow& line, const TextRow& next, const std::vector<doubl
   }
   const std::vector<std::pair<size_t, size_t>> runs = GroupNameRuns(names, extent, headed);
   for (size_t k = 0; k < runs.size(); ++k) {
+    if (runs[k] == std::pair{names[k].first, names[k].last}) continue;  // (its columns' extent may be none)
     line.pieces[k].x0 = extent[runs[k].first].first;
     line.pieces[k].x1 = extent[runs[k].second].second;
   }

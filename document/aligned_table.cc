@@ -522,13 +522,19 @@ bool OverColumns(const Row& row, const std::vector<std::pair<double, double>>& g
 }
 
 // A header row with a heading over the labels too ("Program", "Agency", "Funding"): a heading in at
-// least half of the columns, none across a gutter (reaching into it is no crossing: a heading set flush
-// right over narrower figures).
-bool HeadsColumns(const Row& row, const std::vector<std::pair<double, double>>& gutters) {
+// least half of the columns, none across a gutter; one reaching into a gutter is set flush with its
+// column's other side (a heading set flush right over narrower figures), `right` the last column's.
+bool HeadsColumns(const Row& row, const std::vector<std::pair<double, double>>& gutters, double right) {
   if (row.pieces.size() < 2 || row.pieces.size() * 2 < gutters.size() + 1) return false;
+  constexpr double kFlush = 1.0;  // points
   for (const Piece& p : row.pieces) {
-    for (const auto& [x0, x1] : gutters) {
+    for (size_t g = 0; g < gutters.size(); ++g) {
+      const auto& [x0, x1] = gutters[g];
       if (p.x0 < x0 && p.x1 > x1) return false;
+      const double far_right = g + 1 < gutters.size() ? gutters[g + 1].first : right;
+      const double far_left = g > 0 ? gutters[g - 1].second : -1e18;
+      if (p.x0 > x0 && p.x0 < x1 - kFlush && std::fabs(p.x1 - far_right) > kFlush) return false;
+      if (p.x1 > x0 + kFlush && p.x1 < x1 && g > 0 && std::fabs(p.x0 - far_left) > kFlush) return false;
     }
   }
   return true;
@@ -549,13 +555,15 @@ void TakeHeaderAbove(std::vector<Row>& rows, const std::vector<TextLine>& lines,
                   b.y1 < region.y0 - reach;
   }
   std::vector<Row> above = BuildRows(lines, outside);
+  double right = -1e18;  // the last column's right side
+  for (const Row& row : rows) right = std::max(right, row.box.x1);
   double below = region.y0;
   for (size_t taken = 0; taken < kMaxHeaderRowsAbove && !above.empty(); ++taken) {
     Row& row = above.back();
     bool short_cells = true;
     for (const Piece& p : row.pieces) short_cells = short_cells && Utf8Length(p.text) <= kMaxCellChars;
     if (below - row.box.y1 > 1.5 * std::max(row.box.height(), 1.0) || !short_cells ||
-        !(OverColumns(row, gutters) || HeadsColumns(row, gutters))) {
+        !(OverColumns(row, gutters) || HeadsColumns(row, gutters, right))) {
       return;
     }
     below = row.box.y0;

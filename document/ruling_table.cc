@@ -10,6 +10,7 @@
 #include "document/aligned_rows.h"
 #include "document/aligned_table.h"
 #include "document/text_layout.h"
+#include "document/word_gutters.h"
 
 namespace mineru::document {
 namespace {
@@ -17,6 +18,7 @@ namespace {
 constexpr double kTol = 2.5;        // points: rules this close are one rule; ends this close touch
 constexpr size_t kMaxRules = 4000;  // hostile pages: ignore the rest
 constexpr int kMaxCells = 10000;
+constexpr double kOverhang = 2.0;      // points: glyphs reaching this far past a cell's side are still in it
 constexpr double kCentredSpan = 0.05;  // of a drawn column's width: a lone cell this near its middle spans it
 
 struct Seg {
@@ -409,14 +411,17 @@ std::vector<double> HeaderRowsAbove(const std::vector<TextLine>& lines, const st
 }
 
 // Of a header row of a grid (`row`, its cells; `next`, the row under it; `xs`, the columns' sides;
-// `drawn`, whether the side right of each column is drawn in the row, empty over the grid): whether each
+// `drawn`, whether the side right of each column is drawn in the row, `merged`, whether it is a side the
+// grid draws in other rows left out of this one, both empty over the grid): whether each
 // column's side to its right lies inside the run of a group's name (GroupNameRuns, aligned_rows.h:
 // "Primary" centred over three columns, narrower than the middle one, or a name across sides that a
 // style's cell shading draws between its columns). Inside the grid a name is over the columns its cell
-// merges (sides not drawn, no other name in them). A row holding a figure or a mark has no groups' names.
+// merges (`merged` sides, no other name in them). A row holding a figure or a mark, or a drawn side in
+// a space of a piece (`words`: the spans of the row's words), has no groups' names.
 std::vector<bool> InsideGroupNames(const std::vector<AlignedPiece>& row,
                                    const std::vector<AlignedPiece>& next, const std::vector<double>& xs,
-                                   const std::vector<bool>& drawn) {
+                                   const std::vector<bool>& drawn, const std::vector<bool>& merged,
+                                   const std::vector<std::pair<double, double>>& words) {
   const std::ptrdiff_t cols = static_cast<std::ptrdiff_t>(xs.size()) - 1;
   std::vector<bool> inside(static_cast<size_t>(cols), false);
   for (const AlignedPiece& p : row) {
@@ -432,9 +437,19 @@ std::vector<bool> InsideGroupNames(const std::vector<AlignedPiece>& row,
   }
   std::vector<HeadingAt> names;
   for (const AlignedPiece& p : row) {
-    HeadingAt h{column(p.x0), column(p.x1), (p.x0 + p.x1) / 2};
-    while (!drawn.empty() && h.first > 0 && !drawn[h.first - 1] && held[h.first - 1] == 0) --h.first;
-    while (!drawn.empty() && h.last + 1 < held.size() && !drawn[h.last] && held[h.last + 1] == 0) ++h.last;
+    // (Glyphs may overhang a side by a point or two; a drawn side in a space between the words of a
+    // piece parts cells of their own, headings the extractor ran into one line.)
+    HeadingAt h{column(p.x0 + kOverhang), column(p.x1 - kOverhang), (p.x0 + p.x1) / 2};
+    if (h.first > h.last) h.first = h.last = column(h.centre);
+    for (size_t c = h.first; !drawn.empty() && c < h.last; ++c) {
+      const double side = xs[c + 1];
+      const bool in_a_word = std::ranges::any_of(words, [&](const std::pair<double, double>& w) {
+        return w.first + kOverhang < side && w.second - kOverhang > side;
+      });
+      if (drawn[c] && !in_a_word) return inside;
+    }
+    while (!merged.empty() && h.first > 0 && merged[h.first - 1] && held[h.first - 1] == 0) --h.first;
+    while (!merged.empty() && h.last + 1 < held.size() && merged[h.last] && held[h.last + 1] == 0) ++h.last;
     names.push_back(h);
   }
   std::vector<bool> headed(static_cast<size_t>(cols), false);
@@ -943,11 +958,14 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
     // The cells of the lines in each row of the grid, where gutters of whitespace part its columns.
     std::vector<std::vector<AlignedPiece>> row_cells(static_cast<size_t>(rows));
     std::vector<std::vector<Baseline>> row_lines(static_cast<size_t>(rows));  // each line's, by itself
+    std::vector<std::vector<std::pair<double, double>>> row_words(static_cast<size_t>(rows));  // words' spans
     for (size_t k = 0; k < inside.size(); ++k) {
       const long r = std::upper_bound(ys.begin(), ys.end(), lines[inside[k]].box.cy()) - ys.begin() - 1;
       const size_t row_index = static_cast<size_t>(std::clamp(r, 0L, static_cast<long>(rows) - 1));
       row_cells[row_index].insert(row_cells[row_index].end(), pieces[k].begin(), pieces[k].end());
       row_lines[row_index].push_back({lines[inside[k]].box.cy(), pieces[k]});
+      for (const LineWord& w : WordsOf(lines[inside[k]], -1e18, 1e18))
+        row_words[row_index].push_back({w.x0, w.x1});
     }
     // Merge cells whose shared boundary is not drawn (a gutter of whitespace is, where no cell crosses it).
     auto cell = [&](int r, int c) { return static_cast<size_t>(r * cols + c); };
@@ -963,11 +981,13 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
       if (std::ranges::any_of(
               row, [](const AlignedPiece& p) { return IsNumericCell(p.text) && !IsYearLike(p.text); }))
         break;
-      std::vector<bool> drawn;  // (over the grid, none)
-      for (int c = 0; ys[r] >= grid_top && c < cols; ++c)
+      std::vector<bool> drawn, merged;  // (over the grid, none)
+      for (int c = 0; ys[r] >= grid_top && c < cols; ++c) {
         drawn.push_back(Covered(cv, xs[c + 1], (ys[r] + ys[r + 1]) / 2));
-      in_group_name[static_cast<size_t>(r)] =
-          InsideGroupNames(row, row_cells[static_cast<size_t>(r) + 1], xs, drawn);
+        merged.push_back(!drawn.back() && std::ranges::find(drawn_xs, xs[c + 1]) != drawn_xs.end());
+      }
+      in_group_name[static_cast<size_t>(r)] = InsideGroupNames(
+          row, row_cells[static_cast<size_t>(r) + 1], xs, drawn, merged, row_words[static_cast<size_t>(r)]);
     }
     auto bounded = [&](int r, int c) {  // whether the boundary right of column c is there in row r
       const std::vector<bool>& named = in_group_name[static_cast<size_t>(r)];

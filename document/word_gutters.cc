@@ -10,6 +10,8 @@
 namespace mineru::document {
 namespace {
 
+constexpr double kNoteSize = 0.95;  // of the rows' common size: a note under a table is set smaller
+
 constexpr double kWordGapEm = 0.3;     // glyphs this far apart with no space between are two words
 constexpr double kSameSpaceEm = 0.05;  // two spaces of a line this close are stretched alike
 constexpr double kMaxStretchEm = 3;    // a justified line's space, at most (unless the line fills its cell)
@@ -271,13 +273,16 @@ std::vector<std::pair<double, double>> GuttersOfCounted(const RowWords& words) {
   return gutters;
 }
 
-// A note under a table read as its last row ("Source: National statistics office.": one line, its words
-// a space apart, no gap as wide as a gutter) does not count where a word of it reaches into a gutter of
-// the rows above, three or more: their gutters are the table's.
-void DropNoteUnder(RowWords& words) {
+// A note under a table read as its last row ("Source: National statistics office.": one line set
+// smaller than the rows, its words a space apart, no gap as wide as a gutter) does not count where a word
+// of it reaches into a gutter of the rows above, three or more: their gutters are the table's.
+void DropNoteUnder(RowWords& words, const std::vector<TextRow>& rows, const std::vector<TextLine>& lines) {
   auto last = std::ranges::find(words.counted.rbegin(), words.counted.rend(), true);
   if (last == words.counted.rend() || std::ranges::count(words.counted, true) < 4) return;
   const size_t r = static_cast<size_t>(words.counted.rend() - last) - 1;
+  for (const RowPiece& p : rows[r].pieces) {  // set smaller than the rows
+    if (lines[p.line].font_size >= kNoteSize * words.em) return;
+  }
   const std::vector<Unit>& row = words.units[r];
   for (size_t k = 1; k < row.size(); ++k) {  // one line, its words a space apart
     if (row[k].line != row[0].line || row[k].x0 - row[k - 1].x1 >= kWordGutterEm * words.em) return;
@@ -293,7 +298,7 @@ void DropNoteUnder(RowWords& words) {
 RowWords ReadTableRows(const std::vector<TextRow>& rows, const std::vector<TextLine>& lines,
                        double header_bottom) {
   RowWords words = ReadRows(rows, lines, header_bottom);
-  DropNoteUnder(words);
+  DropNoteUnder(words, rows, lines);
   return words;
 }
 

@@ -464,6 +464,13 @@ TEST(AlignedTableTest, HeadingsWiderThanTheirFiguresAboveTheRuleUnderTheHeaderAr
             "<tr><td>Construction</td><td>8,987</td><td>6.3</td><td>0.2</td></tr>"
             "<tr><td>Mining</td><td>14,335</td><td>10.1</td><td>0.2</td></tr>"
             "<tr><td>Trade</td><td>2,254</td><td>1.6</td><td>0.1</td></tr></table>");
+  // Over it, a row of another table whose text reaches into a gutter without being set flush with the
+  // column's other side ("string" starts left of the column and ends short of its right): no header.
+  lines.push_back(Line("cdv", 100, 86));
+  lines.push_back(Line("string", 285, 86));
+  tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_TRUE(tables[0].html.starts_with("<table><tr><td>Industry</td>")) << tables[0].html;
 }
 
 TEST(AlignedTableTest, ACaptionAloneOnItsRowEndsTheTableAboveIt) {

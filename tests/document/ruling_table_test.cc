@@ -11,6 +11,7 @@ namespace mineru::document {
 namespace {
 
 using testing::Line;
+using testing::LineOfWords;
 
 RulingSegment H(double y, double x0, double x1) { return {{x0, y - 0.4, x1, y + 0.4}, true}; }
 RulingSegment V(double x, double y0, double y1) { return {{x - 0.4, y0, x + 0.4, y1}, false}; }
@@ -142,6 +143,16 @@ TEST(RulingTableTest, GroupsNamesSpanTheirColumnsWhateverSidesTheStyleDrawsThrou
   EXPECT_TRUE(tables[0].html.starts_with(
       "<table><tr><td>Region</td><td colspan=\"3\">Primary</td><td colspan=\"3\">Secondary</td></tr>"
       "<tr><td></td><td>Boys</td>"))
+      << tables[0].html;
+  // Headings of narrow columns the extractor ran into one line across the drawn sides (a space apart,
+  // over three of them): a cell each, no group's name.
+  lines.erase(lines.begin() + 1, lines.begin() + 3);
+  lines.push_back(LineOfWords({{"Proprietors", 162.5}, {"Shareholder", 222.5}, {"Departments", 282.5}}, 85));
+  lines.push_back(LineOfWords({{"Proprietors", 342.5}, {"Shareholder", 402.5}, {"Departments", 462.5}}, 85));
+  tables = FindRuledTables(rules, lines);
+  ASSERT_EQ(tables.size(), 1u);
+  EXPECT_TRUE(tables[0].html.starts_with(
+      "<table><tr><td>Region</td><td>Proprietors</td><td>Shareholder</td><td>Departments</td>"))
       << tables[0].html;
 }
 

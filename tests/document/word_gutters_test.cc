@@ -183,15 +183,16 @@ TEST(WordGuttersTest, ADotLeaderIsOneWordAndStaysApartFromItsText) {
 }
 
 TEST(WordGuttersTest, ANoteUnderTheRowsDoesNotCloseTheirGutters) {
-  // Labels and figures set 8 points (0.8 em) apart, each row one line; under them a note, one line of
-  // prose whose words reach into both gutters. The gutters are the rows', as they are without the note.
+  // Labels and figures set 8 points (0.8 em) apart, each row one line; under them a note set smaller,
+  // one line of prose whose words reach into both gutters. The gutters are the rows', as they are
+  // without the note; a line of the rows' size there is a row of theirs (a contents list's last entry).
   const std::vector<TextLine> lines = {
       LineOfWords({{"Country", 65}, {"2009", 131}, {"2010", 167}}, 100),
       LineOfWords({{"Lithuania", 65}, {"209", 118}, {"743", 136}, {"-", 182}}, 112),
       LineOfWords({{"Germany", 65}, {"194", 118}, {"683", 136}, {":", 182}}, 124),
       LineOfWords({{"Denmark", 65}, {"107", 118}, {"187", 136}, {"10", 159}, {"394", 172}}, 136),
-      LineOfWords({{"Source:", 58}, {"of", 98}, {"the", 111}, {"office", 129}, {"of", 162}, {"trade.", 175}},
-                  148)};
+      LineOfWords({{"Source:", 58}, {"of", 89}, {"the", 100}, {"office", 115}, {"of", 142}, {"trade.", 153}},
+                  148, 8)};
   std::vector<TextRow> rows = BuildRows(lines, std::vector<bool>(lines.size(), false));
   ASSERT_EQ(rows.size(), 5u);
   const auto gutters = WordGutters(rows, lines, 111);
@@ -202,6 +203,11 @@ TEST(WordGuttersTest, ANoteUnderTheRowsDoesNotCloseTheirGutters) {
   EXPECT_DOUBLE_EQ(gutters[1].second, 159);
   rows.pop_back();
   EXPECT_EQ(WordGutters(rows, lines, 111), gutters);
+  std::vector<TextLine> same_size = lines;
+  same_size.back() =
+      LineOfWords({{"Source:", 58}, {"of", 98}, {"the", 111}, {"office", 129}, {"of", 162}}, 148);
+  rows = BuildRows(same_size, std::vector<bool>(same_size.size(), false));
+  EXPECT_TRUE(WordGutters(rows, same_size, 111).empty());
 }
 
 }  // namespace
