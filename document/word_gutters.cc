@@ -234,7 +234,6 @@ std::vector<LineWord> WordsOf(const TextLine& line, double x0, double x1) {
 
 namespace {
 
-// WordGutters of rows read by ReadRows.
 // The gutters of the counted rows (WordGutters).
 std::vector<std::pair<double, double>> GuttersOfCounted(const RowWords& words) {
   const auto& [units, counted, em] = words;
@@ -302,7 +301,7 @@ RowWords ReadTableRows(const std::vector<TextRow>& rows, const std::vector<TextL
   return words;
 }
 
-// CutAtWordGutters of rows read by ReadRows.
+// CutAtWordGutters of rows read by ReadTableRows.
 void Cut(std::vector<TextRow>& rows, const RowWords& words,
          const std::vector<std::pair<double, double>>& gutters) {
   if (gutters.empty()) return;

@@ -30,10 +30,10 @@ std::vector<LineWord> WordsOf(const TextLine& line, double x0, double x1);
 // The gutters (x0, x1), left to right, between the columns of `rows`: x ranges at least kWordGutterEm
 // of the rows' common size wide that no word of a counted row crosses (rows centred above
 // `header_bottom` do not count, headings over several columns; where that leaves fewer than two, the
-// first row does not), inside the rows' extent, each column between two of them holding words of two
-// rows or more, none of them a justified line's stretched space (StretchedSpace in the source). Pieces
-// read right to left, in a monospaced face (whose spaces are as wide as a gutter) or drawn over a rule
-// of their own count whole.
+// first row does not; nor does a note set smaller under the rows, DropNoteUnder in the source), inside the
+// rows' extent, each column between two of them holding words of two rows or more, none of them a justified
+// line's stretched space (StretchedSpace in the source). Pieces read right to left, in a monospaced face
+// (whose spaces are as wide as a gutter) or drawn over a rule of their own count whole.
 std::vector<std::pair<double, double>> WordGutters(const std::vector<TextRow>& rows,
                                                    const std::vector<TextLine>& lines, double header_bottom);
 
