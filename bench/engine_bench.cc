@@ -12,10 +12,10 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "common/clock.h"
+#include "common/cpu_count.h"
 #include "engine/dummy_checkpoint.h"
 #include "engine/generator.h"
 #include "engine/host_allocator.h"
@@ -114,7 +114,7 @@ double CopyBandwidthGBs() {
 int Run(const BenchOptions& o) {
   KeepFreedHostMemoryForReuse();
   // Every core by default (libtorch's own default may count physical cores only).
-  at::set_num_threads(o.threads > 0 ? o.threads : static_cast<int>(std::thread::hardware_concurrency()));
+  at::set_num_threads(o.threads > 0 ? o.threads : UsableCpus());
   auto config = ModelConfig::Load(o.config_dir);
   if (!config.ok()) {
     std::fprintf(stderr, "engine_bench: %s\n", config.status().ToString().c_str());

@@ -30,6 +30,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/clock.h"
+#include "common/cpu_count.h"
 #include "document/pdf_document.h"
 #include "document/rgb_image.h"
 #include "engine/prompt_template.h"
@@ -147,7 +148,7 @@ bool WaitForDaemon(pid_t daemon, const std::string& socket, const fs::path& log)
 int Bench(const Options& o) {
   const fs::path dir = fs::temp_directory_path() / ("model_daemon_bench." + std::to_string(::getpid()));
   fs::create_directories(dir / "state");
-  const std::string threads = std::to_string(o.threads > 0 ? o.threads : std::thread::hardware_concurrency());
+  const std::string threads = std::to_string(o.threads > 0 ? o.threads : UsableCpus());
   if (Status s = WritePageImage(o, dir / "page.png"); !s.ok()) {
     std::fprintf(stderr, "model_daemon_bench: %s\n", s.ToString().c_str());
     return 1;

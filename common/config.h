@@ -46,7 +46,7 @@ struct Config {
   int64_t vision_batch_tokens = 16384;  // image tokens encoded in one vision burst (at least one page)
   int64_t max_pages_per_user = 0;       // one user's pages in the model at once; 0: max_batch
   std::string compute_dtype = "auto";   // auto (the checkpoint's), bf16 or f32
-  int64_t compute_threads = 0;          // libtorch intra-op threads of the model; 0: every online CPU
+  int64_t compute_threads = 0;          // libtorch intra-op threads of the model; 0: UsableCpus()
   std::string preemption = "swap";      // swap (KV to host memory) or recompute
   std::string batching = "continuous";  // continuous, or static (the whole batch ends together)
 

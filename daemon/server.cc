@@ -10,8 +10,8 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
+#include "common/cpu_count.h"
 #include "common/log.h"
 
 namespace mineru::daemon {
@@ -42,11 +42,7 @@ uint64_t ResidentBytes() {
   return resident * static_cast<uint64_t>(::sysconf(_SC_PAGESIZE));
 }
 
-int64_t WorkerCount(const Config& config) {
-  if (config.workers > 0) return config.workers;
-  unsigned n = std::thread::hardware_concurrency();
-  return n == 0 ? 1 : static_cast<int64_t>(n);
-}
+int64_t WorkerCount(const Config& config) { return config.workers > 0 ? config.workers : UsableCpus(); }
 
 }  // namespace
 

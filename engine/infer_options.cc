@@ -31,7 +31,7 @@ const char kInferUsage[] =
     "  --prefill-chunk N   prefill chunk in tokens (default 512)\n"
     "  --dtype f32|bf16    compute dtype (default f32; weights are upcast exactly). bf16 on a CPU:\n"
     "                      bf16 operands, float32 sums, one rounding per product, as a GPU computes\n"
-    "  --threads N         CPU threads for libtorch\n";
+    "  --threads N         CPU threads for libtorch (default: one per CPU it may use)\n";
 
 namespace {
 

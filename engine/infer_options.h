@@ -26,7 +26,7 @@ struct InferOptions {
   int64_t kv_page_tokens = 16;
   int64_t prefill_chunk = 512;
   std::string dtype = "f32";
-  int64_t threads = 0;  // 0: libtorch's default
+  int64_t threads = 0;  // 0: one per usable CPU (common/cpu_count.h)
   bool help = false;
 };
 

@@ -3,6 +3,7 @@
 #include <ATen/Parallel.h>
 
 #include "common/clock.h"
+#include "common/cpu_count.h"
 #include "engine/generator.h"
 #include "engine/image_preprocess.h"
 #include "engine/image_preprocess_png.h"
@@ -60,7 +61,7 @@ Result<RunResidency> CreateRunResidency(const InferOptions& o, const ModelConfig
 }  // namespace
 
 Result<nlohmann::json> RunInfer(const InferOptions& o) {
-  if (o.threads > 0) at::set_num_threads(static_cast<int>(o.threads));
+  at::set_num_threads(o.threads > 0 ? static_cast<int>(o.threads) : UsableCpus());
   Stopwatch load_clock;
   ModelOptions mo;
   mo.compute_dtype = o.dtype == "bf16" ? at::kBFloat16 : at::kFloat;

@@ -1,10 +1,9 @@
 #include "pipeline/model_runtime.h"
 
-#include <unistd.h>
-
 #include <algorithm>
 #include <filesystem>
 
+#include "common/cpu_count.h"
 #include "engine/checkpoint.h"
 #include "engine/model_units.h"
 #include "engine/prompt_template.h"
@@ -39,8 +38,6 @@ Result<std::vector<int64_t>> LoadPrompt(const std::filesystem::path& tokenizer_p
   return std::vector<int64_t>(prompt.begin(), prompt.end());
 }
 
-int OnlineCpus() { return std::max(1, static_cast<int>(::sysconf(_SC_NPROCESSORS_ONLN))); }
-
 PageSchedulerOptions SchedulerOptions(const ModelRuntime& rt, std::vector<int64_t> prompt) {
   const Config& config = rt.config;
   const engine::ModelConfig& mc = rt.model->config();
@@ -58,7 +55,7 @@ PageSchedulerOptions SchedulerOptions(const ModelRuntime& rt, std::vector<int64_
   so.max_pages_per_user = config.max_pages_per_user > 0 ? config.max_pages_per_user : config.max_batch;
   so.swap = config.preemption == "swap";
   so.static_batching = config.batching == "static";
-  so.compute_threads = config.compute_threads > 0 ? static_cast<int>(config.compute_threads) : OnlineCpus();
+  so.compute_threads = config.compute_threads > 0 ? static_cast<int>(config.compute_threads) : UsableCpus();
   return so;
 }
 

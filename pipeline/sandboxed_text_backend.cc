@@ -4,8 +4,8 @@
 
 #include <algorithm>
 #include <cerrno>
-#include <thread>
 
+#include "common/cpu_count.h"
 #include "shm/document_buffer.h"
 
 namespace mineru::pipeline {
@@ -18,7 +18,7 @@ constexpr uint32_t kDocumentsPerWorker = 32;
 constexpr std::chrono::milliseconds kKeepIdle{5000};
 
 size_t SpareWorkers(const Config& config) {
-  int64_t n = config.workers > 0 ? config.workers : static_cast<int64_t>(std::thread::hardware_concurrency());
+  const int64_t n = config.workers > 0 ? config.workers : UsableCpus();
   return static_cast<size_t>(std::clamp<int64_t>(n, 1, 8));
 }
 
