@@ -563,6 +563,85 @@ bool IsNumericCell(const std::string& text) {
   return digits > 0;
 }
 
+namespace {
+
+// Front matter's page numbers, up to 399: "xxv" is 25; 0 for anything else.
+int RomanValue(std::string_view t) {
+  auto digit = [](char c) {
+    switch (c) {
+      case 'i':
+        return 1;
+      case 'v':
+        return 5;
+      case 'x':
+        return 10;
+      case 'l':
+        return 50;
+      case 'c':
+        return 100;
+      default:
+        return 0;
+    }
+  };
+  int value = 0;
+  for (size_t i = 0; i < t.size(); ++i) {
+    const int d = digit(t[i]);
+    if (d == 0) return 0;
+    value += i + 1 < t.size() && digit(t[i + 1]) > d ? -d : d;
+  }
+  return value < 400 ? value : 0;
+}
+
+std::string LowerRoman(int value) {
+  static constexpr std::pair<int, std::string_view> kParts[] = {
+      {100, "c"}, {90, "xc"}, {50, "l"}, {40, "xl"}, {10, "x"}, {9, "ix"}, {5, "v"}, {4, "iv"}, {1, "i"}};
+  std::string out;
+  for (const auto& [v, s] : kParts) {
+    for (; value >= v; value -= v) out += s;
+  }
+  return out;
+}
+
+// "330", "317\u2013321", "xxv", "12n", "45ff": a page number or a range of them, in an index.
+bool IsLocator(std::string_view t) {
+  for (std::string_view dash : {"\u2013", "-"}) {
+    if (const size_t at = t.find(dash); at != std::string_view::npos && at > 0) {
+      return IsLocator(t.substr(0, at)) && IsLocator(t.substr(at + dash.size()));
+    }
+  }
+  for (std::string_view note : {"ff", "f", "n"}) {
+    if (t.size() > note.size() && t.ends_with(note) && t[t.size() - note.size() - 1] >= '0' &&
+        t[t.size() - note.size() - 1] <= '9') {
+      t.remove_suffix(note.size());
+      break;
+    }
+  }
+  if (t.empty() || t.size() > 6) return false;
+  if (std::ranges::all_of(t, [](char c) { return c >= '0' && c <= '9'; })) return true;
+  return t == LowerRoman(RomanValue(t));
+}
+
+}  // namespace
+
+bool IsIndexEntry(std::string_view text) {
+  while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
+  const bool open = text.ends_with(',');  // the entry goes on on the next line
+  if (open) text.remove_suffix(1);
+  // Locators from the end back to the comma before the entry's words (or the line's start).
+  size_t locators = 0;
+  for (;;) {
+    const size_t comma = text.rfind(", ");
+    const std::string_view last = comma == std::string_view::npos ? text : text.substr(comma + 2);
+    if (!IsLocator(last)) {
+      // Words before the locators; a line of locators alone goes on from the line above (it has commas).
+      return locators > 0 && (comma != std::string_view::npos || !last.empty());
+    }
+    ++locators;
+    if (comma == std::string_view::npos) return locators >= 2 || open;
+    text = text.substr(0, comma);
+  }
+}
+
 bool IsPlaceholderCell(const std::string& text) {
   static constexpr std::array<std::string_view, 16> kNoValue = {
       "-", "\u2013", "\u2014", ".",   "..",  "...",  "\u2026", "*",

@@ -50,6 +50,12 @@ bool IsYearLike(std::string_view text);
 // or `above` ends open (a hyphen, a comma, "and", "of", ...); neither is a figure.
 bool GoesOnFrom(const std::string& above, const std::string& below);
 
+// A book's or report's index entry, or a line of one: page numbers after a comma ("\\printtime, 330",
+// "MakeIndex, xxv, 312, 317\u2013321,"), or a wrapped entry's line of page numbers ("157, 190, 243,");
+// each an Arabic or lower-case Roman number or a range of them, "12n" or "12f" a note or what follows.
+// Not a lone figure, nor a European decimal ("0,8"): there is a comma before a space or at the end.
+bool IsIndexEntry(std::string_view text);
+
 // A cell that says it has no value: "-", an en or em dash, "..", "n/a", "NA", "(X)", "*".
 bool IsPlaceholderCell(const std::string& text);
 

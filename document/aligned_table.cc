@@ -622,9 +622,23 @@ bool BeforeItsItem(const Row& row, size_t k, const std::vector<TextLine>& lines)
 
 // `announced`: a table's caption ("Table 4: ...") sits right above the rows, which then need no number
 // to be a table when their columns are aligned.
+// An index set in columns: half its cells or more are entries with their page numbers, or lines of
+// page numbers (IsIndexEntry). Its columns are text, each read down (the entries of one column have
+// nothing to do with those beside them); their page numbers made a "numeric column".
+bool IsIndexInColumns(const std::vector<Row>& rows) {
+  size_t entries = 0, cells = 0;
+  for (const Row& row : rows) {
+    for (const Piece& p : row.pieces) {
+      ++cells;
+      entries += IsIndexEntry(p.text);
+    }
+  }
+  return entries >= kMinRows && entries * 2 >= cells;
+}
+
 void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines, bool announced,
               std::vector<RuledTable>& out) {
-  if (rows.size() < kMinRows) return;
+  if (rows.size() < kMinRows || IsIndexInColumns(rows)) return;
   std::vector<std::pair<double, double>> gutters = GuttersOf(rows, false);
   size_t num_cols = gutters.size() + 1;
   if (num_cols < 2) return;

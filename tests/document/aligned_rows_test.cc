@@ -71,6 +71,18 @@ TEST(AlignedRowsTest, CellsThatSayThereIsNoValue) {
   }
 }
 
+TEST(AlignedRowsTest, IndexEntriesEndInPageNumbers) {
+  for (const char* entry :
+       {"\\printtime, 330", "MakeIndex, xxv, xxix, 312,", "book, 12", "pages, 317\u2013321, 324",
+        "157, 190, 243, 296,", "386, 464, 468", "footnotes, 45n, 46ff", "preface, ix", "margin, 17,"}) {
+    EXPECT_TRUE(IsIndexEntry(entry)) << entry;
+  }
+  for (const char* other : {"330", "0,8", "1,234", "12 441", "2019-20", "proportion", "vi", ", 12",
+                            "Total, all ages", "mid, mix", "Alpha, beta", "12, abc", "xxv,x"}) {
+    EXPECT_FALSE(IsIndexEntry(other)) << other;
+  }
+}
+
 TEST(AlignedRowsTest, MarksAreOneSymbolOrOneGlyphOfASymbolFont) {
   for (const char* mark :
        {"*", "x", "X", "\u2713", "\u2714", "\u2610", "\u2612", "\u25cf", "\u2022", "\uf0fc"}) {

@@ -45,6 +45,35 @@ TEST(AlignedTableTest, ProseColumnsAndWordGridsAreNotTables) {
   EXPECT_TRUE(FindAlignedTables(words, std::vector<bool>(words.size(), false), kPage).empty());
 }
 
+// An index set in two columns: entries and their page numbers side by side on shared baselines, lines of
+// page numbers (a numeric column by the look of it) where an entry wraps. Each column is text.
+TEST(AlignedTableTest, AnIndexInTwoColumnsIsNoTable) {
+  const std::vector<std::pair<std::string, std::string>> entries = {
+      {"preamble, 5, 6, 27, 70,", "\\printtime, 330"}, {"121, 149, 153", "\\printXtitle, 152"},
+      {"\\preauthor, 64", "program, 307, 308,"},       {"\\prebibhook, 262, 306", "312, 314, 315"},
+      {"\\precaption, 189, 198", "proportion"},        {"\\predate, 64", "margin, 17"}};
+  std::vector<TextLine> lines;
+  double y = 100;
+  for (const auto& [left, right] : entries) {
+    lines.push_back(Line(left, 60, y));
+    lines.push_back(Line(right, 320, y));
+    y += 12;
+  }
+  EXPECT_TRUE(FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage).empty());
+  // The same rows with figures in place of the page numbers' lists are a table.
+  for (TextLine& l : lines) {
+    if (const size_t comma = l.text.find(", "); comma != std::string::npos) {
+      l = Line(l.text.substr(0, comma), l.box.x0, l.box.y0);
+    }
+  }
+  lines[1] = Line("4,120", 320, 100);
+  lines[3] = Line("3,977", 320, 112);
+  lines[5] = Line("3,050", 320, 124);
+  lines[9] = Line("2,861", 320, 148);
+  lines[11] = Line("2,433", 320, 160);
+  EXPECT_EQ(FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage).size(), 1u);
+}
+
 TEST(AlignedTableTest, AGridOfWordsUnderATablesCaptionIsATable) {
   // No number, no bold header, no rule: the caption right above says what the aligned columns are.
   // Without it, or with its columns' cells not in line (prose cut at gaps), they stay text.
