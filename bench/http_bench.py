@@ -7,6 +7,7 @@
    libmineru-client (through the Python binding), both from this one Python process.
 
    bench/http_bench.py BUILD_DIR MODEL_DIR PDF [--rounds N (5)] [--max-new-tokens N] [--concurrency N]
+                       [--split-cores]
 
 MODEL_DIR is a MinerU 2.0 folder (make_tiny_vlm_model writes the golden tiny one). Both daemons run
 on this machine, so on a CPU they share its cores: the ratio is what the remote path costs on top of
@@ -14,6 +15,10 @@ the model, not a network measurement. A's remote_concurrency is --concurrency (d
 max_batch), so A keeps as many pages in B's model at once as B parsing the PDF itself does. The CPU
 seconds each daemon used in the best round of each path are printed too, and every round's seconds
 (the machine's noise: the ratio of the best rounds and of the medians).
+
+--split-cores gives B the upper half of this process's CPUs and A (with mineructl and this script) the
+lower half, in both paths, B's compute_threads set to its share: B alone and A -> B then run B on the
+same cores and A's render and PNG encode on cores of its own, as when the server is another machine.
 """
 import argparse
 import http.client
@@ -27,12 +32,13 @@ import tempfile
 import time
 
 
-def start_daemon(build, work, name, args):
+def start_daemon(build, work, name, args, cpus=None):
     sock = os.path.join(work, name + ".sock")
     log = open(os.path.join(work, name + ".log"), "w+")
     proc = subprocess.Popen([os.path.join(build, "daemon/minerud"), "--socket", sock, "--state-dir",
                              os.path.join(work, name + "-state"), "--workers", "2"] + args,
-                            stdout=log, stderr=subprocess.STDOUT)
+                            stdout=log, stderr=subprocess.STDOUT,
+                            preexec_fn=(lambda: os.sched_setaffinity(0, cpus)) if cpus else None)
     ctl = os.path.join(build, "client/mineructl")
     for _ in range(600):
         if subprocess.run([ctl, "--socket", sock, "info"], capture_output=True).returncode == 0:
@@ -73,16 +79,26 @@ def main():
     ap.add_argument("--max-new-tokens", type=int, default=40)
     ap.add_argument("--requests", type=int, default=2000)
     ap.add_argument("--concurrency", type=int, default=16)
+    ap.add_argument("--split-cores", action="store_true")
     a = ap.parse_args()
     work = tempfile.mkdtemp(prefix="http-bench-")
     tokens = "max_new_tokens=%d" % a.max_new_tokens
-    b, b_sock, b_log = start_daemon(a.build, work, "b", ["--model", a.model, "--set", tokens, "--set",
-                                                         "http_listen=127.0.0.1:0"])
+    a_cpus = b_cpus = None
+    b_args = ["--model", a.model, "--set", tokens, "--set", "http_listen=127.0.0.1:0"]
+    if a.split_cores:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            sys.exit("--split-cores needs two CPUs or more")
+        a_cpus, b_cpus = set(cpus[:len(cpus) // 2]), set(cpus[len(cpus) // 2:])
+        os.sched_setaffinity(0, a_cpus)
+        b_args += ["--set", "compute_threads=%d" % len(b_cpus)]
+        print("A and this script on CPUs %s, B on CPUs %s" % (sorted(a_cpus), sorted(b_cpus)))
+    b, b_sock, b_log = start_daemon(a.build, work, "b", b_args, b_cpus)
     b_log.seek(0)
     port = int(re.search(r"HTTP listener on 127\.0\.0\.1:(\d+)", b_log.read()).group(1))
     a_proc, a_sock, _ = start_daemon(a.build, work, "a", ["--set", "backend=remote", "--set",
                                                           "remote_url=http://127.0.0.1:%d" % port, "--set", tokens,
-                                                          "--set", "remote_concurrency=%d" % a.concurrency])
+                                                          "--set", "remote_concurrency=%d" % a.concurrency], a_cpus)
     try:
         # 1. Pages/s, rounds interleaved so both see the same machine.
         local, remote = [], []  # (seconds, CPU seconds of A, of B)
