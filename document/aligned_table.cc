@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <string_view>
 
 #include "document/aligned_rows.h"
@@ -620,8 +621,38 @@ bool BeforeItsItem(const Row& row, size_t k, const std::vector<TextLine>& lines)
          next.x0 - mark.x1 <= kItemGapEm * std::max(lines[mark.line].font_size, 1.0);
 }
 
-// `announced`: a table's caption ("Table 4: ...") sits right above the rows, which then need no number
-// to be a table when their columns are aligned.
+// Whether column `c` only counts the rows: whole numbers going up by one from each to the next, as a
+// listing numbers its lines ("1400 }%", "1401 \\let#2\\let"), a list its items ("1.", "2)") and a paper
+// its equations ("(3)", "(4)") or references ("[7]"); not figures of a step of their own (10, 20, 30). Beside
+// one column of text such numbers do not make the rows a table's (a numbered listing, or a list); a
+// column of figures does, and so do columns of text beside them (items numbered in a table).
+bool CountsRows(const std::vector<Row>& rows, const std::vector<std::pair<double, double>>& gutters,
+                size_t c) {
+  std::vector<long> numbers;
+  for (const Row& row : rows) {
+    for (const Piece& p : row.pieces) {
+      if (ColumnOf(gutters, p.x0) != c || ColumnOf(gutters, p.x1) != c) continue;
+      std::string_view t = p.text;
+      if (t.size() >= 3 && ((t.front() == '(' && t.back() == ')') || (t.front() == '[' && t.back() == ']'))) {
+        t = t.substr(1, t.size() - 2);
+      } else if (t.size() >= 2 && (t.back() == '.' || t.back() == ')')) {
+        t.remove_suffix(1);
+      }
+      if (t.empty() || t.size() > 6 ||
+          !std::ranges::all_of(t, [](char ch) { return ch >= '0' && ch <= '9'; })) {
+        if (IsNumericCell(p.text)) return false;  // a figure
+        continue;
+      }
+      numbers.push_back(std::stol(std::string(t)));
+    }
+  }
+  if (numbers.size() < kMinRows) return false;
+  for (size_t i = 1; i < numbers.size(); ++i) {
+    if (numbers[i] != numbers[i - 1] + 1) return false;
+  }
+  return true;
+}
+
 // An index set in columns: half its cells or more are entries with their page numbers, or lines of
 // page numbers (IsIndexEntry). Its columns are text, each read down (the entries of one column have
 // nothing to do with those beside them); their page numbers made a "numeric column".
@@ -636,6 +667,8 @@ bool IsIndexInColumns(const std::vector<Row>& rows) {
   return entries >= kMinRows && entries * 2 >= cells;
 }
 
+// `announced`: a table's caption ("Table 4: ...") sits right above the rows, which then need no number
+// to be a table when their columns are aligned.
 void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines, bool announced,
               std::vector<RuledTable>& out) {
   if (rows.size() < kMinRows || IsIndexInColumns(rows)) return;
@@ -682,7 +715,9 @@ void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines, 
   }
   bool has_numeric_column = false;
   for (size_t c = 0; c < num_cols; ++c) {
-    has_numeric_column = has_numeric_column || (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6) ||
+    has_numeric_column = has_numeric_column ||
+                         (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6 &&
+                          !(num_cols == 2 && CountsRows(rows, gutters, c))) ||
                          (marks[c] >= kMinRows && marks[c] * 10 >= cells[c] * 6);
   }
   if (!has_numeric_column && !(announced && ColumnsAligned(rows, gutters))) return;

@@ -74,6 +74,37 @@ TEST(AlignedTableTest, AnIndexInTwoColumnsIsNoTable) {
   EXPECT_EQ(FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage).size(), 1u);
 }
 
+// A listing with its lines numbered: the numbers count the rows, they are no column of figures.
+TEST(AlignedTableTest, ANumberedListingIsNoTable) {
+  const std::vector<std::string> code = {"\\def\\x{%", "\\expandafter\\@gobble", "\\else", "#2%", "\\fi",
+                                         "}%"};
+  std::vector<TextLine> lines;
+  for (size_t i = 0; i < code.size(); ++i) {
+    const double y = 100 + 12.0 * static_cast<double>(i);
+    lines.push_back(LineEndingAt(std::to_string(1400 + i), 80, y));
+    lines.push_back(Line(code[i], 100, y));
+  }
+  EXPECT_TRUE(FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage).empty());
+  // Display equations numbered at the right margin.
+  std::vector<TextLine> equations;
+  for (int i = 0; i < 4; ++i) {
+    const double y = 300 + 14.0 * i;
+    equations.push_back(Line("x" + std::to_string(i) + " = a + b", 200, y));
+    equations.push_back(LineEndingAt("(" + std::to_string(i + 3) + ")", 540, y));
+  }
+  EXPECT_TRUE(FindAlignedTables(equations, std::vector<bool>(equations.size(), false), kPage).empty());
+  // Items numbered in a table: a column of text beside the items'.
+  std::vector<TextLine> numbered = lines;
+  for (size_t i = 0; i < code.size(); ++i)
+    numbered.push_back(Line("owner " + std::to_string(i), 300, lines[2 * i].box.y0));
+  EXPECT_EQ(FindAlignedTables(numbered, std::vector<bool>(numbered.size(), false), kPage).size(), 1u);
+  // Numbers that do not go up by one step are figures: a table.
+  for (size_t i = 0; i < code.size(); ++i) {
+    lines[2 * i] = LineEndingAt(std::to_string(1400 + 7 * i * i), 80, lines[2 * i].box.y0);
+  }
+  EXPECT_EQ(FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage).size(), 1u);
+}
+
 TEST(AlignedTableTest, AGridOfWordsUnderATablesCaptionIsATable) {
   // No number, no bold header, no rule: the caption right above says what the aligned columns are.
   // Without it, or with its columns' cells not in line (prose cut at gaps), they stay text.
