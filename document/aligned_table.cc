@@ -624,8 +624,9 @@ bool BeforeItsItem(const Row& row, size_t k, const std::vector<TextLine>& lines)
 // Whether column `c` only counts the rows: whole numbers going up by one from each to the next, as a
 // listing numbers its lines ("1400 }%", "1401 \\let#2\\let"), a list its items ("1.", "2)") and a paper
 // its equations ("(3)", "(4)") or references ("[7]"); not figures of a step of their own (10, 20, 30). Beside
-// one column of text such numbers do not make the rows a table's (a numbered listing, or a list); a
-// column of figures does, and so do columns of text beside them (items numbered in a table).
+// one column of text, or beside code (CodeBeside), such numbers do not make the rows a table's (a
+// numbered listing, or a list); a column of figures does, and so do columns of text beside them (items
+// numbered in a table).
 bool CountsRows(const std::vector<Row>& rows, const std::vector<std::pair<double, double>>& gutters,
                 size_t c) {
   std::vector<long> numbers;
@@ -651,6 +652,23 @@ bool CountsRows(const std::vector<Row>& rows, const std::vector<std::pair<double
     if (numbers[i] != numbers[i - 1] + 1) return false;
   }
   return true;
+}
+
+// Whether two thirds or more of the rows' cells outside column `c` are set in a monospaced face, two a
+// row at most on average: code, whose indents and aligned comments part it into columns of their own
+// beside its line numbers (a table of character codes in a typewriter face fills more columns a row).
+constexpr size_t kMaxCodeCellsPerRow = 2;
+bool CodeBeside(const std::vector<Row>& rows, const std::vector<std::pair<double, double>>& gutters,
+                const std::vector<TextLine>& lines, size_t c) {
+  size_t code = 0, cells = 0;
+  for (const Row& row : rows) {
+    for (const Piece& p : row.pieces) {
+      if (ColumnOf(gutters, p.x0) == c) continue;
+      ++cells;
+      code += lines[p.line].monospace;
+    }
+  }
+  return cells > 0 && code * 3 >= cells * 2 && cells <= kMaxCodeCellsPerRow * rows.size();
 }
 
 // An index set in columns: half its cells or more are entries with their page numbers, or lines of
@@ -715,10 +733,11 @@ void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines, 
   }
   bool has_numeric_column = false;
   for (size_t c = 0; c < num_cols; ++c) {
-    has_numeric_column = has_numeric_column ||
-                         (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6 &&
-                          !(num_cols == 2 && CountsRows(rows, gutters, c))) ||
-                         (marks[c] >= kMinRows && marks[c] * 10 >= cells[c] * 6);
+    has_numeric_column =
+        has_numeric_column ||
+        (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6 &&
+         !((num_cols == 2 || CodeBeside(rows, gutters, lines, c)) && CountsRows(rows, gutters, c))) ||
+        (marks[c] >= kMinRows && marks[c] * 10 >= cells[c] * 6);
   }
   if (!has_numeric_column && !(announced && ColumnsAligned(rows, gutters))) return;
   // Entries with a dot leader to one column of numbers are a table of contents, not a table.

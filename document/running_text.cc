@@ -18,11 +18,14 @@ constexpr double kPageNumberBand = 0.14;  // top / bottom fraction of the height
 constexpr double kRepeatBand = 0.20;      // top / bottom fraction where repeated lines are looked for
 constexpr double kSideBand = 0.10;        // left / right fraction of the width (margin stamps)
 constexpr double kSamePlace = 0.02;       // of the page's height or width
-constexpr size_t kMinLineNumbers = 5;     // a column of line numbers in a margin has at least this many
-constexpr double kCellReach = 0.25;       // of the page's width: at most this far apart, numbers are cells
-constexpr size_t kMinStampChars = 4;      // a line on its side in a margin: a stamp, not a lone letter
-constexpr double kHeaderBand = 0.10;      // top fraction of the height where a page's own header sits
-constexpr double kHeaderGapEms = 2.0;     // body sizes of white under a page's own header, at least
+constexpr size_t kMaxListingDigits = 6;  // a listing's line numbers (a long program's) have at most this many
+constexpr size_t kMaxListingPieces = 2;  // pieces of text after a listing's line number: code, a comment
+constexpr double kListingGapEm = 16.0;   // from a listing's line number to its code (indented), at most
+constexpr size_t kMinLineNumbers = 5;    // a column of line numbers in a margin has at least this many
+constexpr double kCellReach = 0.25;      // of the page's width: at most this far apart, numbers are cells
+constexpr size_t kMinStampChars = 4;     // a line on its side in a margin: a stamp, not a lone letter
+constexpr double kHeaderBand = 0.10;     // top fraction of the height where a page's own header sits
+constexpr double kHeaderGapEms = 2.0;    // body sizes of white under a page's own header, at least
 constexpr size_t kMinSentenceWidth = 50;  // characters (DisplayWidth) of a line ending a sentence: prose
 constexpr double kMinSolidHeight = 2.0;   // points: a drawing at least this tall is content, not a rule
 constexpr double kFootGap = 1.5;          // heights of a page number alone at the foot under the text
@@ -184,12 +187,40 @@ RunningKeys FindRunningKeys(const std::vector<PageContent>& pages) {
   return keys;
 }
 
-std::vector<bool> FindLineNumbers(const PageContent& page) {
+namespace {
+
+// Whether most numbers of `col` (four in five) have code after them on their baselines, the nearest line
+// there in a monospaced face, indented or not, and no more than a comment beside it: a listing's line
+// numbers (a table of character codes in a typewriter face has more cells on a code's baseline).
+bool ListingNumbers(const std::vector<size_t>& col, const std::vector<TextLine>& lines,
+                    const std::set<std::string>& monospace_fonts) {
+  size_t code = 0;
+  for (size_t n : col) {
+    const Rect& b = lines[n].box;
+    const TextLine* next = nullptr;  // the nearest line right of the number on its baseline
+    size_t pieces = 0;               // and the pieces of text there: code, and a comment set apart
+    for (const TextLine& l : lines) {
+      if (l.box.x0 < b.x1 || VerticalOverlap(l.box, b) < 0.6) continue;
+      pieces += SplitAtColumnGaps(l).size();
+      if (!next || l.box.x0 < next->box.x0) next = &l;
+    }
+    code += next && pieces <= kMaxListingPieces &&
+            next->box.x0 - b.x1 <= kListingGapEm * std::max(1.0, lines[n].font_size) &&
+            (next->monospace || monospace_fonts.contains(next->font));
+  }
+  return code * 10 >= col.size() * 8;
+}
+
+}  // namespace
+
+std::vector<bool> FindLineNumbers(const PageContent& page, const std::set<std::string>& monospace_fonts) {
   const std::vector<TextLine>& lines = page.lines;
   std::vector<bool> found(lines.size(), false);
   std::vector<size_t> numbers;
   for (size_t i = 0; i < lines.size(); ++i) {
-    if (IsBareNumber(lines[i].text)) numbers.push_back(i);
+    const std::string& t = lines[i].text;
+    if (!t.empty() && t.size() <= kMaxListingDigits && t.find_first_not_of("0123456789") == std::string::npos)
+      numbers.push_back(i);
   }
   if (numbers.size() < kMinLineNumbers) return found;
   // Columns of numbers: x ranges that overlap, grown from left to right.
@@ -213,6 +244,11 @@ std::vector<bool> FindLineNumbers(const PageContent& page) {
     auto step = std::max_element(steps.begin(), steps.end(),
                                  [](const auto& a, const auto& b) { return a.second < b.second; });
     if (step->first < 1 || step->second * 10 < (col.size() - 1) * 8) continue;
+    if (ListingNumbers(col, lines, monospace_fonts)) {
+      for (size_t i : col) found[i] = true;
+      continue;
+    }
+    if (!std::ranges::all_of(col, [&](size_t i) { return IsBareNumber(lines[i].text); })) continue;
     // Every other line of the page (but for its header and footer bands) on one side of the column: the
     // column is a margin. (A table's column of row numbers has the body's text above or below it starting
     // as far left.)

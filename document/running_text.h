@@ -16,6 +16,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -40,12 +41,14 @@ bool IsPageNumberText(const std::string& text);
 // within two ems on its right on its baseline).
 bool IsPageNumber(const TextLine& line, const PageContent& page);
 
-// Line numbers in a margin (a manuscript's or a preprint's): for each of `page.lines`, true when it is a
-// bare number (up to 4 digits) in a column of at least five of them, increasing down the page, with every
-// other line beside that column's height entirely on one side of it (left of a right margin's numbers,
-// right of a left margin's). A table's column of row numbers has its table's text and the body on both
-// sides, so it is none.
-std::vector<bool> FindLineNumbers(const PageContent& page);
+// Line numbers in a margin (a manuscript's or a preprint's) or of a listing: for each of `page.lines`,
+// true when it is a bare number (up to 4 digits; 6 in a listing) in a column of at least five of them,
+// counting up down the page in one step, with every other line beside that column's height entirely on
+// one side of it (left of a right margin's numbers, right of a left margin's), or, a listing's, with
+// code after most of them on their baselines (the nearest line there in a monospaced face,
+// `monospace_fonts` or its own flag, within 16 ems: indented code). A table's column of row numbers has its
+// table's text and the body on both sides and no code beside it, so it is none.
+std::vector<bool> FindLineNumbers(const PageContent& page, const std::set<std::string>& monospace_fonts);
 
 // A page's own header, which needs no other page: for each of `page.lines`, true when it is the page's
 // topmost line, or on that line's baseline, inside the top 10% of the page, where none of those lines is

@@ -1250,7 +1250,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   for (const TextLine& line : page.lines) {
     if (IsPageNumber(line, page)) page_numbers.push_back(line.box);
   }
-  const std::vector<bool> line_numbers = FindLineNumbers(page);
+  const std::vector<bool> line_numbers = FindLineNumbers(page, style.monospace_fonts);
   const std::vector<bool> header = FindPageHeader(page, style.body_size);
   std::vector<TextLine> lines;
   for (size_t i = 0; i < page.lines.size(); ++i) {

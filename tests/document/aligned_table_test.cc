@@ -85,6 +85,25 @@ TEST(AlignedTableTest, ANumberedListingIsNoTable) {
     lines.push_back(Line(code[i], 100, y));
   }
   EXPECT_TRUE(FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage).empty());
+  // Code in a monospaced face whose comments stand in a column of their own: still a listing.
+  std::vector<TextLine> commented = lines;
+  for (size_t i = 0; i < code.size(); ++i) {
+    commented.push_back(Line("% step " + std::to_string(i), 300, lines[2 * i].box.y0));
+  }
+  for (size_t i = 0; i < commented.size(); ++i) commented[i].monospace = i % 2 == 1 || i >= lines.size();
+  EXPECT_TRUE(FindAlignedTables(commented, std::vector<bool>(commented.size(), false), kPage).empty());
+  // A table of character codes in a typewriter face: codes counting up, names in three columns.
+  std::vector<TextLine> codes;
+  for (int i = 0; i < 5; ++i) {
+    const double y = 500 + 12.0 * i;
+    codes.push_back(LineEndingAt(std::to_string(187 + i), 80, y));
+    for (int k = 0; k < 3; ++k) {
+      codes.push_back(
+          Line("glyph" + std::to_string(i) + std::string(1, static_cast<char>('a' + k)), 100 + 90 * k, y));
+      codes.back().monospace = true;
+    }
+  }
+  EXPECT_EQ(FindAlignedTables(codes, std::vector<bool>(codes.size(), false), kPage).size(), 1u);
   // Display equations numbered at the right margin.
   std::vector<TextLine> equations;
   for (int i = 0; i < 4; ++i) {

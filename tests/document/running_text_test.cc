@@ -305,7 +305,7 @@ TEST(RunningTextTest, LineNumbersInTheMarginsAreLeftOut) {
     page.lines.push_back(Line("Right column text line " + std::to_string(k), 320, y));
     page.lines.push_back(Line(std::to_string(k + 9), 560, y, 7));
   }
-  std::vector<bool> numbers = FindLineNumbers(page);
+  std::vector<bool> numbers = FindLineNumbers(page, {});
   for (size_t i = 0; i < page.lines.size(); ++i) {
     const bool bare = page.lines[i].text.find(' ') == std::string::npos;
     EXPECT_EQ(numbers[i], bare) << page.lines[i].text;
@@ -331,7 +331,46 @@ TEST(RunningTextTest, TablesAndContentsAreNoLineNumbering) {
     page.lines.push_back(Line("Chapter " + std::to_string(k + 1), 70, 500 + 12 * k));
     page.lines.push_back(Line(std::to_string(3 + k * k), 560, 500 + 12 * k));
   }
-  std::vector<bool> numbers = FindLineNumbers(page);
+  std::vector<bool> numbers = FindLineNumbers(page, {});
+  EXPECT_EQ(std::count(numbers.begin(), numbers.end(), true), 0);
+  // The table's items in a monospaced face are code: its row numbers are a listing's (next test).
+  for (TextLine& l : page.lines) l.monospace = l.text.starts_with("Item");
+  numbers = FindLineNumbers(page, {});
+  EXPECT_EQ(std::count(numbers.begin(), numbers.end(), true), 6);
+}
+
+// A listing's line numbers inside the text's width (the prose around it starts as far left), code after
+// each on its baseline, indented or not, in a monospaced face (by the font the page's style measured as
+// monospaced, or by the line's own flag); the numbers go up to five digits in a long program.
+TEST(RunningTextTest, AListingsLineNumbersAreLeftOut) {
+  PageContent page =
+      Page(1, {Line("Prose over the listing, as wide as the body and starting as far left.", 70, 380)});
+  for (int k = 0; k < 6; ++k) {
+    const double y = 400 + 12 * k;
+    page.lines.push_back(Line(std::to_string(14467 + k), 70, y, 7));
+    TextLine code = Line(k % 2 ? "  \\fi" : "\\def\\x{%", k % 2 ? 130 : 100, y);
+    code.font = "LMMono10";
+    page.lines.push_back(code);
+  }
+  page.lines.push_back(Line("Prose under the listing, as wide as the body, starting as far left.", 70, 480));
+  std::vector<bool> numbers = FindLineNumbers(page, {"LMMono10"});
+  for (size_t i = 0; i < page.lines.size(); ++i) {
+    EXPECT_EQ(numbers[i], page.lines[i].text.starts_with("144")) << page.lines[i].text;
+  }
+  // Character codes counting up in a table in a typewriter face: three cells after each, no listing.
+  PageContent codes = page;
+  for (size_t i = 0; i < page.lines.size(); ++i) {
+    if (page.lines[i].font != "LMMono10") continue;
+    for (double x : {250.0, 350.0}) {
+      TextLine cell = Line("glyph", x, page.lines[i].box.y0);
+      cell.font = "LMMono10";
+      codes.lines.push_back(cell);
+    }
+  }
+  numbers = FindLineNumbers(codes, {"LMMono10"});
+  EXPECT_EQ(std::count(numbers.begin(), numbers.end(), true), 0);
+  // Code in a proportional face: no listing, and no margin either.
+  numbers = FindLineNumbers(page, {});
   EXPECT_EQ(std::count(numbers.begin(), numbers.end(), true), 0);
 }
 
