@@ -622,9 +622,9 @@ bool BeforeItsItem(const Row& row, size_t k, const std::vector<TextLine>& lines)
 }
 
 // Whether column `c` only counts the rows: whole numbers going up by one from each to the next, as a
-// listing numbers its lines ("1400 }%", "1401 \\let#2\\let"), a list its items ("1.", "2)") and a paper
-// its equations ("(3)", "(4)") or references ("[7]"); not figures of a step of their own (10, 20, 30). Beside
-// one column of text, or beside code (CodeBeside), such numbers do not make the rows a table's (a
+// listing numbers its lines ("1400 }%", "1401 \\let#2\\let", "1041:"), a list its items ("1.", "2)") and a
+// paper its equations ("(3)", "(4)") or references ("[7]"); not figures of a step of their own (10, 20, 30).
+// Beside one column of text, or beside code (CodeBeside), such numbers do not make the rows a table's (a
 // numbered listing, or a list); a column of figures does, and so do columns of text beside them (items
 // numbered in a table).
 bool CountsRows(const std::vector<Row>& rows, const std::vector<std::pair<double, double>>& gutters,
@@ -636,7 +636,7 @@ bool CountsRows(const std::vector<Row>& rows, const std::vector<std::pair<double
       std::string_view t = p.text;
       if (t.size() >= 3 && ((t.front() == '(' && t.back() == ')') || (t.front() == '[' && t.back() == ']'))) {
         t = t.substr(1, t.size() - 2);
-      } else if (t.size() >= 2 && (t.back() == '.' || t.back() == ')')) {
+      } else if (t.size() >= 2 && (t.back() == '.' || t.back() == ')' || t.back() == ':')) {
         t.remove_suffix(1);
       }
       if (t.empty() || t.size() > 6 ||

@@ -105,12 +105,16 @@ struct GridText {
   int filled_cells = 0;  // with text
   int words = 0;
   int split_words = 0;  // words whose letters fell into two cells
+  int num_cols = 0;
+  size_t lines = 0, code_lines = 0;  // its lines, and those in a monospaced face
 };
 
-// A frame or a drawing without text, a single labelled box, boxes of paragraphs (a cover, a text frame)
-// and diagrams of boxes and arrows (words cut by the grid's lines, most cells empty) are no tables.
+// A frame or a drawing without text, a single labelled box, boxes of paragraphs (a cover, a text frame),
+// diagrams of boxes and arrows (words cut by the grid's lines, most cells empty) and a listing framed or
+// shaded line by line (one column, two thirds of its lines in a monospaced face) are no tables.
 bool LooksLikeTable(const GridText& g) {
   if (g.filled_cells < 2) return false;
+  if (g.num_cols == 1 && g.code_lines * 3 >= g.lines * 2) return false;
   if (g.words > 30 * g.filled_cells) return false;
   if (g.split_words > 2 && g.split_words * 20 > g.words) return false;
   return !(g.split_words > 0 && g.filled_cells * 3 <= g.num_cells);
@@ -1074,7 +1078,10 @@ std::vector<RuledTable> FindRuledTables(const std::vector<RulingSegment>& rules,
       ++num_cells;
       filled_cells += !text[id].empty();
     }
-    if (!LooksLikeTable({num_cells, filled_cells, words, split_words})) {
+    size_t code_lines = 0;
+    for (size_t li : table.line_indices) code_lines += lines[li].monospace;
+    if (!LooksLikeTable(
+            {num_cells, filled_cells, words, split_words, cols, table.line_indices.size(), code_lines})) {
       for (size_t li : table.line_indices) line_used[li] = false;
       continue;
     }

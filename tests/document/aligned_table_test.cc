@@ -81,7 +81,7 @@ TEST(AlignedTableTest, ANumberedListingIsNoTable) {
   std::vector<TextLine> lines;
   for (size_t i = 0; i < code.size(); ++i) {
     const double y = 100 + 12.0 * static_cast<double>(i);
-    lines.push_back(LineEndingAt(std::to_string(1400 + i), 80, y));
+    lines.push_back(LineEndingAt(std::to_string(1400 + i) + (i == 2 ? ":" : ""), 80, y));
     lines.push_back(Line(code[i], 100, y));
   }
   EXPECT_TRUE(FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage).empty());

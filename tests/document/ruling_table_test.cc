@@ -199,6 +199,18 @@ TEST(RulingTableTest, FramesAndLoneRulesAreNotTables) {
   EXPECT_TRUE(FindRuledTables(grid, {Line("far away", 100, 500)}).empty());
 }
 
+// A listing shaded or ruled line by line is a grid of one column: in a monospaced face it is code, in
+// another face a table of one column (a word processor's table of items).
+TEST(RulingTableTest, AListingRuledLineByLineIsNoTable) {
+  std::vector<RulingSegment> rules = {V(100, 100, 160), V(300, 100, 160)};
+  for (int r = 0; r <= 3; ++r) rules.push_back(H(100 + 20 * r, 100, 300));
+  std::vector<TextLine> lines = {Line("int add(int a, int b) {", 110, 105), Line("  return a + b;", 110, 125),
+                                 Line("}", 110, 145)};
+  ASSERT_EQ(FindRuledTables(rules, lines).size(), 1u);
+  for (TextLine& l : lines) l.monospace = true;
+  EXPECT_TRUE(FindRuledTables(rules, lines).empty());
+}
+
 TEST(RulingTableTest, RulesPastTheOutermostVerticalAddTheOpenSideColumns) {
   // Rules between the columns only (x 200 and 300); the horizontal rules run from 100 to 400.
   std::vector<RulingSegment> rules = {H(100, 100, 400), H(120, 100, 400), H(140, 100, 400), V(200, 100, 140),
