@@ -16,6 +16,7 @@ namespace {
 constexpr double kIndentEm = 0.8;             // a continuation line indented this much under its label
 constexpr size_t kMinWrappedLabelChars = 16;  // a label's line wrapped at its column's measure is longer
 constexpr double kCloserLines = 0.25;         // of a line's height: a gap this much smaller ties two rows
+constexpr size_t kMaxLocatorChars = 6;        // an index's page number, Arabic or Roman ("xxviii")
 constexpr double kSameCentre = 1.0;  // points: ranges of columns centred this close are centred alike
 
 // A section's heading inside a table ("Revenue:"): a row of its own.
@@ -616,9 +617,8 @@ bool IsLocator(std::string_view t) {
       break;
     }
   }
-  if (t.empty() || t.size() > 6) return false;
-  if (std::ranges::all_of(t, [](char c) { return c >= '0' && c <= '9'; })) return true;
-  return t == LowerRoman(RomanValue(t));
+  if (t.empty() || t.size() > kMaxLocatorChars) return false;
+  return IsBareNumber(t, kMaxLocatorChars) || t == LowerRoman(RomanValue(t));
 }
 
 }  // namespace

@@ -627,6 +627,7 @@ bool BeforeItsItem(const Row& row, size_t k, const std::vector<TextLine>& lines)
 // Beside one column of text, or beside code (CodeBeside), such numbers do not make the rows a table's (a
 // numbered listing, or a list); a column of figures does, and so do columns of text beside them (items
 // numbered in a table).
+constexpr size_t kMaxRowNumberDigits = 6;
 bool CountsRows(const std::vector<Row>& rows, const std::vector<std::pair<double, double>>& gutters,
                 size_t c) {
   std::vector<long> numbers;
@@ -639,8 +640,7 @@ bool CountsRows(const std::vector<Row>& rows, const std::vector<std::pair<double
       } else if (t.size() >= 2 && (t.back() == '.' || t.back() == ')' || t.back() == ':')) {
         t.remove_suffix(1);
       }
-      if (t.empty() || t.size() > 6 ||
-          !std::ranges::all_of(t, [](char ch) { return ch >= '0' && ch <= '9'; })) {
+      if (!IsBareNumber(t, kMaxRowNumberDigits)) {
         if (IsNumericCell(p.text)) return false;  // a figure
         continue;
       }
@@ -736,7 +736,7 @@ void TryTable(const std::vector<Row>& rows, const std::vector<TextLine>& lines, 
     has_numeric_column =
         has_numeric_column ||
         (filled[c] >= kMinRows && numeric[c] * 10 >= filled[c] * 6 &&
-         !((num_cols == 2 || CodeBeside(rows, gutters, lines, c)) && CountsRows(rows, gutters, c))) ||
+         !(CountsRows(rows, gutters, c) && (num_cols == 2 || CodeBeside(rows, gutters, lines, c)))) ||
         (marks[c] >= kMinRows && marks[c] * 10 >= cells[c] * 6);
   }
   if (!has_numeric_column && !(announced && ColumnsAligned(rows, gutters))) return;

@@ -218,9 +218,7 @@ std::vector<bool> FindLineNumbers(const PageContent& page, const std::set<std::s
   std::vector<bool> found(lines.size(), false);
   std::vector<size_t> numbers;
   for (size_t i = 0; i < lines.size(); ++i) {
-    const std::string& t = lines[i].text;
-    if (!t.empty() && t.size() <= kMaxListingDigits && t.find_first_not_of("0123456789") == std::string::npos)
-      numbers.push_back(i);
+    if (IsBareNumber(lines[i].text, kMaxListingDigits)) numbers.push_back(i);
   }
   if (numbers.size() < kMinLineNumbers) return found;
   // Columns of numbers: x ranges that overlap, grown from left to right.

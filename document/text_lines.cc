@@ -850,8 +850,9 @@ bool IsHangul(char32_t c) {
   return (c >= 0x1100 && c <= 0x11FF) || (c >= 0x3130 && c <= 0x318F) || (c >= 0xAC00 && c <= 0xD7AF);
 }
 
-bool IsBareNumber(std::string_view text) {
-  return !text.empty() && text.size() <= 4 && text.find_first_not_of("0123456789") == std::string_view::npos;
+bool IsBareNumber(std::string_view text, size_t max_digits) {
+  return !text.empty() && text.size() <= max_digits &&
+         text.find_first_not_of("0123456789") == std::string_view::npos;
 }
 
 size_t Utf8Length(std::string_view text) {

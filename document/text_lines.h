@@ -129,8 +129,9 @@ bool IsIdeograph(char32_t c);
 // Hangul: jamo, compatibility jamo and syllables. Korean puts spaces between its words.
 bool IsHangul(char32_t c);
 
-// A bare number of one to four digits ("7", "120"): a line number, a page number, a section number.
-bool IsBareNumber(std::string_view text);
+// A bare number of one to `max_digits` digits ("7", "120"): a line number, a page number, a section
+// number (four digits; a long listing's line numbers and an index's page numbers, six).
+bool IsBareNumber(std::string_view text, size_t max_digits = 4);
 
 // Lower-case Latin letters (ASCII and Latin-1).
 bool IsLowerLatin(char32_t c);
