@@ -10,6 +10,7 @@
 #include "document/bidi.h"
 #include "document/math_letters.h"
 #include "document/pdf_document_impl.h"
+#include "document/text_layout.h"
 
 namespace mineru::document {
 namespace {
@@ -703,6 +704,41 @@ bool IsMarginNumber(const TextLine& number, const TextLine& line, double gap) {
          gap >= 0.5 * line.font_size;
 }
 
+// Where a fragment comes from: its MuPDF block, the lines in that block and their horizontal extent.
+struct FragmentOrigin {
+  int block = 0;
+  int lines = 0;
+  double x0 = 0, x1 = 0;
+};
+
+// Fragments of two different blocks of several lines each are two paragraphs side by side (columns),
+// not one line.
+bool TwoParagraphs(const FragmentOrigin& a, const FragmentOrigin& b) {
+  return a.block != b.block && a.lines > 1 && b.lines > 1;
+}
+
+// A list item's label alone: a bullet or dash, "3.", "b)", "(iv)", "[12]".
+bool IsItemLabel(const std::string& text) {
+  bool numbered = false;
+  if (ListMarkerLength(text + " x", &numbered) == text.size() + 1) return true;
+  const size_t n = Utf8Length(text);
+  return n >= 2 && n <= 6 &&
+         ((text.front() == '[' && text.back() == ']') || (text.front() == '(' && text.back() == ')'));
+}
+
+// Whether `other`, of another block, stands wholly beyond a side of the extent of `block`, a block of
+// several lines, `gap` (from the line `other` would join) half an em or more: a heading or a
+// paragraph's last line in one column level with a line of a paragraph in the next (a two-column
+// paper's gutter is about an em, which a word space in a justified line can reach), not the rest of a
+// line of `block`. An item's label hanging before its text, and a run-in label set wide before its text
+// (IsRunInLabel), still join it.
+bool BeyondItsBlock(const FragmentOrigin& block, const TextLine& other, const FragmentOrigin& other_block,
+                    double gap, double em) {
+  if (block.block == other_block.block || block.lines < 2 || gap < 0.5 * em) return false;
+  const double slack = 0.1 * em;
+  return other.box.x0 >= block.x1 - slack || (other.box.x1 <= block.x0 + slack && !IsItemLabel(other.text));
+}
+
 // Whether `label` (fragments, left of `rest` on one baseline: "Table 1.", "Proof.", "Note:") is the
 // run-in label of a paragraph whose first line goes on at `rest`, set a wide space after it (a justified
 // line): the label is short and ends in a period or colon, and a single line right under them spans both
@@ -1038,12 +1074,17 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
 
   // Fragments (MuPDF lines), then merged into visual lines by baseline.
   std::vector<TextLine> fragments;
-  std::vector<std::pair<int, int>> origin;  // per fragment: MuPDF block number, lines in that block
+  std::vector<FragmentOrigin> origin;
   int block_no = 0;
   for (fz_stext_block* block = stext->first_block; block != nullptr; block = block->next, ++block_no) {
     if (block->type != FZ_STEXT_BLOCK_TEXT) continue;
     int block_lines = 0;
-    for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) ++block_lines;
+    double block_x0 = 1e9, block_x1 = -1e9;
+    for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) {
+      ++block_lines;
+      block_x0 = std::min(block_x0, static_cast<double>(line->bbox.x0));
+      block_x1 = std::max(block_x1, static_cast<double>(line->bbox.x1));
+    }
     for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) {
       if (line->wmode != 0) continue;  // vertical writing is left to a model
       TextLine whole = FragmentFromLine(ctx, line);
@@ -1058,14 +1099,14 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         if (frag.text.empty()) continue;
         content.num_chars += static_cast<int>(frag.chars.size());
         fragments.push_back(std::move(frag));
-        origin.push_back({block_no, block_lines});
+        origin.push_back({block_no, block_lines, block_x0, block_x1});
       }
     }
   }
   fz_drop_stext_page(ctx, stext);
 
-  // Group fragments on one baseline: same vertical band, small horizontal gaps, and not two paragraphs
-  // side by side (fragments of two different multi-line MuPDF blocks are columns, not one line).
+  // Group fragments on one baseline: same vertical band, small horizontal gaps, and not two columns
+  // side by side (TwoParagraphs, BeyondItsBlock).
   std::vector<size_t> order(fragments.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::sort(order.begin(), order.end(), [&](size_t a, size_t b) {
@@ -1075,7 +1116,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
   });
   {
     std::vector<TextLine> sorted;
-    std::vector<std::pair<int, int>> sorted_origin;
+    std::vector<FragmentOrigin> sorted_origin;
     for (size_t i : order) {
       sorted.push_back(std::move(fragments[i]));
       sorted_origin.push_back(origin[i]);
@@ -1098,7 +1139,13 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         if (used[j]) continue;
         const Rect& b = fragments[j].box;
         double gap = std::max(b.x0 - box.x1, box.x0 - b.x1);
-        bool columns = origin[i].first != origin[j].first && origin[i].second > 1 && origin[j].second > 1;
+        const bool paragraphs = TwoParagraphs(origin[i], origin[j]);
+        const double em = std::min(size, fragments[j].font_size);
+        const bool beyond = std::any_of(members.begin(), members.end(), [&](const TextLine* m) {
+          const FragmentOrigin& from = origin[static_cast<size_t>(m - fragments.data())];
+          return BeyondItsBlock(from, fragments[j], origin[j], gap, em) ||
+                 BeyondItsBlock(origin[j], *m, from, gap, em);
+        });
         // A label set wide before its paragraph's first line, the label either side of the group so far
         // (asked only of a gap too wide for a word space).
         auto run_in = [&] {
@@ -1119,8 +1166,9 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
                                    (group.size() == 1 && IsMarginNumber(fragments[i], fragments[j], gap));
         // A line set on its side is one MuPDF line: its neighbours across are other lines.
         const bool sideways = fragments[i].sideways || fragments[j].sideways;
-        if (!columns && !margin_number && !sideways && VerticalOverlap(box, b) > 0.6 &&
-            (gap < 1.2 * size || run_in()) && std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
+        if (!paragraphs && !margin_number && !sideways && VerticalOverlap(box, b) > 0.6 &&
+            ((!beyond && gap < 1.2 * size) || run_in()) &&
+            std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
           group.push_back(fragments[j]);
           members.push_back(&fragments[j]);
           used[j] = true;

@@ -249,6 +249,34 @@ TEST(TextLinesTest, ARunInLabelSetWideBeforeItsParagraphIsPartOfTheLine) {
   EXPECT_EQ(LineTexts(testing::MakePdf({{total + rest + next}})).size(), 3u);
 }
 
+TEST(TextLinesTest, AHeadingInTheNextColumnLevelWithAParagraphsLineIsALineOfItsOwn) {
+  // A caption of two lines in the left column (x 56 to 287); the right column's heading, 14 pt and
+  // bold, 10 pt across the gutter, level with the caption's last line, drawn before it (the right
+  // column's text follows the left column's in the file).
+  const std::string first =
+      testing::TextAt(56, 700, 10, "Table 3: Each general sufficient likelihood can affine");
+  const std::string caption =
+      first + testing::TextAt(56, 688, 10, "parison workflow general it distribution affine, and th");
+  const std::string heading = testing::TextAt(297, 688, 14, "References", true);
+  EXPECT_EQ(LineTexts(testing::MakePdf({{heading + caption}})),
+            (std::vector<std::string>{"Table 3: Each general sufficient likelihood can affine", "References",
+                                      "parison workflow general it distribution affine, and th"}));
+  // Words set 0.8 em on in the paragraph's own line (inside its lines' extent) are the rest of that line.
+  const std::string wide = first + testing::TextAt(56, 688, 10, "parison workflow") +
+                           testing::TextAt(138.5, 688, 10, "general it.");
+  EXPECT_EQ(LineTexts(testing::MakePdf({{wide}})).back(), "parison workflow general it.");
+  // An item's label hanging before its text, drawn apart from it, is still the start of its first line.
+  const std::string item =
+      testing::TextAt(90, 650, 10, "The first line of an item set under its label") +
+      testing::TextAt(90, 638, 10, "and the next line of the item.") + testing::TextAt(72, 650, 10, "3.") +
+      testing::TextAt(90, 626, 10, "A reference with a label") +
+      testing::TextAt(90, 614, 10, "hanging before it.") + testing::TextAt(68, 626, 10, "[12]");
+  EXPECT_EQ(LineTexts(testing::MakePdf({{item}})),
+            (std::vector<std::string>{"3. The first line of an item set under its label",
+                                      "and the next line of the item.", "[12] A reference with a label",
+                                      "hanging before it."}));
+}
+
 TEST(TextLinesTest, ALineNumberInTheMarginIsNoPartOfItsLine) {
   // Line numbers set in 7 pt one em of the 10 pt text before and after its lines; a footnote mark set
   // small against its word, and a number of the text's size, stay in their lines.
