@@ -566,43 +566,6 @@ bool IsNumericCell(const std::string& text) {
 
 namespace {
 
-// Front matter's page numbers, up to 399: "xxv" is 25; 0 for anything else.
-int RomanValue(std::string_view t) {
-  auto digit = [](char c) {
-    switch (c) {
-      case 'i':
-        return 1;
-      case 'v':
-        return 5;
-      case 'x':
-        return 10;
-      case 'l':
-        return 50;
-      case 'c':
-        return 100;
-      default:
-        return 0;
-    }
-  };
-  int value = 0;
-  for (size_t i = 0; i < t.size(); ++i) {
-    const int d = digit(t[i]);
-    if (d == 0) return 0;
-    value += i + 1 < t.size() && digit(t[i + 1]) > d ? -d : d;
-  }
-  return value < 400 ? value : 0;
-}
-
-std::string LowerRoman(int value) {
-  static constexpr std::pair<int, std::string_view> kParts[] = {
-      {100, "c"}, {90, "xc"}, {50, "l"}, {40, "xl"}, {10, "x"}, {9, "ix"}, {5, "v"}, {4, "iv"}, {1, "i"}};
-  std::string out;
-  for (const auto& [v, s] : kParts) {
-    for (; value >= v; value -= v) out += s;
-  }
-  return out;
-}
-
 // "330", "317\u2013321", "xxv", "12n", "45ff": a page number or a range of them, in an index.
 bool IsLocator(std::string_view t) {
   for (std::string_view dash : {"\u2013", "-"}) {
@@ -618,7 +581,9 @@ bool IsLocator(std::string_view t) {
     }
   }
   if (t.empty() || t.size() > kMaxLocatorChars) return false;
-  return IsBareNumber(t, kMaxLocatorChars) || t == LowerRoman(RomanValue(t));
+  // Front matter's pages in lower-case Roman numbers, below 400 ("mix" is a word).
+  const int roman = t[0] >= 'a' && t[0] <= 'z' ? RomanNumeralValue(t) : 0;
+  return IsBareNumber(t, kMaxLocatorChars) || (roman > 0 && roman < 400);
 }
 
 }  // namespace

@@ -18,8 +18,9 @@ constexpr size_t kMaxDescriptionChars = 200;  // a description column's line bet
 constexpr double kMinDescriptionIndent = 20;  // points right of the first column's left edge
 constexpr double kColumnGapEm =
     1.0;  // a gap this wide (in the line's size) inside one text line splits cells
-constexpr double kNumberGapEm = 0.5;  // between two numbers, half of it does
-constexpr double kGutterGapEm = 0.6;  // and inside a gutter of the table's columns, this (SplitAtGutters)
+constexpr double kNumberGapEm = 0.5;   // between two numbers, half of it does
+constexpr double kAlignedGapEm = 0.2;  // before a figure in a column's line, a space (PartAlignedFigures)
+constexpr double kGutterGapEm = 0.6;   // and inside a gutter of the table's columns, this (SplitAtGutters)
 constexpr size_t kMaxColumns = 100;
 constexpr double kMinGutter = 1.5;         // points: no cell of any row inside it
 constexpr size_t kMaxHeaderRowsAbove = 2;  // header rows over the columns taken above a table's rows
@@ -775,27 +776,128 @@ std::vector<std::vector<Row>> SplitUnderCaptions(const std::vector<Row>& rows,
   return parts;
 }
 
+// The words of `p`, a piece of `line`, where they make its text (a piece read right to left, in a
+// monospaced face, whose spaces are as wide as a gutter, or drawn over a rule of its own is cut no more):
+// none otherwise.
+std::vector<LineWord> WordsToCut(const Piece& p, const TextLine& line) {
+  if (p.over_rule || line.rtl || line.monospace) return {};
+  std::vector<LineWord> words = WordsOf(line, p.x0 - 0.5, p.x1 + 0.5);
+  std::string joined;
+  for (const LineWord& w : words) joined += (joined.empty() || !w.spaced ? "" : " ") + w.text;
+  return joined == p.text ? words : std::vector<LineWord>{};
+}
+
+// Whether `next` goes on with the digits of `number`, grouped by threes with a space: "1 234", "12 345.6".
+bool DigitGroup(const std::string& number, const std::string& next) {
+  if (!IsBareNumber(number, 3)) return false;
+  const size_t digits = std::min(next.find_first_not_of("0123456789"), next.size());
+  return digits == 3 && (next.size() == 3 || next[3] == '.' || next[3] == ',');
+}
+
+// Figures set a mere space after a row's label or another figure in a table whose columns stand that
+// close (LNCS sets 1.4 points either side of a column): a figure ending where figures of half the other
+// rows end (a column set flush right), two of them at least, is a cell of its own ("Bruno-8 10.004
+// 47.2" under "Method Recall Accuracy"), but for a group of a number's digits ("1 234"). (A column of
+// figures all as wide after labels all as wide is not told from a phrase repeated and stays whole.)
+void PartAlignedFigures(std::vector<Row>& rows, const std::vector<TextLine>& lines) {
+  auto words_of = [&](const Piece& p) { return WordsToCut(p, lines[p.line]); };
+  // Per row, its figures: where each starts and ends, and the gap before it (0 for a piece of its own).
+  struct Figure {
+    double x0, x1, gap;
+  };
+  std::vector<std::vector<Figure>> figures(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (const Piece& p : rows[r].pieces) {
+      if (IsNumericCell(p.text)) figures[r].push_back({p.x0, p.x1, 0});
+      const std::vector<LineWord> words = words_of(p);
+      for (size_t k = 1; k < words.size(); ++k) {
+        if (IsNumericCell(words[k].text))
+          figures[r].push_back({words[k].x0, words[k].x1, words[k].x0 - words[k - 1].x1});
+      }
+    }
+  }
+  // A column: figures of two rows or more, half the others, end within a point of `f`, and they are
+  // of other widths or stand other gaps after what comes before them (a phrase repeated row after row,
+  // "when hyphenationbounds 2 or 3", lines up its figures as well, each as wide and as far from its words).
+  auto aligned = [&](size_t r, const Figure& f) {
+    size_t n = 0;
+    double x0_lo = f.x0, x0_hi = f.x0, gap_lo = f.gap, gap_hi = f.gap;
+    for (size_t o = 0; o < rows.size(); ++o) {
+      if (o == r) continue;
+      const auto at =
+          std::ranges::find_if(figures[o], [&](const Figure& g) { return std::fabs(g.x1 - f.x1) <= 1.0; });
+      if (at == figures[o].end()) continue;
+      ++n;
+      x0_lo = std::min(x0_lo, at->x0);
+      x0_hi = std::max(x0_hi, at->x0);
+      if (at->gap > 0) {
+        gap_lo = std::min(gap_lo, at->gap);
+        gap_hi = std::max(gap_hi, at->gap);
+      }
+    }
+    return n >= 2 && 2 * n >= rows.size() - 1 && (x0_hi - x0_lo > 1.0 || gap_hi - gap_lo > 1.0);
+  };
+  for (size_t r = 0; r < rows.size(); ++r) {
+    std::vector<Piece> out;
+    for (Piece& p : rows[r].pieces) {
+      const std::vector<LineWord> words = words_of(p);
+      const double em = std::max(lines[p.line].font_size, 1.0);
+      Piece part = p;
+      for (size_t k = 0; k < words.size(); ++k) {
+        const bool apart = k > 0 && words[k].spaced && words[k].x0 - words[k - 1].x1 >= kAlignedGapEm * em &&
+                           IsNumericCell(words[k].text) && !DigitGroup(words[k - 1].text, words[k].text) &&
+                           aligned(r, {words[k].x0, words[k].x1, words[k].x0 - words[k - 1].x1});
+        if (k == 0 || apart) {
+          if (k > 0) out.push_back(part);
+          part.x0 = words[k].x0;
+          part.text = words[k].text;
+        } else {
+          part.text += (words[k].spaced ? " " : "") + words[k].text;
+        }
+        part.x1 = words[k].x1;
+      }
+      if (words.empty()) part = p;
+      out.push_back(std::move(part));
+    }
+    rows[r].pieces = std::move(out);
+  }
+}
+
+// Whether three words or more stand each over a column of its own (its middle there; a heading may be
+// wider than its column's figures), the next word over the next column: the headings of a table set with
+// little room between its columns ("Method Recall Accuracy"), one a column. (Two words over two columns
+// are as likely one heading spanning them: "(million euro)".)
+bool OneWordAColumn(const std::vector<LineWord>& words,
+                    const std::vector<std::pair<double, double>>& gutters) {
+  if (words.size() < 3) return false;
+  for (size_t k = 1; k < words.size(); ++k) {
+    if (ColumnOf(gutters, (words[k].x0 + words[k].x1) / 2) !=
+        ColumnOf(gutters, (words[k - 1].x0 + words[k - 1].x1) / 2) + 1)
+      return false;
+  }
+  return true;
+}
+
 // A piece across a gutter whose words stand apart right in it (a gap of kGutterGapEm or more, wider than
 // a space of a proportional face, its middle inside the gutter) is a piece each side: headings of tight
 // columns set closer than the em that parts cells in a line ("Q1 Rate Planned" over three columns of
 // figures). A heading spanning columns keeps its words' ordinary spaces and stays whole; so does a
-// monospaced line, whose spaces are as wide.
+// monospaced line, whose spaces are as wide. The first row's words, one over each column, part at their
+// spaces (OneWordAColumn; a note under the rows does not).
 void SplitAtGutters(std::vector<Row>& rows, const std::vector<TextLine>& lines,
                     const std::vector<std::pair<double, double>>& gutters) {
   for (Row& row : rows) {
     std::vector<Piece> out;
     for (Piece& p : row.pieces) {
       const TextLine& line = lines[p.line];
-      std::vector<LineWord> words;
-      if (!p.over_rule && !line.rtl && !line.monospace && ColumnOf(gutters, p.x0) != ColumnOf(gutters, p.x1))
-        words = WordsOf(line, p.x0 - 0.5, p.x1 + 0.5);
-      std::string joined;
-      for (const LineWord& w : words) joined += (joined.empty() || !w.spaced ? "" : " ") + w.text;
-      if (words.size() < 2 || joined != p.text) {
+      const std::vector<LineWord> words =
+          ColumnOf(gutters, p.x0) != ColumnOf(gutters, p.x1) ? WordsToCut(p, line) : std::vector<LineWord>{};
+      if (words.size() < 2) {
         out.push_back(std::move(p));
         continue;
       }
       const double em = std::max(line.font_size, 1.0);
+      const bool word_a_column = &row == &rows.front() && OneWordAColumn(words, gutters);
       Piece part = p;
       part.text = words[0].text;
       part.x1 = words[0].x1;
@@ -803,7 +905,7 @@ void SplitAtGutters(std::vector<Row>& rows, const std::vector<TextLine>& lines,
         const double mid = (words[k - 1].x1 + words[k].x0) / 2;
         const bool in_gutter = std::ranges::any_of(
             gutters, [&](const std::pair<double, double>& g) { return mid >= g.first && mid <= g.second; });
-        if (words[k].x0 - words[k - 1].x1 >= kGutterGapEm * em && in_gutter) {
+        if (in_gutter && (words[k].x0 - words[k - 1].x1 >= kGutterGapEm * em || word_a_column)) {
           part.leader = false;
           out.push_back(part);
           part.x0 = words[k].x0;
@@ -1074,6 +1176,7 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         const auto under_first = std::ranges::upper_bound(rule_ys, table_rows.front().box.cy());
         const double header_bottom = under_first == rule_ys.end() ? 1e18 : *under_first;
         CutAtOwnWordGutters(table_rows, lines, header_bottom);
+        PartAlignedFigures(table_rows, lines);
         std::vector<std::pair<double, double>> gutters = GuttersOf(table_rows, false);
         if (!gutters.empty()) {
           SplitAtGutters(table_rows, lines, gutters);

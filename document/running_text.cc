@@ -149,8 +149,10 @@ bool IsPageNumberText(const std::string& text) {
   for (const char* f : kForms) {
     if (t == f) return true;
   }
-  // Lower-case roman numerals up to "xxx" (an "X" is a check mark in a table, not page ten).
-  if (!text.empty() && text.size() <= 6 && text.find_first_not_of("ivxl") == std::string::npos) return true;
+  // Lower-case roman numerals below "xc" (an "X" is a check mark in a table, not page ten).
+  if (!text.empty() && text[0] >= 'a' && text[0] <= 'z' && RomanNumeralValue(text) > 0 &&
+      RomanNumeralValue(text) < 90)
+    return true;
   return false;
 }
 

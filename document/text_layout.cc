@@ -548,8 +548,7 @@ bool EndsInLeaderAndPage(std::string_view text) {
   const std::string_view page = text.substr(start, end + 1 - start);
   const bool arabic =
       !page.empty() && page.size() <= 5 && page.find_first_not_of("0123456789") == std::string_view::npos;
-  const bool roman =
-      !page.empty() && page.size() <= 8 && page.find_first_not_of("ivxlcdmIVXLCDM") == std::string_view::npos;
+  const bool roman = RomanNumeralValue(page) > 0;
   // Chapter-page and appendix pages: "3-12", "A-1", "B-17".
   const size_t dash = page.find('-');
   const bool chapter_page =
@@ -579,17 +578,16 @@ double WidestLineGap(const std::vector<size_t>& para, const std::vector<TextLine
   return widest;
 }
 
-// A label alone: a list's marker ("1.", "(a)", a bullet) or a reference's number ("[12]").
-bool IsBareLabel(const std::string& text) {
-  bool numbered = false;
-  if (ListMarkerLength(text + " x", &numbered) == text.size() + 1) return true;
-  return text.size() >= 3 && text.front() == '[' && text.back() == ']' &&
-         text.find_first_not_of("0123456789", 1) == text.size() - 1;
-}
-
 // A section's number and its title: "3. Results", "2.1 Memory accounting", "4.2.1. Pages" (one or two
-// digits a level, up to four levels, then a capital letter).
+// digits a level, up to four levels, then a capital letter), "IV. Results" (a Roman number, as IEEE
+// papers number their sections).
 bool StartsSectionNumber(const std::string& text) {
+  // (I, V and X, below 40: "C. Darwin" and "M. Smith" are initials.)
+  if (const size_t dot = text.find(". ");
+      dot != std::string::npos && dot + 2 < text.size() && text.find_first_not_of("IVX") == dot) {
+    const int value = RomanNumeralValue(std::string_view(text).substr(0, dot));
+    return value > 0 && value < 40 && text[dot + 2] >= 'A' && text[dot + 2] <= 'Z';
+  }
   size_t i = 0;
   for (int level = 0; level < 4; ++level) {
     const size_t digits = text.find_first_not_of("0123456789", i);
@@ -932,13 +930,12 @@ bool StartsCaption(const std::string& text, BlockType* body) {
     if (text.compare(0, prefix.size(), prefix) != 0 || text.size() <= prefix.size()) return false;
     char c = text[prefix.size()];
     // A roman number ("TABLE IV", IEEE's style) ends at the text's end, a space or a delimiter.
-    size_t roman_end = prefix.size();
-    while (roman_end < text.size() &&
-           std::string_view("IVXL").find(text[roman_end]) != std::string_view::npos)
-      ++roman_end;
-    const bool roman =
-        roman_end > prefix.size() &&
-        (roman_end == text.size() || std::string_view(" .:").find(text[roman_end]) != std::string_view::npos);
+    const size_t roman_end = std::min(text.find_first_of(" .:", prefix.size()), text.size());
+    const int roman_value =
+        c >= 'A' && c <= 'Z'
+            ? RomanNumeralValue(std::string_view(text).substr(prefix.size(), roman_end - prefix.size()))
+            : 0;
+    const bool roman = roman_value > 0 && roman_value < 90;  // I, V, X and L: "TABLE C" is an appendix's
     return (c >= '0' && c <= '9') || roman ||
            (c >= 'A' && c <= 'Z' && text.size() > prefix.size() + 1 &&
             (text[prefix.size() + 1] == '.' || text[prefix.size() + 1] == ':'));
@@ -1152,6 +1149,13 @@ void JoinLine(std::string& paragraph, const std::string& next_line) {
   paragraph += next_line;
 }
 
+bool IsBareLabel(const std::string& text) {
+  bool numbered = false;
+  if (ListMarkerLength(text + " x", &numbered) == text.size() + 1) return true;
+  return text.size() >= 3 && text.front() == '[' && text.back() == ']' &&
+         text.find_first_not_of("0123456789", 1) == text.size() - 1;
+}
+
 size_t ListMarkerLength(const std::string& text, bool* numbered) {
   static const char* kBullets[] = {"•", "●", "▪", "◦", "○", "■", "□", "➢",
                                    "►", "▶", "✓", "",  "-", "–", "*", "·"};
@@ -1279,6 +1283,23 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
               [&](size_t a, size_t b) { return lines[a].box.y0 < lines[b].box.y0; });
     std::vector<std::string> keys;
     for (const TextLine& l : lines) keys.push_back(StyleKey(l));
+    // Two headings level in two columns of a paper are no row: each heads running text (a line of
+    // kMinProseLineEm or more, not code nor a contents entry, within two lines under it) that stays clear
+    // of the other.
+    auto heads_its_column = [&](size_t i, const Rect& other, const std::vector<size_t>& by_top) {
+      const Rect& a = lines[i].box;
+      const double em = std::max(1.0, lines[i].font_size);
+      auto k = std::lower_bound(by_top.begin(), by_top.end(), a.y1 - 0.2 * em,
+                                [&](size_t n, double y) { return lines[n].box.y0 < y; });
+      for (; k != by_top.end() && lines[*k].box.y0 <= a.y1 + 2.5 * em; ++k) {
+        const Rect& b = lines[*k].box;
+        if (!lines[*k].monospace && !HasLeader(lines[*k].text) &&
+            b.width() >= kMinProseLineEm * std::max(em, lines[*k].font_size) && b.x0 < a.x1 && b.x1 > a.x0 &&
+            (b.x1 <= other.x0 || b.x0 >= other.x1))
+          return true;
+      }
+      return false;
+    };
     for (size_t oi = 0; oi < order.size(); ++oi) {
       size_t i = order[oi];
       for (size_t oj = oi + 1; oj < order.size() && lines[order[oj]].box.y0 < lines[i].box.y1; ++oj) {
@@ -1286,6 +1307,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         const Rect& a = lines[i].box;
         const Rect& b = lines[j].box;
         if (keys[i] != keys[j] || VerticalOverlap(a, b) < 0.6 || (b.x0 < a.x1 && b.x1 > a.x0)) continue;
+        if (heads_its_column(i, b, order) && heads_its_column(j, a, order)) continue;
         row_peer[i] = row_peer[j] = true;
       }
     }
@@ -1487,8 +1509,14 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       bool italic_head = first.italic && !text.empty() &&
                          ((text[0] >= 'A' && text[0] <= 'Z') || StartsSectionNumber(text)) &&
                          text.size() <= 60;
-      if (level == 0 && (by_style || numbered_head) && heading_style && (other_family || italic_head) &&
-          p.lines.size() == 1 && text.size() >= 3 && text.size() <= 80 &&
+      // (A section's number before it makes it one even in a style used for stacks of lines: IEEE's
+      // small capitals, its tables' captions too; not with a page's number after it, a contents entry.)
+      const size_t last_space = text.rfind(' ');
+      const bool numbered_section =
+          StartsSectionNumber(text) &&
+          (last_space == std::string::npos || !IsBareNumber(std::string_view(text).substr(last_space + 1)));
+      if (level == 0 && (by_style || numbered_head) && (heading_style || numbered_section) &&
+          (other_family || italic_head) && p.lines.size() == 1 && text.size() >= 3 && text.size() <= 80 &&
           std::fabs(size - style.body_size) <= 0.6 && !EndsSentence(text) && !first.monospace) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }

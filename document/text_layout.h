@@ -82,6 +82,9 @@ bool StartsNoteLabel(const std::string& text);
 // space after it (none after a bullet set right before Chinese text, "◆公司..."), or 0.
 size_t ListMarkerLength(const std::string& text, bool* numbered);
 
+// A label alone: a list's marker ("1.", "(a)", a bullet) or a reference's number ("[12]").
+bool IsBareLabel(const std::string& text);
+
 // Cuts a dot leader (three dots or more, spaced or not, or two ellipses) off the end of `text` and the
 // spaces before it; whether there was one. "Wages and salaries ......" -> "Wages and salaries".
 bool CutTrailingLeader(std::string& text);

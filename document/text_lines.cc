@@ -717,15 +717,6 @@ bool TwoParagraphs(const FragmentOrigin& a, const FragmentOrigin& b) {
   return a.block != b.block && a.lines > 1 && b.lines > 1;
 }
 
-// A list item's label alone: a bullet or dash, "3.", "b)", "(iv)", "[12]".
-bool IsItemLabel(const std::string& text) {
-  bool numbered = false;
-  if (ListMarkerLength(text + " x", &numbered) == text.size() + 1) return true;
-  const size_t n = Utf8Length(text);
-  return n >= 2 && n <= 6 &&
-         ((text.front() == '[' && text.back() == ']') || (text.front() == '(' && text.back() == ')'));
-}
-
 // Whether `other`, of another block, stands wholly beyond a side of the extent of `block`, a block of
 // several lines, `gap` (from the line `other` would join) half an em or more: a heading or a
 // paragraph's last line in one column level with a line of a paragraph in the next (a two-column
@@ -736,7 +727,7 @@ bool BeyondItsBlock(const FragmentOrigin& block, const TextLine& other, const Fr
                     double gap, double em) {
   if (block.block == other_block.block || block.lines < 2 || gap < 0.5 * em) return false;
   const double slack = 0.1 * em;
-  return other.box.x0 >= block.x1 - slack || (other.box.x1 <= block.x0 + slack && !IsItemLabel(other.text));
+  return other.box.x0 >= block.x1 - slack || (other.box.x1 <= block.x0 + slack && !IsBareLabel(other.text));
 }
 
 // Whether `label` (fragments, left of `rest` on one baseline: "Table 1.", "Proof.", "Note:") is the
@@ -889,6 +880,53 @@ bool IsHangul(char32_t c) {
 bool IsBareNumber(std::string_view text, size_t max_digits) {
   return !text.empty() && text.size() <= max_digits &&
          text.find_first_not_of("0123456789") == std::string_view::npos;
+}
+
+int RomanNumeralValue(std::string_view text) {
+  if (text.empty() || text.size() > 15) return 0;
+  const bool upper = text[0] >= 'A' && text[0] <= 'Z';
+  auto digit = [&](char c) {
+    switch (upper ? c : static_cast<char>(c - 'a' + 'A')) {
+      case 'I':
+        return 1;
+      case 'V':
+        return 5;
+      case 'X':
+        return 10;
+      case 'L':
+        return 50;
+      case 'C':
+        return 100;
+      case 'D':
+        return 500;
+      case 'M':
+        return 1000;
+      default:
+        return 0;
+    }
+  };
+  int value = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const bool in_case = upper ? (text[i] >= 'A' && text[i] <= 'Z') : (text[i] >= 'a' && text[i] <= 'z');
+    const int d = in_case ? digit(text[i]) : 0;
+    if (d == 0) return 0;
+    value += i + 1 < text.size() && in_case && digit(text[i + 1]) > d ? -d : d;
+  }
+  if (value <= 0 || value > 3999) return 0;
+  // Written the usual way: the value written back gives the same letters.
+  static constexpr std::pair<int, std::string_view> kParts[] = {
+      {1000, "M"}, {900, "CM"}, {500, "D"}, {400, "CD"}, {100, "C"}, {90, "XC"}, {50, "L"},
+      {40, "XL"},  {10, "X"},   {9, "IX"},  {5, "V"},    {4, "IV"},  {1, "I"}};
+  std::string written;
+  int rest = value;
+  for (const auto& [v, letters] : kParts) {
+    for (; rest >= v; rest -= v) written += letters;
+  }
+  if (written.size() != text.size()) return 0;
+  for (size_t i = 0; i < written.size(); ++i) {
+    if (written[i] != (upper ? text[i] : static_cast<char>(text[i] - 'a' + 'A'))) return 0;
+  }
+  return value;
 }
 
 size_t Utf8Length(std::string_view text) {

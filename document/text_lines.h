@@ -133,6 +133,10 @@ bool IsHangul(char32_t c);
 // number (four digits; a long listing's line numbers and an index's page numbers, six).
 bool IsBareNumber(std::string_view text, size_t max_digits = 4);
 
+// The value of a Roman numeral written the usual way in one case ("xxv", "XIV", "iv": 25, 14, 4; up to
+// 3999), or 0 for anything else ("iiii", "vx", "Iv", "ill").
+int RomanNumeralValue(std::string_view text);
+
 // Lower-case Latin letters (ASCII and Latin-1).
 bool IsLowerLatin(char32_t c);
 

@@ -224,6 +224,35 @@ TEST(TextBackendTest, TablesOfHorizontalRulesAndOfShadedCells) {
       "<td>7</td></tr></table>");
 }
 
+TEST(TextBackendTest, ATableBetweenRulesWithItsColumnsASpaceApart) {
+  // LNCS sets 1.4 pt either side of a column: its columns stand 3 pt apart, a word space, the labels
+  // flush left and the figures and their headings flush right.
+  const std::string rules = "0.5 w 98 598 m 253 598 l S 98 580 m 253 580 l S 98 522 m 253 522 l S\n";
+  const std::string cells = TextAt(100, 588, 10, "Method") + TextAt(145.25, 588, 10, "Recall") +
+                            TextAt(176.03, 588, 10, "Accuracy") + TextAt(222.95, 588, 10, "Recall") +
+                            TextAt(100, 570, 10, "Bruno-8") + TextAt(142.45, 570, 10, "10.004") +
+                            TextAt(197.69, 570, 10, "47.2") + TextAt(220.15, 570, 10, "96.375") +
+                            TextAt(100, 556, 10, "Tomas-5") + TextAt(142.45, 556, 10, "52.869") +
+                            TextAt(192.13, 556, 10, "85.32") + TextAt(220.15, 556, 10, "24.318") +
+                            TextAt(100, 542, 10, "Priya-7") + TextAt(153.57, 542, 10, "62.8") +
+                            TextAt(192.13, 542, 10, "0.752") + TextAt(225.71, 542, 10, "77.29") +
+                            TextAt(100, 528, 10, "Kenji-3") + TextAt(142.45, 528, 10, "97.339") +
+                            TextAt(192.13, 528, 10, "28.08") + TextAt(220.15, 528, 10, "72.694");
+  auto parsed =
+      ParseWithTextLayer(MakePdf({{TextAt(72, 700, 12, "Scores by method.") + rules + cells}}), {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  std::string table;
+  for (const Block& b : parsed->pages[0].blocks) {
+    if (b.type == BlockType::kTable) table = b.content;
+  }
+  EXPECT_EQ(table,
+            "<table><tr><td>Method</td><td>Recall</td><td>Accuracy</td><td>Recall</td></tr>"
+            "<tr><td>Bruno-8</td><td>10.004</td><td>47.2</td><td>96.375</td></tr>"
+            "<tr><td>Tomas-5</td><td>52.869</td><td>85.32</td><td>24.318</td></tr>"
+            "<tr><td>Priya-7</td><td>62.8</td><td>0.752</td><td>77.29</td></tr>"
+            "<tr><td>Kenji-3</td><td>97.339</td><td>28.08</td><td>72.694</td></tr></table>");
+}
+
 TEST(TextBackendTest, AReportTableWithWrappedLabelsAndTwoHeaderLevelsWithAndWithoutRules) {
   // A heading centred over two columns (narrower than they are), labels wrapped onto a second line
   // (one ending in "and", one indented), the values on each label's first line; once between a top

@@ -887,6 +887,52 @@ TEST(TextLayoutTest, OtherFamilyHeadingsButNotCodeOrStackedLabels) {
   EXPECT_EQ(titles[0].content, "Method and Scope");
 }
 
+TEST(TextLayoutTest, ASectionsNumberMakesALineAHeadingInAStyleOfStacks) {
+  // IEEE's small capitals: the tables' captions set in them wrap onto stacks of lines, and a section's
+  // heading in them, its number in Roman, is a heading still; a line without a number is not, nor are
+  // initials ("C. Darwin"), nor a contents entry with its page's number.
+  for (const char* text :
+       {"III. Experimental Setup", "Signed on as Alice", "C. Darwin Institute", "10.1 Tweaks 204"}) {
+    std::vector<TextLine> lines = Body(50, 4);
+    for (int i = 0; i < 3; ++i) {
+      lines.push_back(
+          InFont(Line("Caption line number " + std::to_string(i), 50, 110 + 11.0 * i), "CapsFont"));
+    }
+    for (TextLine l : Body(150, 3)) lines.push_back(l);
+    lines.push_back(InFont(Line(text, 50, 200), "CapsFont"));
+    for (TextLine l : Body(220, 3)) lines.push_back(l);
+    const std::vector<Block> titles = Titles(LayoutAlone(lines));
+    const bool heading = std::string(text) == "III. Experimental Setup";
+    ASSERT_EQ(titles.size(), heading ? 1u : 0u) << text;
+    if (heading) {
+      EXPECT_EQ(titles[0].content, text);
+    }
+  }
+}
+
+TEST(TextLayoutTest, HeadingsLevelInTwoColumnsAreHeadingsAndCellsOfAHeaderRowAreNot) {
+  // Two columns of a paper, each with a heading in small capitals on one baseline over its text.
+  std::vector<TextLine> lines = Body(50, 4);
+  for (TextLine l : Body(50, 4, 320)) lines.push_back(l);
+  lines.push_back(InFont(Line("III. Experimental Setup", 80, 110), "CapsFont"));
+  lines.push_back(InFont(Line("IV. Discussion", 380, 110), "CapsFont"));
+  for (TextLine l : Body(126, 3)) lines.push_back(l);
+  for (TextLine l : Body(126, 3, 320)) lines.push_back(l);
+  std::vector<Block> titles = Titles(LayoutAlone(lines));
+  ASSERT_EQ(titles.size(), 2u);
+  EXPECT_EQ(titles[0].content, "III. Experimental Setup");
+  EXPECT_EQ(titles[1].content, "IV. Discussion");
+  // The same lines over short cells are a table's header row, no headings.
+  lines.resize(8);
+  lines.push_back(InFont(Line("III. Experimental Setup", 80, 110), "CapsFont"));
+  lines.push_back(InFont(Line("IV. Discussion", 380, 110), "CapsFont"));
+  for (int r = 0; r < 3; ++r) {
+    lines.push_back(InFont(Line("cell " + std::to_string(r), 80, 126 + 12.0 * r), "Times"));
+    lines.push_back(InFont(Line("value " + std::to_string(r), 380, 126 + 12.0 * r), "Times"));
+  }
+  EXPECT_TRUE(Titles(LayoutAlone(lines)).empty());
+}
+
 TEST(TextLayoutTest, ADisplayEquationInMathItalicIsNoHeading) {
   // A paper's display equation: a line alone in TeX's math italic (another family than the body's, at its
   // size, not ending like a sentence), between paragraphs. A line in a sans family there is a heading.

@@ -27,6 +27,16 @@ TextLine Visual(const std::u32string& runes, double x, bool rtl) {
   return f;
 }
 
+TEST(TextLinesTest, RomanNumeralsWrittenTheUsualWayInOneCase) {
+  EXPECT_EQ(RomanNumeralValue("xxv"), 25);
+  EXPECT_EQ(RomanNumeralValue("XIV"), 14);
+  EXPECT_EQ(RomanNumeralValue("iv"), 4);
+  EXPECT_EQ(RomanNumeralValue("MCMXCIX"), 1999);
+  for (const char* not_one : {"", "iiii", "vx", "Iv", "ill", "IC", "x1", "MMMM"}) {
+    EXPECT_EQ(RomanNumeralValue(not_one), 0) << not_one;
+  }
+}
+
 TEST(TextLinesTest, UniformAdvancesMarkAMonospacedLine) {
   // Every character 6 pt wide, narrow glyphs included: a code font.
   TextLine code = testing::Line("CALL proc(1);", 50, 100, 12);
