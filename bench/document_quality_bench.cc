@@ -4,7 +4,8 @@
 // precision / recall (ours; the peers write no headings), and table cells (ours: cell texts recovered as
 // table cells; all three: reference cell texts found anywhere in the text), and the table structure by the
 // ICDAR 2013 adjacency-relation measure (ours; document/table_score.h); then that measure on the report
-// tables of known structure in tests/document/tables (pdfLaTeX and word-processor pages).
+// tables of known structure in tests/document/tables (pdfLaTeX and word-processor pages), and the edit
+// distance of all three and our tables on the papers of known text in tests/document/papers.
 //
 // usage: document_quality_bench [SHARED_DIR]   (default ../shared or $MINERU_SHARED_DIR)
 //        document_quality_bench --tables DIR...   (that measure page by page on sets of one's own:
@@ -71,6 +72,64 @@ std::pair<AdjacencyScore, int> ScoreTableSet(const std::filesystem::path& root, 
   return {total, pages};
 }
 
+// Our Markdown of `pdf` and the text pdftotext and mutool write for it; `tmp` is a
+// folder for mutool's output file.
+struct Texts {
+  std::string ours, poppler, mutool;
+  int pages = 0;
+};
+
+Texts ReadWithEach(const std::filesystem::path& pdf, const char* tmp) {
+  Texts t;
+  TextBackendOptions options;
+  options.crop_images = false;
+  auto parsed = ParseWithTextLayer(bench::ReadBytes(pdf), {}, options);
+  if (parsed.ok()) {
+    t.ours = WriteMarkdown(*parsed);
+    t.pages = parsed->num_pages;
+  }
+  const std::string q = bench::ShellQuote(pdf.string());
+  t.poppler = bench::RunCapture("pdftotext -enc UTF-8 " + q + " - 2>/dev/null");
+  const std::string out_txt = std::string(tmp) + "/mutool.txt";
+  std::remove(out_txt.c_str());
+  bench::RunCapture("mutool convert -F text -o " + bench::ShellQuote(out_txt) + " " + q + " 2>/dev/null");
+  t.mutool = bench::ReadText(out_txt);
+  return t;
+}
+
+// Papers of known text (pNN.pdf with pNN_ref.md in `root`, as tests/document/papers/make_papers.py
+// writes): the mean NED of ours, pdftotext's and mutool's text, and our tables' adjacency relations.
+void ScorePaperSet(const std::filesystem::path& root, const char* tmp) {
+  std::vector<std::filesystem::path> files;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(root, ec)) {
+    if (e.path().extension() == ".pdf") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  double ned_sum[3] = {0, 0, 0};
+  AdjacencyScore tables;
+  for (const std::filesystem::path& pdf : files) {
+    std::filesystem::path ref = pdf;
+    ref.replace_filename(pdf.stem().string() + "_ref.md");
+    const std::string truth = bench::ReadText(ref);
+    const Texts t = ReadWithEach(pdf, tmp);
+    const std::string plain = StripMarkdown(truth);
+    ned_sum[0] += NormalizedEditDistance(StripMarkdown(t.ours), plain);
+    ned_sum[1] += NormalizedEditDistance(StripMarkdown(t.poppler), plain);
+    ned_sum[2] += NormalizedEditDistance(StripMarkdown(t.mutool), plain);
+    const AdjacencyScore s = ScoreTableAdjacency(t.ours, truth);
+    tables.matched += s.matched;
+    tables.predicted += s.predicted;
+    tables.reference += s.reference;
+  }
+  const double n = std::max<double>(1, static_cast<double>(files.size()));
+  const std::string style = root.filename().string();
+  std::printf("| papers of known text, %s (%zu files): mean NED | %.3f | %.3f | %.3f |\n", style.c_str(),
+              files.size(), ned_sum[0] / n, ned_sum[1] / n, ned_sum[2] / n);
+  std::printf("| papers of known text, %s: table adjacency P / R / F1 | %.3f / %.3f / %.3f | - | - |\n",
+              style.c_str(), tables.precision(), tables.recall(), tables.f1());
+}
+
 std::string Cell(double v) {
   char buf[16];
   if (v < 0) return "  -  ";
@@ -116,17 +175,10 @@ int main(int argc, char** argv) {
   AdjacencyScore adjacency;  // summed over the files with tables in the ground truth
   for (const auto& p : pairs) {
     std::string truth = bench::ReadText(p.truth);
-    std::vector<uint8_t> bytes = bench::ReadBytes(p.pdf);
-    TextBackendOptions options;
-    options.crop_images = false;
-    auto parsed = ParseWithTextLayer(bytes, {}, options);
-    std::string ours = parsed.ok() ? WriteMarkdown(*parsed) : "";
-    std::string q = bench::ShellQuote(p.pdf.string());
-    std::string poppler = bench::RunCapture("pdftotext -enc UTF-8 " + q + " - 2>/dev/null");
-    std::string out_txt = std::string(tmp) + "/mutool.txt";
-    std::remove(out_txt.c_str());
-    bench::RunCapture("mutool convert -F text -o " + bench::ShellQuote(out_txt) + " " + q + " 2>/dev/null");
-    std::string mutool = bench::ReadText(out_txt);
+    const Texts texts = ReadWithEach(p.pdf, tmp);
+    const std::string& ours = texts.ours;
+    const std::string& poppler = texts.poppler;
+    const std::string& mutool = texts.mutool;
 
     std::string ref = StripMarkdown(truth);
     double ned[3] = {NormalizedEditDistance(StripMarkdown(ours), ref),
@@ -159,12 +211,10 @@ int main(int argc, char** argv) {
     if (cells >= 0)
       std::snprintf(ap, sizeof(ap), "%d/%d / %d/%d", adj.matched, adj.predicted, adj.matched, adj.reference);
     std::printf("| %s%s | %d | %s | %s | %s | %s | %s | %s / %s / %s | %s |\n", p.pdf.filename().c_str(),
-                p.scanned ? " (scan)" : "", parsed.ok() ? parsed->num_pages : 0, Cell(ned[0]).c_str(),
-                Cell(ned[1]).c_str(), Cell(ned[2]).c_str(), hp, Cell(cells).c_str(),
-                Cell(text_cells[0]).c_str(), Cell(text_cells[1]).c_str(), Cell(text_cells[2]).c_str(), ap);
+                p.scanned ? " (scan)" : "", texts.pages, Cell(ned[0]).c_str(), Cell(ned[1]).c_str(),
+                Cell(ned[2]).c_str(), hp, Cell(cells).c_str(), Cell(text_cells[0]).c_str(),
+                Cell(text_cells[1]).c_str(), Cell(text_cells[2]).c_str(), ap);
   }
-  std::remove((std::string(tmp) + "/mutool.txt").c_str());
-  rmdir(tmp);
   double n = static_cast<double>(pairs.size());
   HeadingScore total{matched, predicted, reference};
   std::printf("\n| total (%zu files) | ours | pdftotext | mutool |\n|---|---|---|---|\n", pairs.size());
@@ -198,5 +248,10 @@ int main(int argc, char** argv) {
         "| - | - |\n",
         set, pages, score.precision(), score.recall(), score.f1());
   }
+  for (const char* style : {"article", "ieee", "llncs"}) {
+    ScorePaperSet(std::filesystem::path(MINERU_PAPERS_DIR) / style, tmp);
+  }
+  std::remove((std::string(tmp) + "/mutool.txt").c_str());
+  rmdir(tmp);
   return 0;
 }

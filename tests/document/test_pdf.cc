@@ -3,10 +3,16 @@
 #include <mupdf/fitz.h>
 #include <mupdf/pdf.h>
 
+#include <gtest/gtest.h>
+
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <iterator>
 #include <stdexcept>
+
+#include "document/output_writer.h"
+#include "document/text_backend.h"
 
 namespace mineru::document::testing {
 
@@ -105,6 +111,26 @@ std::vector<uint8_t> ReadFileBytes(const std::string& path) {
 std::string ReadFileText(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::vector<ReferencedPdf> ReferencedPdfs(const std::filesystem::path& dir) {
+  std::vector<ReferencedPdf> out;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".pdf") continue;
+    std::filesystem::path ref = e.path();
+    ref.replace_filename(e.path().stem().string() + "_ref.md");
+    out.push_back({e.path(), ref});
+  }
+  std::ranges::sort(out, {}, &ReferencedPdf::pdf);
+  return out;
+}
+
+std::string TextLayerMarkdown(const std::filesystem::path& pdf) {
+  TextBackendOptions options;
+  options.crop_images = false;
+  auto parsed = ParseWithTextLayer(ReadFileBytes(pdf.string()), {}, options);
+  EXPECT_TRUE(parsed.ok()) << pdf << ": " << parsed.status().ToString();
+  return parsed.ok() ? WriteMarkdown(*parsed) : "";
 }
 
 }  // namespace mineru::document::testing

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <filesystem>
 #include <string>
 #include <vector>
 
@@ -28,5 +29,15 @@ std::string TextAt(double x, double y, double size, const std::string& text, boo
 // Reads a whole file (empty on error).
 std::vector<uint8_t> ReadFileBytes(const std::string& path);
 std::string ReadFileText(const std::string& path);
+
+// A set of pages of known content: each NAME.pdf in `dir`, in name order, with NAME_ref.md beside it.
+struct ReferencedPdf {
+  std::filesystem::path pdf;
+  std::filesystem::path ref;
+};
+std::vector<ReferencedPdf> ReferencedPdfs(const std::filesystem::path& dir);
+// `pdf` read by the text-layer backend (images not cropped) as Markdown; a failure fails the test and
+// gives "".
+std::string TextLayerMarkdown(const std::filesystem::path& pdf);
 
 }  // namespace mineru::document::testing
