@@ -1493,7 +1493,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         }
       }
       if (level == 0 && larger) level = std::max(1, static_cast<int>(style.heading_sizes.size()));
-      if (byline[p.lines.front()]) level = 0;
+      // (Authors under a paper's title, set large, their names marked with their affiliations' raised
+      // indices, and those affiliations, each after its raised index, are no headings.)
+      if (byline[p.lines.front()] || IsMarkedNameList(first) || StartsWithRaisedMark(first)) level = 0;
       // Headings at body size, told by style alone: never a cell of a row of same-style lines.
       bool by_style = !row_peer[p.lines.front()] && marker == 0;
       // A single short line at body size in another font family than the body (sans headings over serif

@@ -810,24 +810,90 @@ bool IsMathFont(std::string_view family) {
   return family.find("Math") != std::string_view::npos;
 }
 
-bool StartsWithRaisedMark(const TextLine& line) {
+namespace {
+
+// The non-space glyphs of a line, and their median height and bottom from `from` on: a glyph at most
+// 0.8 as tall, its bottom a fifth of that height or more over that bottom, is set small and raised.
+struct GlyphMetrics {
   std::vector<const TextChar*> glyphs;
+  double height = 0, bottom = 0;
+  bool Raised(const TextChar& c) const {
+    return c.rune != ' ' && c.box.height() <= 0.8 * height && c.box.y1 <= bottom - 0.2 * height;
+  }
+};
+
+GlyphMetrics MeasureGlyphs(const TextLine& line, size_t from) {
+  GlyphMetrics m;
   for (const TextChar& c : line.chars) {
-    if (c.rune != ' ') glyphs.push_back(&c);
+    if (c.rune != ' ') m.glyphs.push_back(&c);
   }
-  if (glyphs.size() < 4) return false;
   std::vector<double> heights, bottoms;
-  for (size_t i = 1; i < glyphs.size(); ++i) {
-    heights.push_back(glyphs[i]->box.height());
-    bottoms.push_back(glyphs[i]->box.y1);
+  for (size_t i = from; i < m.glyphs.size(); ++i) {
+    heights.push_back(m.glyphs[i]->box.height());
+    bottoms.push_back(m.glyphs[i]->box.y1);
   }
-  const double height = Median(std::move(heights)), bottom = Median(std::move(bottoms));
-  auto raised = [&](const TextChar* c) {
-    return c->box.height() <= 0.8 * height && c->box.y1 <= bottom - 0.2 * height;
-  };
+  if (!heights.empty()) {
+    m.height = Median(std::move(heights));
+    m.bottom = Median(std::move(bottoms));
+  }
+  return m;
+}
+
+}  // namespace
+
+bool StartsWithRaisedMark(const TextLine& line) {
+  const GlyphMetrics m = MeasureGlyphs(line, 1);
+  if (m.glyphs.size() < 4) return false;
   size_t mark = 0;
-  while (mark < 3 && mark + 3 < glyphs.size() && raised(glyphs[mark])) ++mark;
-  return mark > 0 && !raised(glyphs[mark]);
+  while (mark < 3 && mark + 3 < m.glyphs.size() && m.Raised(*m.glyphs[mark])) ++mark;
+  return mark > 0 && !m.Raised(*m.glyphs[mark]);
+}
+
+bool IsMarkedNameList(const TextLine& line) {
+  const GlyphMetrics m = MeasureGlyphs(line, 0);
+  if (m.glyphs.size() < 8) return false;
+  // The names: the text without its raised glyphs, cut at commas and "and"; a mark after a name's
+  // last letter counts it marked.
+  std::vector<std::string> names(1);
+  std::vector<bool> marked(1, false);
+  for (size_t i = 0; i < line.chars.size(); ++i) {
+    const TextChar& c = line.chars[i];
+    if (m.Raised(c)) {
+      marked.back() = marked.back() || !names.back().empty();
+      continue;
+    }
+    if (c.rune == ',' || c.rune == '&') {
+      names.emplace_back();
+      marked.push_back(false);
+      continue;
+    }
+    AppendUtf8(names.back(), c.rune);
+    if (names.back().ends_with(" and ")) {
+      names.back().resize(names.back().size() - 5);
+      names.emplace_back();
+      marked.push_back(false);
+    }
+  }
+  size_t people = 0, with_marks = 0;
+  for (size_t k = 0; k < names.size(); ++k) {
+    std::vector<std::string> words;
+    for (size_t at = 0; at < names[k].size();) {
+      const size_t end = std::min(names[k].find(' ', at), names[k].size());
+      if (end > at) words.push_back(names[k].substr(at, end - at));
+      at = end + 1;
+    }
+    if (words.empty()) continue;  // a mark after a comma ("Weber1,*")
+    const bool name =
+        words.size() >= 2 && words.size() <= 4 && std::ranges::all_of(words, [](const std::string& w) {
+          return w[0] >= 'A' && w[0] <= 'Z' && std::ranges::all_of(w.substr(1), [](char ch) {
+                   return (ch >= 'a' && ch <= 'z') || ch == '.' || ch == '-' || ch == '\'' || (ch & 0x80);
+                 });
+        });
+    if (!name) return false;
+    ++people;
+    with_marks += marked[k];
+  }
+  return people >= 2 && with_marks >= 2;
 }
 
 bool ShareFace(const TextLine& a, const TextLine& b) {

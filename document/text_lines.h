@@ -78,6 +78,11 @@ bool IsMathFont(std::string_view family);
 // text of its own: a footnote's number or symbol, an affiliation's index.
 bool StartsWithRaisedMark(const TextLine& line);
 
+// Whether a line is a list of names marked with raised indices ("Marco Silva1, Tomas Huang2 and Lena
+// Weber1,*": two names or more, each of two to four capitalised words or initials, two marked at least):
+// a paper's authors.
+bool IsMarkedNameList(const TextLine& line);
+
 struct RulingSegment {
   Rect box;  // thin: height (horizontal) or width (vertical) of a few points at most
   bool horizontal = true;

@@ -259,6 +259,33 @@ TEST(TextLinesTest, ARunInLabelSetWideBeforeItsParagraphIsPartOfTheLine) {
   EXPECT_EQ(LineTexts(testing::MakePdf({{total + rest + next}})).size(), 3u);
 }
 
+TEST(TextLinesTest, AuthorsMarkedWithRaisedIndicesAreANameList) {
+  // 12 pt names, each with its affiliation's index set in 8 pt 4 pt up; a title with commas and "and"
+  // but no marks, names with one mark, and words that are not names are none.
+  auto line_of = [](const std::string& content) {
+    auto doc = PdfDocument::Open(testing::MakePdf({{content}}), {});
+    EXPECT_TRUE(doc.ok());
+    auto page = ExtractPageContent(**doc, 0);
+    EXPECT_TRUE(page.ok() && page->lines.size() == 1);
+    return page.ok() && !page->lines.empty() ? page->lines.front() : TextLine{};
+  };
+  const std::string authors =
+      testing::TextAt(100.0, 700, 12, "Marco Silva") + testing::TextAt(163.0, 704, 8, "1") +
+      testing::TextAt(167.7, 700, 12, ", Tomas J. Huang") + testing::TextAt(262.7, 704, 8, "2") +
+      testing::TextAt(267.5, 700, 12, " and Lena Weber") + testing::TextAt(359.8, 704, 8, "1");
+  EXPECT_TRUE(IsMarkedNameList(line_of(authors)));
+  const std::string one_mark = testing::TextAt(100.0, 700, 12, "Marco Silva") +
+                               testing::TextAt(163.0, 704, 8, "1") +
+                               testing::TextAt(167.7, 700, 12, ", Tomas Huang and Lena Weber");
+  EXPECT_FALSE(IsMarkedNameList(line_of(one_mark)));
+  EXPECT_FALSE(IsMarkedNameList(
+      line_of(testing::TextAt(100, 700, 12, "Deep Learning, Neural Networks and Computer Vision"))));
+  const std::string words =
+      testing::TextAt(100.0, 700, 12, "Results for models") + testing::TextAt(199.7, 704, 8, "1") +
+      testing::TextAt(204.4, 700, 12, ", and more") + testing::TextAt(262.1, 704, 8, "2");
+  EXPECT_FALSE(IsMarkedNameList(line_of(words)));
+}
+
 TEST(TextLinesTest, AHeadingInTheNextColumnLevelWithAParagraphsLineIsALineOfItsOwn) {
   // A caption of two lines in the left column (x 56 to 287); the right column's heading, 14 pt and
   // bold, 10 pt across the gutter, level with the caption's last line, drawn before it (the right
