@@ -1244,7 +1244,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         const Rect& b = fragments[j].box;
         double gap = std::max(b.x0 - box.x1, box.x0 - b.x1);
         const bool paragraphs = TwoParagraphs(origin[i], origin[j]);
-        const double em = std::min(size, fragments[j].font_size);
+        const double em = std::max(1.0, std::min(size, fragments[j].font_size));
         const bool beyond = std::any_of(members.begin(), members.end(), [&](const TextLine* m) {
           const FragmentOrigin& from = origin[static_cast<size_t>(m - fragments.data())];
           return BeyondItsBlock(from, fragments[j], origin[j], gap, em) ||
