@@ -263,7 +263,8 @@ TEST(TextLinesTest, AuthorsMarkedWithRaisedIndicesAreANameList) {
   // 12 pt names, each with its affiliation's index set in 8 pt 4 pt up; a title with commas and "and"
   // but no marks, names with one mark, and words that are not names are none.
   auto line_of = [](const std::string& content) {
-    auto doc = PdfDocument::Open(testing::MakePdf({{content}}), {});
+    const std::vector<uint8_t> pdf = testing::MakePdf({{content}});  // the document reads it in place
+    auto doc = PdfDocument::Open(pdf, {});
     EXPECT_TRUE(doc.ok());
     auto page = ExtractPageContent(**doc, 0);
     EXPECT_TRUE(page.ok() && page->lines.size() == 1);
@@ -276,7 +277,7 @@ TEST(TextLinesTest, AuthorsMarkedWithRaisedIndicesAreANameList) {
   EXPECT_TRUE(IsMarkedNameList(line_of(authors)));
   const std::string one_mark = testing::TextAt(100.0, 700, 12, "Marco Silva") +
                                testing::TextAt(163.0, 704, 8, "1") +
-                               testing::TextAt(167.7, 700, 12, ", Tomas Huang and Lena Weber");
+                               testing::TextAt(167.7, 700, 12, ", Tomas Huang");
   EXPECT_FALSE(IsMarkedNameList(line_of(one_mark)));
   EXPECT_FALSE(IsMarkedNameList(
       line_of(testing::TextAt(100, 700, 12, "Deep Learning, Neural Networks and Computer Vision"))));
