@@ -30,7 +30,8 @@ class PdfDocument {
  public:
   // Fails with kInvalidArgument (not a PDF, empty), kPermissionDenied (password needed or wrong),
   // kResourceExhausted (over the memory or page cap), kDeadlineExceeded, kCancelled or kDataLoss (broken
-  // beyond repair). `cancel` (optional) must outlive the document.
+  // beyond repair). `bytes` are read in place, not copied, and `cancel` (optional) is read while it
+  // runs: both must outlive the document.
   static Result<std::unique_ptr<PdfDocument>> Open(std::span<const uint8_t> bytes,
                                                    const DocumentLimits& limits,
                                                    const CancelFlag* cancel = nullptr);
