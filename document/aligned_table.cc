@@ -1121,8 +1121,13 @@ std::vector<RuledTable> FindRuleBandTables(const std::vector<RulingSegment>& rul
         for (size_t li = 0; li < lines.size(); ++li) {
           if (band_used[li] || !band.ContainsCenterOf(lines[li].box, 0)) continue;
           if (lines[li].box.x0 < band.x0 || lines[li].box.x1 > band.x1) {
-            // Prose running past the rules' ends lies between two tables whose rules happen to be as long.
-            crossed = crossed || Utf8Length(lines[li].text) > 2 * kMaxCellChars;
+            // Prose running past the rules' ends lies between two tables whose rules happen to be as long:
+            // a line longer than two cells, or than one past both ends (a column's line of prose between
+            // two tables a little narrower than the column; a row's last cell may run past one end).
+            const Rect& box = lines[li].box;
+            const size_t chars = Utf8Length(lines[li].text);
+            crossed = crossed || chars > 2 * kMaxCellChars ||
+                      (chars > kMaxCellChars && box.x0 < band.x0 && box.x1 > band.x1);
             continue;
           }
           outside[li] = false;

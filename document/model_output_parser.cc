@@ -168,19 +168,44 @@ double Distance(const BBox& a, const BBox& b) {
   return dx * dx + dy * dy;
 }
 
+// The kind of body a caption or note goes with (kText for other blocks).
+BlockType BodyOf(BlockType t) {
+  if (t == BlockType::kImageCaption || t == BlockType::kImageFootnote) return BlockType::kImage;
+  if (t == BlockType::kTableCaption || t == BlockType::kTableFootnote) return BlockType::kTable;
+  return BlockType::kText;
+}
+
+size_t CountPaired(const std::vector<Block>& blocks, BlockType type, int parent) {
+  return static_cast<size_t>(std::count_if(
+      blocks.begin(), blocks.end(), [&](const Block& b) { return b.type == type && b.parent == parent; }));
+}
+
+// A body that the nearest rule gave two captions (or notes) of one kind keeps one of them: one right
+// before or after a body of its kind in reading order that has none goes to that body (a table's caption
+// at the foot of one column and the table at the head of the next, beside another table and its own
+// caption nearer on the page).
+void MoveSpareCaptions(std::vector<Block>& blocks) {
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    Block& b = blocks[i];
+    const BlockType body = BodyOf(b.type);
+    if (body == BlockType::kText || b.parent < 0 || CountPaired(blocks, b.type, b.parent) < 2) continue;
+    for (const size_t n : {i - 1, i + 1}) {
+      if (n >= blocks.size() || blocks[n].type != body || static_cast<int>(n) == b.parent ||
+          CountPaired(blocks, b.type, static_cast<int>(n)) > 0)
+        continue;
+      b.parent = static_cast<int>(n);
+      break;
+    }
+  }
+}
+
 }  // namespace
 
 void PairCaptions(std::vector<Block>& blocks) {
   for (size_t i = 0; i < blocks.size(); ++i) {
     Block& b = blocks[i];
-    BlockType body;
-    if (b.type == BlockType::kImageCaption || b.type == BlockType::kImageFootnote) {
-      body = BlockType::kImage;
-    } else if (b.type == BlockType::kTableCaption || b.type == BlockType::kTableFootnote) {
-      body = BlockType::kTable;
-    } else {
-      continue;
-    }
+    const BlockType body = BodyOf(b.type);
+    if (body == BlockType::kText) continue;
     double best = std::numeric_limits<double>::infinity();
     int best_index = -1;
     for (size_t j = 0; j < blocks.size(); ++j) {
@@ -195,6 +220,7 @@ void PairCaptions(std::vector<Block>& blocks) {
     }
     b.parent = best_index;
   }
+  MoveSpareCaptions(blocks);
 }
 
 ParsedModelOutput ParseModelOutput(std::string_view text) {

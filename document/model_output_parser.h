@@ -35,7 +35,8 @@ PageResult BuildVlmPage(int page_idx, double width_pt, double height_pt, std::st
 // <fcel> or <ecel> is returned unchanged.
 std::string OtslToHtml(std::string_view otsl);
 
-// Pairs every caption / footnote block with the nearest body of its kind (sets Block::parent).
+// Pairs every caption / footnote block with the nearest body of its kind (sets Block::parent); a body
+// given two of one kind yields one to a body next to it in reading order that has none.
 void PairCaptions(std::vector<Block>& blocks);
 
 }  // namespace mineru::document

@@ -730,6 +730,60 @@ bool BeyondItsBlock(const FragmentOrigin& block, const TextLine& other, const Fr
   return other.box.x0 >= block.x1 - slack || (other.box.x1 <= block.x0 + slack && !IsBareLabel(other.text));
 }
 
+constexpr double kMaxJustifiedSpaceEms = 3;   // a justified line's word space, widest
+constexpr double kJustifiedSpreadEms = 0.15;  // how far the word spaces of one justified line differ
+constexpr double kMaxIndentEms = 3;           // a paragraph's first-line indent, widest
+constexpr size_t kMinJustifiedPieces = 3;
+constexpr double kEdgeSlackEms = 0.2;  // a justified line's end short of its block's right edge, at most
+
+// Runs of fragments that are one justified line of a paragraph whose words MuPDF set apart (IEEE's
+// abstract: four words on a line 1.3 em apart): fragments (sorted by top edge) of one MuPDF block on one
+// baseline, three or more, their gaps equal (within kJustifiedSpreadEms) and under
+// kMaxJustifiedSpaceEms, from the block's left edge (or a first line's indent) to its right edge, in a
+// block with two lines at least that span it whole as one fragment each (prose; a table's rows are
+// cells). Each fragment's run, numbered from 0; -1 for none.
+std::vector<int> JustifiedRuns(const std::vector<TextLine>& fragments,
+                               const std::vector<FragmentOrigin>& origin) {
+  std::vector<int> run(fragments.size(), -1);
+  std::map<int, int> spanning;  // block -> its lines as wide as the block
+  for (size_t i = 0; i < fragments.size(); ++i) {
+    const FragmentOrigin& o = origin[i];
+    const double em = std::max(1.0, fragments[i].font_size);
+    spanning[o.block] += fragments[i].box.x0 <= o.x0 + kMaxIndentEms * em &&
+                         fragments[i].box.x1 >= o.x1 - kEdgeSlackEms * em &&
+                         fragments[i].box.width() >= 0.8 * (o.x1 - o.x0);
+  }
+  int next_run = 0;
+  std::vector<bool> seen(fragments.size(), false);
+  for (size_t i = 0; i < fragments.size(); ++i) {
+    if (seen[i] || spanning[origin[i].block] < 2) continue;
+    std::vector<size_t> line{i};
+    for (size_t j = i + 1; j < fragments.size() && fragments[j].box.y0 < fragments[i].box.y1; ++j) {
+      if (origin[j].block == origin[i].block && VerticalOverlap(fragments[i].box, fragments[j].box) > 0.6)
+        line.push_back(j);
+    }
+    for (size_t k : line) seen[k] = true;
+    if (line.size() < kMinJustifiedPieces) continue;
+    std::sort(line.begin(), line.end(),
+              [&](size_t a, size_t b) { return fragments[a].box.x0 < fragments[b].box.x0; });
+    const FragmentOrigin& o = origin[i];
+    const double em = std::max(1.0, fragments[i].font_size);
+    double low = 1e18, high = -1e18;
+    for (size_t k = 1; k < line.size(); ++k) {
+      const double gap = fragments[line[k]].box.x0 - fragments[line[k - 1]].box.x1;
+      low = std::min(low, gap);
+      high = std::max(high, gap);
+    }
+    if (low > 0 && high < kMaxJustifiedSpaceEms * em && high - low <= kJustifiedSpreadEms * em &&
+        fragments[line.front()].box.x0 <= o.x0 + kMaxIndentEms * em &&
+        fragments[line.back()].box.x1 >= o.x1 - kEdgeSlackEms * em) {
+      for (size_t k : line) run[k] = next_run;
+      ++next_run;
+    }
+  }
+  return run;
+}
+
 // Whether `label` (fragments, left of `rest` on one baseline: "Table 1.", "Proof.", "Note:") is the
 // run-in label of a paragraph whose first line goes on at `rest`, set a wide space after it (a justified
 // line): the label is short and ends in a period or colon, and a single line right under them spans both
@@ -1228,6 +1282,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     fragments = std::move(sorted);
     origin = std::move(sorted_origin);
   }
+  const std::vector<int> justified = JustifiedRuns(fragments, origin);
   std::vector<bool> used(fragments.size(), false);
   for (size_t i = 0; i < fragments.size(); ++i) {
     if (used[i]) continue;
@@ -1256,6 +1311,12 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
           return IsRunInLabel(members, b, size, fragments, j + 1) ||
                  IsRunInLabel({&fragments[j]}, box, size, fragments, j + 1);
         };
+        // A word of a justified line the group holds words of (JustifiedRuns), however wide its spaces.
+        auto justified_with = [&] {
+          return justified[j] >= 0 && std::any_of(members.begin(), members.end(), [&](const TextLine* m) {
+                   return justified[static_cast<size_t>(m - fragments.data())] == justified[j];
+                 });
+        };
         // The same text drawn twice at (almost) the same place fakes bold: keep one copy.
         bool overprint = false;
         for (const TextLine& g : group) {
@@ -1271,7 +1332,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         // A line set on its side is one MuPDF line: its neighbours across are other lines.
         const bool sideways = fragments[i].sideways || fragments[j].sideways;
         if (!paragraphs && !margin_number && !sideways && VerticalOverlap(box, b) > 0.6 &&
-            ((!beyond && gap < 1.2 * size) || run_in()) &&
+            ((!beyond && gap < 1.2 * size) || justified_with() || run_in()) &&
             std::fabs(fragments[j].font_size - size) < 0.5 * size + 1) {
           group.push_back(fragments[j]);
           members.push_back(&fragments[j]);

@@ -348,6 +348,44 @@ TEST(AlignedTableTest, RulesOfTwoTablesWithProseBetweenBoundNoBand) {
   EXPECT_TRUE(FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage).empty());
 }
 
+TEST(AlignedTableTest, TwoTablesInAColumnWithProseBetweenAreTwo) {
+  // A column 250 points wide (50 characters) holds two booktabs tables whose rules are as long, a little
+  // narrower than the column; between them two headings, the column's prose and the second's caption.
+  // The prose runs past the rules' ends, each line shorter than two cells: still no band across it.
+  std::vector<RulingSegment> rules = {Rule(100, 105, 345), Rule(118, 105, 345), Rule(160, 105, 345),
+                                      Rule(320, 106, 346), Rule(338, 106, 346), Rule(380, 106, 346)};
+  const std::string prose(50, 'x');
+  std::vector<TextLine> lines = {Line("Method", 110, 105),
+                                 Line("Memory", 200, 105),
+                                 Line("Latency", 290, 105),
+                                 Line("Marco-9", 110, 122),
+                                 Line("25.26", 200, 122),
+                                 Line("85.201", 290, 122),
+                                 Line("Julia-7", 110, 136),
+                                 Line("84.84", 200, 136),
+                                 Line("61.905", 290, 136),
+                                 Line("IV. Limitations", 190, 200),
+                                 Line(prose, 100, 215),
+                                 Line(prose, 100, 227),
+                                 Line("V. Results", 200, 260),
+                                 Line(prose, 100, 275),
+                                 Line("TABLE III: Workflow inference normalisation.", 110, 300),
+                                 Line("Method", 110, 325),
+                                 Line("Speed", 200, 325),
+                                 Line("Accuracy", 290, 325),
+                                 Line("Tomas-5", 110, 342),
+                                 Line("93.765", 200, 342),
+                                 Line("82.4", 290, 342),
+                                 Line("Lena-1", 110, 356),
+                                 Line("84.909", 200, 356),
+                                 Line("36.180", 290, 356)};
+  const auto tables = FindRuleBandTables(rules, lines, std::vector<bool>(lines.size(), false), {}, kPage);
+  ASSERT_EQ(tables.size(), 2u);
+  for (const RuledTable& t : tables) {
+    for (size_t li : t.line_indices) EXPECT_TRUE(li < 9 || li > 14) << lines[li].text;
+  }
+}
+
 TEST(AlignedTableTest, OptionsAndWhatTheyDoBetweenRulesAreATableWhateverTheTextsLength) {
   // booktabs rules around a tabularx table: options in the first column, what each does in the second,
   // its lines as long as the page's (over 80 characters), the last one wrapped. A table of three rows;

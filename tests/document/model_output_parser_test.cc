@@ -176,6 +176,18 @@ TEST(ModelOutputParserTest, CaptionPairsWithNearestBody) {
   EXPECT_EQ(out.blocks[4].parent, -1);
 }
 
+TEST(ModelOutputParserTest, ACaptionAtAColumnsFootGoesWithTheTableAtTheNextOnesHead) {
+  // Table II's caption ends the left column, its table heads the right one; table III, with its own
+  // caption, ends the right column level with table II's caption.
+  auto out = ParseModelOutput(B("0 880 480 920", "table_caption", "TABLE II") +
+                              B("520 0 1000 150", "table", "") + B("520 160 1000 780", "text", "prose") +
+                              B("520 800 1000 820", "table_caption", "TABLE III") +
+                              B("520 830 1000 950", "table", ""));
+  ASSERT_EQ(out.blocks.size(), 5u);
+  EXPECT_EQ(out.blocks[0].parent, 1);
+  EXPECT_EQ(out.blocks[3].parent, 4);
+}
+
 TEST(ModelOutputParserTest, BuildVlmPageCropsAndKeepsTheRawText) {
   RgbImage render;
   render.width = 170;

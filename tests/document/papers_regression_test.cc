@@ -58,14 +58,18 @@ SetScore ScoreSet(const std::string& style) {
 
 TEST(PapersRegressionTest, TwoColumnArticlesReadInOrder) {
   const SetScore s = ScoreSet("article");
-  EXPECT_LE(s.mean_ned, 0.010);       // measured 0.005 (0.024 before lines stopped joining across a gutter)
-  EXPECT_GE(s.tables.f1(), 0.970);    // measured 0.980
+  // measured 0.002 (0.024 before lines stopped joining across a gutter; 0.005 at 6c805aa, before bands
+  // between rules stopped running across a column's prose and captions went with the table next to them)
+  EXPECT_LE(s.mean_ned, 0.006);
+  EXPECT_GE(s.tables.f1(), 0.970);    // measured 0.982
   EXPECT_GE(s.headings.f1(), 0.980);  // measured 1.000 (0.914 before the authors' line stopped being one)
 }
 
 TEST(PapersRegressionTest, IeeeConferencePapersReadInOrder) {
   const SetScore s = ScoreSet("ieee");
-  EXPECT_LE(s.mean_ned, 0.008);       // measured 0.002
+  // measured 0.000 (0.002 at 6c805aa, before a caption at a column's foot went with the table heading
+  // the next)
+  EXPECT_LE(s.mean_ned, 0.004);
   EXPECT_GE(s.tables.f1(), 0.990);    // measured 1.000
   EXPECT_GE(s.headings.f1(), 0.980);  // measured 1.000 (0.862 at 530c560)
 }

@@ -315,6 +315,40 @@ TEST(TextLinesTest, AHeadingInTheNextColumnLevelWithAParagraphsLineIsALineOfItsO
                                       "hanging before it."}));
 }
 
+// The width of `text` set alone at `size` (its line's box).
+double WidthOf(const std::string& text, double size) {
+  const std::vector<uint8_t> bytes = testing::MakePdf({{testing::TextAt(72, 700, size, text)}});
+  auto doc = PdfDocument::Open(bytes, {});  // (reads the bytes in place)
+  EXPECT_TRUE(doc.ok());
+  auto page = ExtractPageContent(**doc, 0);
+  return page.ok() && !page->lines.empty() ? page->lines[0].box.width() : 0;
+}
+
+TEST(TextLinesTest, AJustifiedLineWhoseWordSpacesAreWideIsOneLine) {
+  // An abstract's first line, indented: four words spread 1.3 em apart to the measure its paragraph's
+  // other lines fill (two of them, whole), in one text object as TeX sets it (each space a kern).
+  const std::string line1 = "across estimate parameter these affine most training";
+  const std::string line2 = "training most affine these parameter estimate across";  // as wide
+  const std::string line3 = "relative transform.";
+  const double right = 56 + WidthOf(line1, 10);
+  const std::vector<std::string> words{"Abstract", "evaluation", "figuratively", "thresholding"};
+  double used = 0;
+  for (const std::string& w : words) used += WidthOf(w, 10);
+  const double gap = (right - 66 - used) / static_cast<double>(words.size() - 1);
+  ASSERT_GT(gap, 12);  // wider than a word space of a line ever joins
+  std::string spread = "[";
+  for (const std::string& w : words) spread += "(" + w + ") " + std::to_string(-100 * gap) + " ";
+  auto paragraph = [&](const std::string& under) {
+    return "BT /F1 10 Tf 66 700 Td " + spread + "] TJ -10 -11 Td " + under + " ET\n";
+  };
+  const std::string prose = "(" + line1 + ") Tj 0 -11 Td (" + line2 + ") Tj 0 -11 Td (" + line3 + ") Tj";
+  EXPECT_EQ(LineTexts(testing::MakePdf({{paragraph(prose)}})).front(),
+            "Abstract evaluation figuratively thresholding");
+  // The same words over a table's rows (no line of the block spans it whole) stay cells.
+  const std::string rows = "(12.5) Tj 150 0 Td (34.0) Tj -150 -11 Td (18.1) Tj 150 0 Td (40.2) Tj";
+  EXPECT_EQ(LineTexts(testing::MakePdf({{paragraph(rows)}})).front(), "Abstract");
+}
+
 TEST(TextLinesTest, ALineNumberInTheMarginIsNoPartOfItsLine) {
   // Line numbers set in 7 pt one em of the 10 pt text before and after its lines; a footnote mark set
   // small against its word, and a number of the text's size, stay in their lines.
