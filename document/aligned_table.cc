@@ -808,8 +808,11 @@ void PartAlignedFigures(std::vector<Row>& rows, const std::vector<TextLine>& lin
   std::vector<std::vector<Figure>> figures(rows.size());
   for (size_t r = 0; r < rows.size(); ++r) {
     for (const Piece& p : rows[r].pieces) {
-      if (IsNumericCell(p.text)) figures[r].push_back({p.x0, p.x1, 0});
       const std::vector<LineWord> words = words_of(p);
+      if (IsNumericCell(p.text) || (words.size() > 1 && IsNumericCell(words[0].text))) {
+        const double x1 = words.size() > 1 ? words[0].x1 : p.x1;
+        figures[r].push_back({p.x0, x1, 0});  // (a piece's first figure, the others after it)
+      }
       for (size_t k = 1; k < words.size(); ++k) {
         if (IsNumericCell(words[k].text))
           figures[r].push_back({words[k].x0, words[k].x1, words[k].x0 - words[k - 1].x1});
@@ -883,9 +886,35 @@ bool OneWordAColumn(const std::vector<LineWord>& words,
 // columns set closer than the em that parts cells in a line ("Q1 Rate Planned" over three columns of
 // figures). A heading spanning columns keeps its words' ordinary spaces and stays whole; so does a
 // monospaced line, whose spaces are as wide. The first row's words, one over each column, part at their
-// spaces (OneWordAColumn; a note under the rows does not).
+// spaces (OneWordAColumn; a note under the rows does not), and so does a piece of it whose words are each
+// flush with their column when all the row's words stand so ("Method Accuracy" in one piece before "F1"
+// and "F1", "Method" flush left with the labels, "Accuracy" flush right with its figures).
 void SplitAtGutters(std::vector<Row>& rows, const std::vector<TextLine>& lines,
                     const std::vector<std::pair<double, double>>& gutters) {
+  // Each row's words, all its pieces' (a piece that cannot be cut one word).
+  auto words_of_row = [&](const Row& row) {
+    std::vector<LineWord> all;
+    for (const Piece& p : row.pieces) {
+      std::vector<LineWord> words = WordsToCut(p, lines[p.line]);
+      if (words.empty()) words.push_back({p.x0, p.x1, p.text});
+      all.insert(all.end(), words.begin(), words.end());
+    }
+    return all;
+  };
+  const bool row_apart = !rows.empty() && OneWordAColumn(words_of_row(rows.front()), gutters);
+  // Where the words of the rows under the first start and end, by column.
+  std::vector<std::vector<std::pair<double, double>>> edges(gutters.size() + 1);
+  for (size_t r = 1; row_apart && r < rows.size(); ++r) {
+    for (const LineWord& w : words_of_row(rows[r]))
+      edges[ColumnOf(gutters, (w.x0 + w.x1) / 2)].emplace_back(w.x0, w.x1);
+  }
+  // A heading set flush with its column: starting or ending within a point of where a word under it does
+  // (a stub's heading flush left, a heading of figures flush right).
+  auto flush = [&](const LineWord& w) {
+    return std::ranges::any_of(edges[ColumnOf(gutters, (w.x0 + w.x1) / 2)], [&](const auto& e) {
+      return std::fabs(e.first - w.x0) <= 1.0 || std::fabs(e.second - w.x1) <= 1.0;
+    });
+  };
   for (Row& row : rows) {
     std::vector<Piece> out;
     for (Piece& p : row.pieces) {
@@ -897,7 +926,11 @@ void SplitAtGutters(std::vector<Row>& rows, const std::vector<TextLine>& lines,
         continue;
       }
       const double em = std::max(line.font_size, 1.0);
-      const bool word_a_column = &row == &rows.front() && OneWordAColumn(words, gutters);
+      // (Across pieces only for a piece whose words are each flush with their columns: the words of a
+      // heading spanning columns of figures, "Sales (k)", "Eastern region", may each fall over one.)
+      const bool first_row_apart =
+          &row == &rows.front() &&
+          (OneWordAColumn(words, gutters) || (row_apart && std::ranges::all_of(words, flush)));
       Piece part = p;
       part.text = words[0].text;
       part.x1 = words[0].x1;
@@ -905,7 +938,9 @@ void SplitAtGutters(std::vector<Row>& rows, const std::vector<TextLine>& lines,
         const double mid = (words[k - 1].x1 + words[k].x0) / 2;
         const bool in_gutter = std::ranges::any_of(
             gutters, [&](const std::pair<double, double>& g) { return mid >= g.first && mid <= g.second; });
-        if (in_gutter && (words[k].x0 - words[k - 1].x1 >= kGutterGapEm * em || word_a_column)) {
+        // (Words one over each column part wherever the gutter between them lies: "Method" ends where a
+        // label does, "Error" starts a space on, past the gutter that a wider figure leaves.)
+        if ((in_gutter && words[k].x0 - words[k - 1].x1 >= kGutterGapEm * em) || first_row_apart) {
           part.leader = false;
           out.push_back(part);
           part.x0 = words[k].x0;
@@ -957,7 +992,11 @@ void MarkHeadingsOverRules(std::vector<Row>& rows, const std::vector<TextLine>& 
 
 std::vector<RuledTable> FindAlignedTables(const std::vector<TextLine>& lines, const std::vector<bool>& used,
                                           const Rect& page) {
-  std::vector<Row> rows = BuildRows(lines, used);
+  // A line set on its side is no cell of rows aligned on whitespace (a chart's axis title beside its tick
+  // values, an archive's stamp up the margin).
+  std::vector<bool> upright = used;
+  for (size_t li = 0; li < lines.size(); ++li) upright[li] = upright[li] || lines[li].sideways;
+  std::vector<Row> rows = BuildRows(lines, upright);
   // (`long_cells`: every cell may be as long as a label, under a header of a table of text.)
   auto short_row = [&](const Row& row, bool long_cells = false) {
     // The label: the first cell, after the marks of a column of check boxes before it.

@@ -180,10 +180,26 @@ size_t CountPaired(const std::vector<Block>& blocks, BlockType type, int parent)
       blocks.begin(), blocks.end(), [&](const Block& b) { return b.type == type && b.parent == parent; }));
 }
 
+// The number of a labelled caption ("Table 2:" -> "2"); empty for other text.
+std::string_view LabelNumber(const std::string& text) {
+  BlockType kind;
+  if (!StartsCaption(text, &kind)) return {};
+  std::string_view number = CaptionNumber(text).first;
+  while (!number.empty() && (number.back() == ':' || number.back() == '.')) number.remove_suffix(1);
+  return number;
+}
+
+// Whether captions `a` and `b` are labelled with different numbers ("Table 1: ..." and "Table 2: ...").
+bool NumberedApart(const Block& a, const Block& b) {
+  const std::string_view x = LabelNumber(a.content), y = LabelNumber(b.content);
+  return !x.empty() && !y.empty() && x != y;
+}
+
 // A body that the nearest rule gave two captions (or notes) of one kind keeps one of them: one right
 // before or after a body of its kind in reading order that has none goes to that body (a table's caption
 // at the foot of one column and the table at the head of the next, beside another table and its own
-// caption nearer on the page).
+// caption nearer on the page). Two captions numbered apart never caption one body: the farther is left
+// unpaired, read where it stands (a caption at a page's foot whose table is on the next page).
 void MoveSpareCaptions(std::vector<Block>& blocks) {
   for (size_t i = 0; i < blocks.size(); ++i) {
     Block& b = blocks[i];
@@ -195,6 +211,17 @@ void MoveSpareCaptions(std::vector<Block>& blocks) {
         continue;
       b.parent = static_cast<int>(n);
       break;
+    }
+  }
+  for (Block& b : blocks) {
+    if (b.parent < 0 || (b.type != BlockType::kTableCaption && b.type != BlockType::kImageCaption)) continue;
+    const BBox& body = blocks[static_cast<size_t>(b.parent)].bbox;
+    for (const Block& other : blocks) {
+      if (&other != &b && other.type == b.type && other.parent == b.parent && NumberedApart(b, other) &&
+          Distance(b.bbox, body) > Distance(other.bbox, body)) {
+        b.parent = -1;
+        break;
+      }
     }
   }
 }

@@ -36,7 +36,8 @@ PageResult BuildVlmPage(int page_idx, double width_pt, double height_pt, std::st
 std::string OtslToHtml(std::string_view otsl);
 
 // Pairs every caption / footnote block with the nearest body of its kind (sets Block::parent); a body
-// given two of one kind yields one to a body next to it in reading order that has none.
+// given two of one kind yields one to a body next to it in reading order that has none, and of two
+// captions numbered apart ("Table 1", "Table 2") keeps the nearer.
 void PairCaptions(std::vector<Block>& blocks);
 
 }  // namespace mineru::document

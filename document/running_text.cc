@@ -23,6 +23,7 @@ constexpr size_t kMaxListingPieces = 2;  // pieces of text after a listing's lin
 constexpr double kListingGapEm = 16.0;   // from a listing's line number to its code (indented), at most
 constexpr size_t kMinLineNumbers = 5;    // a column of line numbers in a margin has at least this many
 constexpr double kCellReach = 0.25;      // of the page's width: at most this far apart, numbers are cells
+constexpr double kRowSizeRatio = 1.15;   // a table's row under its header is set no larger than this
 constexpr size_t kMinStampChars = 4;     // a line on its side in a margin: a stamp, not a lone letter
 constexpr double kHeaderBand = 0.10;     // top fraction of the height where a page's own header sits
 constexpr double kHeaderGapEms = 2.0;    // body sizes of white under a page's own header, at least
@@ -360,8 +361,9 @@ size_t CellsOnBaseline(const TextLine& line, const PageContent& page) {
 }
 
 // Whether `line` heads rows of cells: two cells or more on its baseline, and on the next baseline, within
-// a line's height under it (a table's header repeated at the top of each page, no rules drawn; a running
-// header stands apart from the text under it).
+// a line's height under it and set no larger (a table's header repeated at the top of each page, no rules
+// drawn; a running header stands apart from the text under it, and a section's heading under it, its
+// number set apart from its title, is larger).
 bool HeadsRowsOfCells(const TextLine& line, const PageContent& page) {
   if (CellsOnBaseline(line, page) < 2) return false;
   const TextLine* next = nullptr;
@@ -370,7 +372,8 @@ bool HeadsRowsOfCells(const TextLine& line, const PageContent& page) {
         (next == nullptr || other.box.y0 < next->box.y0))
       next = &other;
   }
-  return next != nullptr && CellsOnBaseline(*next, page) >= 2;
+  return next != nullptr && next->font_size <= kRowSizeRatio * line.font_size &&
+         CellsOnBaseline(*next, page) >= 2;
 }
 
 bool RunsOnEveryPage(const TextLine& line, const PageContent& content, const RunningKeys& running_keys) {

@@ -80,7 +80,7 @@ bool IsMarginStamp(const TextLine& line, const Rect& page);
 // running key in the 14% band or, outside it, at the place where the key repeats; not a bare number
 // labelling text that stays, close on its right on its baseline ("[12]" before a reference at the top of
 // each page of references), nor a table's cells repeated at one place (a number among others, a row
-// ruled above and below within its height, a line of cells over a baseline of cells).
+// ruled above and below within its height, a line of cells over a baseline of cells set no larger).
 bool IsRunningLine(const TextLine& line, const PageContent& page, const RunningKeys& running_keys);
 
 }  // namespace mineru::document

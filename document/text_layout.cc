@@ -484,6 +484,44 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
   emit_band(1e18, 1e18);
 }
 
+// Whether `other` is the line right above or below `line` in its paragraph: set as large, over most of the
+// narrower one's width, less than a line's height apart.
+bool InParagraphWith(const TextLine& line, const TextLine& other) {
+  if (&other == &line || std::fabs(other.font_size - line.font_size) > 0.5) return false;
+  const double gap = std::max(other.box.y0 - line.box.y1, line.box.y0 - other.box.y1);
+  const double overlap = std::min(other.box.x1, line.box.x1) - std::max(other.box.x0, line.box.x0);
+  return gap > -0.3 * line.box.height() && gap < 0.5 * line.box.height() &&
+         overlap >= 0.5 * std::min(other.box.width(), line.box.width());
+}
+
+// For each of the page's lines, whether it is a footer beside a page number: a line of the page-number
+// band on a page number's baseline, apart from it (a section number sits next to its heading), unless a
+// line of its paragraph goes on right above or below it (a reference at the top of the right column,
+// level with a chart's tick values in the left one, which pass for page numbers).
+std::vector<bool> FootersBesidePageNumbers(const PageContent& page) {
+  const size_t n = page.lines.size();
+  std::vector<bool> number(n);
+  for (size_t i = 0; i < n; ++i) number[i] = IsPageNumber(page.lines[i], page);
+  std::vector<bool> beside(n, false);
+  for (size_t i = 0; i < n; ++i) {
+    const TextLine& line = page.lines[i];
+    if (!InPageNumberBand(line, page.page)) continue;
+    for (size_t k = 0; k < n && !beside[i]; ++k) {
+      const Rect& box = page.lines[k].box;
+      const double gap = std::max(box.x0 - line.box.x1, line.box.x0 - box.x1);
+      beside[i] = number[k] && VerticalOverlap(box, line.box) >= 0.6 && gap >= 3 * line.font_size;
+    }
+  }
+  std::vector<bool> out(n);
+  for (size_t i = 0; i < n; ++i) {
+    bool goes_on = false;
+    for (size_t k = 0; beside[i] && k < n && !goes_on; ++k)
+      goes_on = !beside[k] && !number[k] && InParagraphWith(page.lines[i], page.lines[k]);
+    out[i] = beside[i] && !goes_on;
+  }
+  return out;
+}
+
 struct Paragraph {
   std::vector<size_t> lines;
   Rect box;
@@ -741,16 +779,6 @@ std::vector<RuledTable> FindUnruledTables(const std::vector<TextLine>& lines,
   return tables;
 }
 
-// The number of a caption's label ("Table |3:| ...", "Fig. |2.|") and where it ends (npos at the text's
-// end); an empty number when the label has none after a space.
-std::pair<std::string_view, size_t> CaptionNumber(const std::string& text) {
-  size_t label = text.find(' ');
-  if (text.compare(0, label, "Fig.") == 0) label = text.find(' ', label + 1);  // "Fig. 2."
-  if (label == std::string::npos) return {{}, label};
-  const size_t end = text.find(' ', label + 1);
-  return {std::string_view(text).substr(label + 1, end - label - 1), end};
-}
-
 // A caption's label with its delimiter: "Table 3: ...", "Figure 2. ...", "Fig. 4.1: ...", "Figure 5 | ...";
 // not "Table 3 shows ..." at the start of a line of running text.
 bool StartsLabelledCaption(const std::string& text) {
@@ -914,6 +942,14 @@ bool ReadsOnAfterNumber(const std::string& text) {
 }
 
 }  // namespace
+
+std::pair<std::string_view, size_t> CaptionNumber(const std::string& text) {
+  size_t label = text.find(' ');
+  if (text.compare(0, label, "Fig.") == 0) label = text.find(' ', label + 1);  // "Fig. 2."
+  if (label == std::string::npos) return {{}, label};
+  const size_t end = text.find(' ', label + 1);
+  return {std::string_view(text).substr(label + 1, end - label - 1), end};
+}
 
 bool StartsCaption(const std::string& text, BlockType* body) {
   // (Chinese and Japanese: "图 3", "圖3", "図 3", "表 2", with a space or none, "图表 3" and "図表 3" for
@@ -1250,23 +1286,14 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // 1. Running headers and footers: repeated lines and page numbers in the margin bands, and the lines of
   // a band that share a page number's baseline well apart from it (a footer "12      Annual Report" on a
   // single page); a page's own header; line numbers in a margin.
-  std::vector<Rect> page_numbers;
-  for (const TextLine& line : page.lines) {
-    if (IsPageNumber(line, page)) page_numbers.push_back(line.box);
-  }
+  const std::vector<bool> footer = FootersBesidePageNumbers(page);
   const std::vector<bool> line_numbers = FindLineNumbers(page, style.monospace_fonts);
   const std::vector<bool> header = FindPageHeader(page, style.body_size);
   std::vector<TextLine> lines;
   for (size_t i = 0; i < page.lines.size(); ++i) {
     const TextLine& line = page.lines[i];
     if (line_numbers[i] || header[i] || IsRunningLine(line, page, style.running_keys)) continue;
-    bool beside_number = false;
-    for (const Rect& n : page_numbers) {
-      // Apart from the number (a section number sits next to its heading).
-      double gap = std::max(n.x0 - line.box.x1, line.box.x0 - n.x1);
-      if (VerticalOverlap(n, line.box) >= 0.6 && gap >= 3 * line.font_size) beside_number = true;
-    }
-    if (InPageNumberBand(line, pr) && beside_number) continue;
+    if (footer[i]) continue;
     lines.push_back(line);
     if (style.monospace_fonts.count(line.font) > 0) lines.back().monospace = true;
   }

@@ -22,6 +22,8 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "document/block.h"
@@ -73,6 +75,10 @@ void JoinLine(std::string& paragraph, const std::string& next_line);
 // "Table 3 ...", "Figure 2.", "Fig. A: ...": a caption's opening; sets *body to the kind it captions
 // (kTable or kImage).
 bool StartsCaption(const std::string& text, BlockType* body);
+
+// The number of a caption's label ("Table |3:| ...", "Fig. |2.|") and where it ends (npos at the text's
+// end); an empty number when the label has none after a space.
+std::pair<std::string_view, size_t> CaptionNumber(const std::string& text);
 
 // A note's label at the start of `text`: "Source:", "Notes.", "Data sources:" (capitalised), "资料来源：",
 // "数据来源：", "来源：", "注：", "备注：".

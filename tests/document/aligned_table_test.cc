@@ -47,6 +47,22 @@ TEST(AlignedTableTest, ProseColumnsAndWordGridsAreNotTables) {
 
 // An index set in two columns: entries and their page numbers side by side on shared baselines, lines of
 // page numbers (a numeric column by the look of it) where an entry wraps. Each column is text.
+TEST(AlignedTableTest, AChartsAxisTitleSetOnItsSideIsNoCell) {
+  // A line chart's y-axis title set up its side beside the tick value 60, the values 80 and 40 above and
+  // below, and the x-axis's tick values under the frame.
+  TextLine title = Line("framework", 150, 200, 8);
+  title.box = {150, 190, 158, 222};
+  title.sideways = true;
+  std::vector<TextLine> lines = {
+      Line("80", 170, 180, 8),
+      title,
+      Line("60", 170, 200, 8),
+      Line("40", 170, 220, 8),
+      LineOfWords({{"0", 200}, {"10", 243}, {"20", 286}, {"30", 329}, {"40", 372}, {"50", 415}}, 240, 8),
+      Line("in", 305, 255, 8)};
+  EXPECT_TRUE(FindAlignedTables(lines, std::vector<bool>(lines.size(), false), kPage).empty());
+}
+
 TEST(AlignedTableTest, AnIndexInTwoColumnsIsNoTable) {
   const std::vector<std::pair<std::string, std::string>> entries = {
       {"preamble, 5, 6, 27, 70,", "\\printtime, 330"}, {"121, 149, 153", "\\printXtitle, 152"},

@@ -188,6 +188,23 @@ TEST(ModelOutputParserTest, ACaptionAtAColumnsFootGoesWithTheTableAtTheNextOnesH
   EXPECT_EQ(out.blocks[3].parent, 4);
 }
 
+TEST(ModelOutputParserTest, ACaptionNumberedApartFromItsNearestTablesOwnIsNotItsCaption) {
+  // Table 1 under its caption; at the page's foot the caption of table 2, whose table is on the next page.
+  auto out = ParseModelOutput(B("0 100 480 120", "table_caption", "Table 1: Results.") +
+                              B("0 130 480 300", "table", "") + B("0 310 1000 900", "text", "prose") +
+                              B("0 950 1000 970", "table_caption", "Table 2: Timings."));
+  ASSERT_EQ(out.blocks.size(), 4u);
+  EXPECT_EQ(out.blocks[0].parent, 1);
+  EXPECT_EQ(out.blocks[3].parent, -1);
+  // A caption of two blocks (its label's number on the first only) stays the table's.
+  auto two = ParseModelOutput(B("0 100 480 120", "table_caption", "Table 1: Results.") +
+                              B("0 125 480 135", "table_caption", "(in millions)") +
+                              B("0 140 480 300", "table", ""));
+  ASSERT_EQ(two.blocks.size(), 3u);
+  EXPECT_EQ(two.blocks[0].parent, 2);
+  EXPECT_EQ(two.blocks[1].parent, 2);
+}
+
 TEST(ModelOutputParserTest, BuildVlmPageCropsAndKeepsTheRawText) {
   RgbImage render;
   render.width = 170;

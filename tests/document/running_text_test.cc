@@ -215,6 +215,23 @@ TEST(RunningTextTest, NumbersAmongCellsInTheBandAreNoPageNumbers) {
   }
 }
 
+TEST(RunningTextTest, AReferenceLevelWithAChartsTickValuesAtThePagesTopStaysWhole) {
+  // A chart at the top of the left column, its tick values 28 points apart (each passes for a page
+  // number); level with two of them the first and last lines of the next column's reference, 12 points
+  // apart: a paragraph's lines, no footer beside a page number.
+  PageContent page = Page(1, {Line("40", 93, 60, 9), Line("20", 93, 84, 9), Line("0", 97.5, 108, 9),
+                              Line("[4] K. Baker and K. Garcia. Field for shuffle", 316, 60, 9),
+                              Line("comparison correlation over column mean.", 331, 72, 9),
+                              Line("Proc. Reading Iteration, 2008.", 331, 84, 9)});
+  std::string body = BodyText(page, AnalyzeStyle({page}));
+  for (const char* text : {"[4] K. Baker", "comparison", "Proc. Reading"})
+    EXPECT_NE(body.find(text), std::string::npos) << text << " in\n" << body;
+  // A footer alone on the number's baseline still goes.
+  PageContent footer =
+      Page(1, {Line("12", 72, 770, 9), Line("Annual Report of the Tests Board", 300, 770, 9)});
+  EXPECT_EQ(BodyText(footer, AnalyzeStyle({footer})).find("Annual Report"), std::string::npos);
+}
+
 TEST(RunningTextTest, AnEquationsNumberInTheBandIsNoPageNumber) {
   // A display equation near the foot of the page, numbered "(3)" at the right margin; the page's own
   // number "(7)" stands alone under it.
@@ -292,6 +309,21 @@ TEST(RunningTextTest, ATablesHeaderRepeatedBetweenItsRulesOnEachPageIsNoRunningT
   pages[1].lines.push_back(Line("56,020", 300, 90));
   EXPECT_FALSE(IsRunningLine(pages[1].lines[4], pages[1], style.running_keys));
   EXPECT_TRUE(IsRunningLine(pages[1].lines[6], pages[1], style.running_keys));
+}
+
+TEST(RunningTextTest, AJournalLineOverASectionsNumberedHeadingRuns) {
+  // LNCS: the journal's name and its DOI on every page, 9 pt; on some pages a section's heading right
+  // under them, 12 pt bold, its number set apart from its title (two pieces on its baseline, as cells).
+  std::vector<PageContent> pages;
+  for (int i = 0; i < 3; ++i) {
+    pages.push_back(
+        Page(i, {Line("Journal of Tests, Vol. 26", 134, 85, 9), Line("doi:10.8797/18755", 402, 85, 9)}));
+  }
+  pages[1].lines.push_back(Line("2", 134, 100, 12, true));
+  pages[1].lines.push_back(Line("Related Work", 160, 100, 12, true));
+  DocumentStyle style = AnalyzeStyle(pages);
+  EXPECT_TRUE(IsRunningLine(pages[1].lines[4], pages[1], style.running_keys));
+  EXPECT_TRUE(IsRunningLine(pages[1].lines[5], pages[1], style.running_keys));
 }
 
 TEST(RunningTextTest, LineNumbersInTheMarginsAreLeftOut) {

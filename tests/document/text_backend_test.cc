@@ -253,6 +253,61 @@ TEST(TextBackendTest, ATableBetweenRulesWithItsColumnsASpaceApart) {
             "<tr><td>Kenji-3</td><td>97.339</td><td>28.08</td><td>72.694</td></tr></table>");
 }
 
+TEST(TextBackendTest, ATightTableWhoseFirstFiguresStartTheirPieces) {
+  // The same setting, where a row's first two figures are one piece after its label ("75.986 66.104") and
+  // the column they would be told by starts pieces of other rows ("52.21" after a wider gap); the header's
+  // first two words are one piece too ("Method Accuracy"), its other words pieces of their own.
+  const std::string rules = "0.5 w 98 598 m 250 598 l S 98 580 m 250 580 l S 98 512 m 250 512 l S\n";
+  const std::string cells =
+      TextAt(100.00, 588, 10, "Method") + TextAt(137.81, 588, 10, "Accuracy") +
+      TextAt(200.64, 588, 10, "F1") + TextAt(234.02, 588, 10, "F1") + TextAt(100.00, 570, 10, "Nadia-2") +
+      TextAt(148.35, 570, 10, "75.986") + TextAt(181.73, 570, 10, "66.104") +
+      TextAt(226.23, 570, 10, "8.24") + TextAt(100.00, 556, 10, "Lena-2") + TextAt(159.47, 556, 10, "23.5") +
+      TextAt(187.29, 556, 10, "52.21") + TextAt(215.11, 556, 10, "82.773") +
+      TextAt(100.00, 542, 10, "Chen-6") + TextAt(153.91, 542, 10, "12.79") +
+      TextAt(181.73, 542, 10, "67.376") + TextAt(215.11, 542, 10, "24.129") +
+      TextAt(100.00, 528, 10, "Rui-8") + TextAt(159.47, 528, 10, "27.9") + TextAt(187.29, 528, 10, "13.46") +
+      TextAt(215.11, 528, 10, "16.423") + TextAt(100.00, 516, 10, "Priya-1") +
+      TextAt(159.47, 516, 10, "71.5") + TextAt(181.73, 516, 10, "93.228") + TextAt(215.11, 516, 10, "26.264");
+  const std::vector<uint8_t> pdf = MakePdf({{TextAt(72, 700, 12, "Scores by method.") + rules + cells}});
+  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  std::string table;
+  for (const Block& b : parsed->pages[0].blocks) {
+    if (b.type == BlockType::kTable) table = b.content;
+  }
+  EXPECT_EQ(table,
+            "<table><tr><td>Method</td><td>Accuracy</td><td>F1</td><td>F1</td></tr>"
+            "<tr><td>Nadia-2</td><td>75.986</td><td>66.104</td><td>8.24</td></tr>"
+            "<tr><td>Lena-2</td><td>23.5</td><td>52.21</td><td>82.773</td></tr>"
+            "<tr><td>Chen-6</td><td>12.79</td><td>67.376</td><td>24.129</td></tr>"
+            "<tr><td>Rui-8</td><td>27.9</td><td>13.46</td><td>16.423</td></tr>"
+            "<tr><td>Priya-1</td><td>71.5</td><td>93.228</td><td>26.264</td></tr></table>");
+  // A figure wider than its heading starts before it, so the gutter between the stub and that column
+  // (from "Method"'s end to "87.363"'s start) lies left of the space's middle between "Method" and
+  // "Score": they still part, one over each column.
+  const std::string narrow = TextAt(100.00, 588, 10, "Method") + TextAt(140.61, 588, 10, "Score") +
+                             TextAt(171.20, 588, 10, "Speed") + TextAt(100.00, 570, 10, "Alice-2") +
+                             TextAt(147.27, 570, 10, "89.4") + TextAt(180.65, 570, 10, "61.4") +
+                             TextAt(100.00, 556, 10, "Hana-1") + TextAt(147.27, 556, 10, "3.93") +
+                             TextAt(186.21, 556, 10, "9.9") + TextAt(100.00, 542, 10, "Alice-2") +
+                             TextAt(136.15, 542, 10, "87.363") + TextAt(169.53, 542, 10, "85.226");
+  const std::vector<uint8_t> narrow_pdf =
+      MakePdf({{TextAt(72, 700, 12, "Scores by method.") +
+                "0.5 w 98 598 m 206 598 l S 98 580 m 206 580 l S 98 534 m 206 534 l S\n" + narrow}});
+  auto narrow_parsed = ParseWithTextLayer(narrow_pdf, {}, {});
+  ASSERT_TRUE(narrow_parsed.ok()) << narrow_parsed.status().ToString();
+  table.clear();
+  for (const Block& b : narrow_parsed->pages[0].blocks) {
+    if (b.type == BlockType::kTable) table = b.content;
+  }
+  EXPECT_EQ(table,
+            "<table><tr><td>Method</td><td>Score</td><td>Speed</td></tr>"
+            "<tr><td>Alice-2</td><td>89.4</td><td>61.4</td></tr>"
+            "<tr><td>Hana-1</td><td>3.93</td><td>9.9</td></tr>"
+            "<tr><td>Alice-2</td><td>87.363</td><td>85.226</td></tr></table>");
+}
+
 TEST(TextBackendTest, AReportTableWithWrappedLabelsAndTwoHeaderLevelsWithAndWithoutRules) {
   // A heading centred over two columns (narrower than they are), labels wrapped onto a second line
   // (one ending in "and", one indented), the values on each label's first line; once between a top
