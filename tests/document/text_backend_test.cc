@@ -224,6 +224,18 @@ TEST(TextBackendTest, TablesOfHorizontalRulesAndOfShadedCells) {
       "<td>7</td></tr></table>");
 }
 
+// The last table block of the first page of `pdf` read with the text layer ("" when none).
+std::string LastTable(const std::vector<uint8_t>& pdf) {
+  auto parsed = ParseWithTextLayer(pdf, {}, {});
+  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  std::string table;
+  if (!parsed.ok()) return table;
+  for (const Block& b : parsed->pages[0].blocks) {
+    if (b.type == BlockType::kTable) table = b.content;
+  }
+  return table;
+}
+
 TEST(TextBackendTest, ATableBetweenRulesWithItsColumnsASpaceApart) {
   // LNCS sets 1.4 pt either side of a column: its columns stand 3 pt apart, a word space, the labels
   // flush left and the figures and their headings flush right.
@@ -238,14 +250,7 @@ TEST(TextBackendTest, ATableBetweenRulesWithItsColumnsASpaceApart) {
                             TextAt(192.13, 542, 10, "0.752") + TextAt(225.71, 542, 10, "77.29") +
                             TextAt(100, 528, 10, "Kenji-3") + TextAt(142.45, 528, 10, "97.339") +
                             TextAt(192.13, 528, 10, "28.08") + TextAt(220.15, 528, 10, "72.694");
-  auto parsed =
-      ParseWithTextLayer(MakePdf({{TextAt(72, 700, 12, "Scores by method.") + rules + cells}}), {}, {});
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
-  std::string table;
-  for (const Block& b : parsed->pages[0].blocks) {
-    if (b.type == BlockType::kTable) table = b.content;
-  }
-  EXPECT_EQ(table,
+  EXPECT_EQ(LastTable(MakePdf({{TextAt(72, 700, 12, "Scores by method.") + rules + cells}})),
             "<table><tr><td>Method</td><td>Recall</td><td>Accuracy</td><td>Recall</td></tr>"
             "<tr><td>Bruno-8</td><td>10.004</td><td>47.2</td><td>96.375</td></tr>"
             "<tr><td>Tomas-5</td><td>52.869</td><td>85.32</td><td>24.318</td></tr>"
@@ -269,14 +274,7 @@ TEST(TextBackendTest, ATightTableWhoseFirstFiguresStartTheirPieces) {
       TextAt(100.00, 528, 10, "Rui-8") + TextAt(159.47, 528, 10, "27.9") + TextAt(187.29, 528, 10, "13.46") +
       TextAt(215.11, 528, 10, "16.423") + TextAt(100.00, 516, 10, "Priya-1") +
       TextAt(159.47, 516, 10, "71.5") + TextAt(181.73, 516, 10, "93.228") + TextAt(215.11, 516, 10, "26.264");
-  const std::vector<uint8_t> pdf = MakePdf({{TextAt(72, 700, 12, "Scores by method.") + rules + cells}});
-  auto parsed = ParseWithTextLayer(pdf, {}, {});
-  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
-  std::string table;
-  for (const Block& b : parsed->pages[0].blocks) {
-    if (b.type == BlockType::kTable) table = b.content;
-  }
-  EXPECT_EQ(table,
+  EXPECT_EQ(LastTable(MakePdf({{TextAt(72, 700, 12, "Scores by method.") + rules + cells}})),
             "<table><tr><td>Method</td><td>Accuracy</td><td>F1</td><td>F1</td></tr>"
             "<tr><td>Nadia-2</td><td>75.986</td><td>66.104</td><td>8.24</td></tr>"
             "<tr><td>Lena-2</td><td>23.5</td><td>52.21</td><td>82.773</td></tr>"
@@ -292,16 +290,9 @@ TEST(TextBackendTest, ATightTableWhoseFirstFiguresStartTheirPieces) {
                              TextAt(100.00, 556, 10, "Hana-1") + TextAt(147.27, 556, 10, "3.93") +
                              TextAt(186.21, 556, 10, "9.9") + TextAt(100.00, 542, 10, "Alice-2") +
                              TextAt(136.15, 542, 10, "87.363") + TextAt(169.53, 542, 10, "85.226");
-  const std::vector<uint8_t> narrow_pdf =
-      MakePdf({{TextAt(72, 700, 12, "Scores by method.") +
-                "0.5 w 98 598 m 206 598 l S 98 580 m 206 580 l S 98 534 m 206 534 l S\n" + narrow}});
-  auto narrow_parsed = ParseWithTextLayer(narrow_pdf, {}, {});
-  ASSERT_TRUE(narrow_parsed.ok()) << narrow_parsed.status().ToString();
-  table.clear();
-  for (const Block& b : narrow_parsed->pages[0].blocks) {
-    if (b.type == BlockType::kTable) table = b.content;
-  }
-  EXPECT_EQ(table,
+  EXPECT_EQ(LastTable(MakePdf(
+                {{TextAt(72, 700, 12, "Scores by method.") +
+                  "0.5 w 98 598 m 206 598 l S 98 580 m 206 580 l S 98 534 m 206 534 l S\n" + narrow}})),
             "<table><tr><td>Method</td><td>Score</td><td>Speed</td></tr>"
             "<tr><td>Alice-2</td><td>89.4</td><td>61.4</td></tr>"
             "<tr><td>Hana-1</td><td>3.93</td><td>9.9</td></tr>"
