@@ -800,15 +800,20 @@ bool DigitGroup(const std::string& number, const std::string& next) {
 // 47.2" under "Method Recall Accuracy"), but for a group of a number's digits ("1 234"). (A column of
 // figures all as wide after labels all as wide is not told from a phrase repeated and stays whole.)
 void PartAlignedFigures(std::vector<Row>& rows, const std::vector<TextLine>& lines) {
-  auto words_of = [&](const Piece& p) { return WordsToCut(p, lines[p.line]); };
+  // Per row, per piece, its words (cut once, read twice).
+  std::vector<std::vector<std::vector<LineWord>>> piece_words(rows.size());
+  for (size_t r = 0; r < rows.size(); ++r) {
+    for (const Piece& p : rows[r].pieces) piece_words[r].push_back(WordsToCut(p, lines[p.line]));
+  }
   // Per row, its figures: where each starts and ends, and the gap before it (0 for a piece of its own).
   struct Figure {
     double x0, x1, gap;
   };
   std::vector<std::vector<Figure>> figures(rows.size());
   for (size_t r = 0; r < rows.size(); ++r) {
-    for (const Piece& p : rows[r].pieces) {
-      const std::vector<LineWord> words = words_of(p);
+    for (size_t i = 0; i < rows[r].pieces.size(); ++i) {
+      const Piece& p = rows[r].pieces[i];
+      const std::vector<LineWord>& words = piece_words[r][i];
       if (IsNumericCell(p.text) || (words.size() > 1 && IsNumericCell(words[0].text))) {
         const double x1 = words.size() > 1 ? words[0].x1 : p.x1;
         figures[r].push_back({p.x0, x1, 0});  // (a piece's first figure, the others after it)
@@ -842,8 +847,9 @@ void PartAlignedFigures(std::vector<Row>& rows, const std::vector<TextLine>& lin
   };
   for (size_t r = 0; r < rows.size(); ++r) {
     std::vector<Piece> out;
-    for (Piece& p : rows[r].pieces) {
-      const std::vector<LineWord> words = words_of(p);
+    for (size_t i = 0; i < rows[r].pieces.size(); ++i) {
+      Piece& p = rows[r].pieces[i];
+      const std::vector<LineWord>& words = piece_words[r][i];
       const double em = std::max(lines[p.line].font_size, 1.0);
       Piece part = p;
       for (size_t k = 0; k < words.size(); ++k) {

@@ -733,8 +733,8 @@ bool BeyondItsBlock(const FragmentOrigin& block, const TextLine& other, const Fr
 constexpr double kMaxJustifiedSpaceEms = 3;   // a justified line's word space, widest
 constexpr double kJustifiedSpreadEms = 0.15;  // how far the word spaces of one justified line differ
 constexpr double kMaxIndentEms = 3;           // a paragraph's first-line indent, widest
-constexpr size_t kMinJustifiedPieces = 3;
-constexpr double kEdgeSlackEms = 0.2;  // a justified line's end short of its block's right edge, at most
+constexpr size_t kMinJustifiedPieces = 3;  // fragments of such a line, fewest (two may be a label and text)
+constexpr double kEdgeSlackEms = 0.2;      // a justified line's end short of its block's right edge, at most
 
 // Runs of fragments that are one justified line of a paragraph whose words MuPDF set apart (IEEE's
 // abstract: four words on a line 1.3 em apart): fragments (sorted by top edge) of one MuPDF block on one
