@@ -20,9 +20,12 @@ namespace mineru::document {
 namespace {
 
 constexpr int kMaxDepth = 12;
-constexpr double kMinBandGap = 2;       // points: a gap this tall across a region parts a block over columns
-constexpr size_t kMaxTopBands = 12;     // bands of such a block looked at, from the top
-constexpr double kHeadingRatio = 1.08;  // a heading is at least this much larger than body text
+constexpr double kMinBandGap = 2;        // points: a gap this tall across a region parts a block over columns
+constexpr size_t kMaxTopBands = 12;      // bands of such a block looked at, from the top
+constexpr double kBlocksGapLines = 1.5;  // median lines: the blank strip under blocks set over columns
+constexpr size_t kMaxBlocksLines = 80;   // lines over columns looked at as blocks (authors' rows)
+constexpr double kStackHeightRatio = 0.75;  // of the taller line: a line under another in a block of lines
+constexpr double kHeadingRatio = 1.08;      // a heading is at least this much larger than body text
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
 constexpr double kItemLabelReach = 3.0;  // ems: a list's label at most this far before its item's text
 constexpr double kSmallCapsRatio = 0.7;  // of the body size: small capitals at least this large
@@ -161,6 +164,17 @@ std::tuple<double, double, double> FindClearGutter(const std::vector<Item>& item
   return {best_score, gx0, gx1};
 }
 
+// The most items of `ids` whose left edges (or right ones) stand at one x, within 2 points.
+size_t FlushCount(const std::vector<Item>& items, const std::vector<size_t>& ids, bool left_edge) {
+  auto edge = [&](size_t id) { return left_edge ? items[id].box.x0 : items[id].box.x1; };
+  size_t best = 0;
+  for (size_t a : ids) {
+    best = std::max<size_t>(best, std::count_if(ids.begin(), ids.end(),
+                                                [&](size_t b) { return std::fabs(edge(a) - edge(b)) <= 2; }));
+  }
+  return best;
+}
+
 // Whether the items either side of the gutter gx0..gx1 are rows rather than columns: a code listing's
 // lines cut into pieces at wide gaps ("x   INTEGER,": three in four items on each side monospaced); a
 // list's labels alone on the reading side, three in four level with a line on the other ("[1]" before a
@@ -202,14 +216,7 @@ bool RowsAcross(const std::vector<Item>& items, const std::vector<size_t>& ids, 
   if (!band) return false;
   // Keys flush left or right (names, sizes), values flush left: not the centred lines of an author block.
   auto flush = [&](const std::vector<size_t>& side, bool left_edge) {
-    auto edge = [&](size_t id) { return left_edge ? items[id].box.x0 : items[id].box.x1; };
-    size_t best = 0;
-    for (size_t a : side) {
-      best = std::max<size_t>(best, std::count_if(side.begin(), side.end(), [&](size_t b) {
-                                return std::fabs(edge(a) - edge(b)) <= 2;
-                              }));
-    }
-    return best * 4 >= side.size() * 3;
+    return FlushCount(items, side, left_edge) * 4 >= side.size() * 3;
   };
   if (!(flush(left, true) || flush(left, false)) || !flush(right, !rtl)) return false;
   size_t wide_values = 0;
@@ -375,6 +382,126 @@ std::vector<std::vector<size_t>> HeadsCentredOverSides(const std::vector<Item>& 
   return heads;
 }
 
+// The lines of `lines` (top down) stacked into blocks of centred lines: each line goes under the block
+// whose last line is right over it (less than a line apart, overlapping it across, at least
+// kStackHeightRatio as tall as the taller of the two: a title set large is no author's block) and whose
+// first line's centre is its own, within half a line; otherwise it starts a block.
+std::vector<std::vector<size_t>> CentredStacks(const std::vector<Item>& items,
+                                               const std::vector<size_t>& lines) {
+  std::vector<std::vector<size_t>> stacks;
+  for (size_t id : lines) {
+    const Rect& b = items[id].box;
+    std::vector<size_t>* home = nullptr;
+    for (std::vector<size_t>& stack : stacks) {
+      const Rect& last = items[stack.back()].box;
+      const double gap = b.y0 - last.y1;
+      const double shorter = std::min(b.height(), last.height());
+      if (gap < shorter && gap > -0.5 * b.height() &&
+          shorter >= kStackHeightRatio * std::max(b.height(), last.height()) && b.x0 < last.x1 &&
+          b.x1 > last.x0 && std::fabs(b.cx() - items[stack.front()].box.cx()) <= 0.5 * b.height()) {
+        home = &stack;
+        break;
+      }
+    }
+    if (home == nullptr) {
+      stacks.push_back({id});
+    } else {
+      home->push_back(id);
+    }
+  }
+  return stacks;
+}
+
+// The flows of `stacks` (CentredStacks, top down) read as a title's lines, then rows of blocks side by
+// side, each row's first lines level: the first row of two blocks or more of two lines or more, the title
+// the stacks over it. A block is narrower than half the region (`width`), two of its lines at least flush
+// at neither edge with the most lines that are (of two, the two apart): a justified paragraph's lines are
+// flush at both. The title's lines make one flow, then each block one, row by row in reading order across;
+// none where the stacks are no such thing.
+std::vector<std::vector<size_t>> TitleAndBlocks(const std::vector<Item>& items,
+                                                std::vector<std::vector<size_t>> stacks, double width,
+                                                bool rtl) {
+  std::vector<std::vector<size_t>> rows;  // indices into stacks
+  for (size_t s = 0; s < stacks.size(); ++s) {
+    if (!rows.empty() && VerticalOverlap(items[stacks[rows.back().front()].front()].box,
+                                         items[stacks[s].front()].box) >= 0.5) {
+      rows.back().push_back(s);
+    } else {
+      rows.push_back({s});
+    }
+  }
+  size_t first = 0;
+  while (first < rows.size() && rows[first].size() < 2) ++first;
+  if (first == rows.size()) return {};
+  auto block = [&](const std::vector<size_t>& stack) {
+    Rect box;
+    for (size_t id : stack) box = box.Union(items[id].box);
+    const size_t flush = std::max<size_t>(1, stack.size() - 2);
+    return box.width() < 0.5 * width && FlushCount(items, stack, true) <= flush &&
+           FlushCount(items, stack, false) <= flush;
+  };
+  for (size_t r = first; r < rows.size(); ++r) {
+    for (size_t s : rows[r]) {
+      if (!block(stacks[s]) || (r == first && stacks[s].size() < 2)) return {};
+    }
+  }
+  std::vector<size_t> title;
+  for (size_t r = 0; r < first; ++r) {
+    for (size_t s : rows[r]) title.insert(title.end(), stacks[s].begin(), stacks[s].end());
+  }
+  std::sort(title.begin(), title.end(),
+            [&](size_t a, size_t b) { return items[a].box.y0 < items[b].box.y0; });
+  std::vector<std::vector<size_t>> flows;
+  if (!title.empty()) flows.push_back(std::move(title));
+  for (size_t r = first; r < rows.size(); ++r) {
+    std::sort(rows[r].begin(), rows[r].end(), [&](size_t a, size_t b) {
+      const double xa = items[stacks[a].front()].box.cx(), xb = items[stacks[b].front()].box.cx();
+      return rtl ? xa > xb : xa < xb;
+    });
+    for (size_t s : rows[r]) flows.push_back(std::move(stacks[s]));
+  }
+  return flows;
+}
+
+// Blocks of centred lines side by side over a region's columns (IEEE's authors, each a name over its
+// affiliation's lines, in a row or more under the title), a blank strip across the region under them at
+// least kBlocksGapLines median lines tall: at one of the first kMaxTopBands such strips, everything over
+// it is lines (kMaxBlocksLines at most) that stack (CentredStacks) into a title's and blocks
+// (TitleAndBlocks). Returns the flows to read first and takes their items out of `ids`; none where the
+// region's top is no such thing.
+std::vector<std::vector<size_t>> BlocksOverColumns(const std::vector<Item>& items, std::vector<size_t>& ids,
+                                                   bool rtl) {
+  std::vector<size_t> sorted = ids;
+  std::sort(sorted.begin(), sorted.end(),
+            [&](size_t a, size_t b) { return items[a].box.y0 < items[b].box.y0; });
+  std::vector<double> heights;
+  Rect region;
+  for (size_t id : ids) {
+    heights.push_back(items[id].box.height());
+    region = region.Union(items[id].box);
+  }
+  const double blank = kBlocksGapLines * Median(std::move(heights));
+  double reach = -1e18;
+  size_t strips = 0;
+  for (size_t k = 0; k < sorted.size() && strips <= kMaxTopBands; ++k) {
+    const Rect& b = items[sorted[k]].box;
+    const bool strip = k > 0 && b.y0 - reach >= blank;
+    reach = std::max(reach, b.y1);
+    if (!strip) continue;
+    ++strips;
+    const std::vector<size_t> above(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k));
+    if (sorted.size() - k < 2 * kMinRows || above.size() > kMaxBlocksLines ||
+        std::any_of(above.begin(), above.end(), [&](size_t id) { return items[id].kind != ItemKind::kLine; }))
+      return {};
+    std::vector<std::vector<size_t>> flows =
+        TitleAndBlocks(items, CentredStacks(items, above), region.width(), rtl);
+    if (flows.empty()) continue;
+    ids.assign(sorted.begin() + static_cast<std::ptrdiff_t>(k), sorted.end());
+    return flows;
+  }
+  return {};
+}
+
 // Whether `text` is words set in capitals: four Latin letters or more, none in lower case, and most of
 // its characters (an identifier such as "REDP-5110-00" is mostly figures).
 bool InCapitals(const std::string& text) {
@@ -433,6 +560,12 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
     }
     for (std::vector<size_t>& band : bands)
       OrderItems(items, std::move(band), rtl, depth + 1, measure, true, flows);
+    return;
+  }
+  // Blocks side by side over the columns (a paper's authors) are read first, block by block.
+  if (std::vector<std::vector<size_t>> top = BlocksOverColumns(items, ids, rtl); !top.empty()) {
+    for (std::vector<size_t>& flow : top) flows.push_back(std::move(flow));
+    OrderItems(items, std::move(ids), rtl, depth + 1, measure, band, flows);
     return;
   }
   // Items crossing the gutter cut the region into bands.
@@ -944,8 +1077,7 @@ bool ReadsOnAfterNumber(const std::string& text) {
 }  // namespace
 
 std::pair<std::string_view, size_t> CaptionNumber(const std::string& text) {
-  size_t label = text.find(' ');
-  if (text.compare(0, label, "Fig.") == 0) label = text.find(' ', label + 1);  // "Fig. 2."
+  const size_t label = text.find(' ');  // "Fig. 2." too: the label's own dot is no delimiter
   if (label == std::string::npos) return {{}, label};
   const size_t end = text.find(' ', label + 1);
   return {std::string_view(text).substr(label + 1, end - label - 1), end};
@@ -1300,8 +1432,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   // Lines with a line of the same style on their baseline (and apart from it): cells of a header row or
   // form labels, not headings by weight or font.
   std::vector<bool> row_peer(lines.size(), false);
-  // Row peers centred over a line no larger right under them (their own x centre, another left edge): an
-  // author block's names over their affiliations, not headings however large.
+  // Row peers centred over a line no larger right under them (their own x centre within half an em, left
+  // edges half an em apart or more; that line's top may reach half an em into theirs, as a font's boxes
+  // do): an author block's names over their affiliations, not headings however large.
   std::vector<bool> byline(lines.size(), false);
   {
     std::vector<size_t> order(lines.size());
@@ -1342,12 +1475,12 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       if (!row_peer[i]) continue;
       const Rect& a = lines[i].box;
       const double em = std::max(1.0, lines[i].font_size);
-      auto oj = std::lower_bound(order.begin(), order.end(), a.y1 - 0.2 * em,
+      auto oj = std::lower_bound(order.begin(), order.end(), a.y1 - 0.5 * em,
                                  [&](size_t k, double y) { return lines[k].box.y0 < y; });
       for (; oj != order.end() && lines[*oj].box.y0 <= a.y1 + em && !byline[i]; ++oj) {
         const Rect& b = lines[*oj].box;
         byline[i] = lines[*oj].font_size <= lines[i].font_size && std::fabs(b.cx() - a.cx()) <= 0.5 * em &&
-                    std::fabs(b.x0 - a.x0) >= em;
+                    std::fabs(b.x0 - a.x0) >= 0.5 * em;
       }
     }
   }

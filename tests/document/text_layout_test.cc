@@ -386,6 +386,87 @@ TEST(TextLayoutTest, AnAuthorBlockOverTheGutterIsReadAuthorByAuthorAndTheColumns
       << order;
 }
 
+TEST(TextLayoutTest, AuthorBlocksSideBySideAreReadBlockByBlockAndTheirNamesAreNoHeadings) {
+  // IEEE's author blocks: three or four authors side by side under a title, each a name (11 pt) centred
+  // over four lines of affiliation (10 pt) 12 points apart, their boxes overlapping a little as a font's
+  // do, the blocks' rows level with each other, two columns of a page under them past a blank strip. Of
+  // three, the middle block is centred over the columns' gutter (its lines cross it, and so few others do
+  // that it is one); of four, two stand over each column. The third author's first two lines are a little
+  // shorter than the name (their left edges under an em apart); three of the fourth's are as wide. The
+  // title is centred over the page a little over the names (and the middle one).
+  const std::string places[4][4] = {
+      {"Dept. of Computing", "Univ. of Somewhere", "City, Country", "a@somewhere.edu"},
+      {"School of Design", "Institute of Art", "Town, Country", "b@somewhere.org"},
+      {"Data Lab", "Lab Campus", "City, Country", "c@elsewhere.edu"},
+      {"Dept. of Physics", "Univ. of Nowhere", "Austin, Texas US", "d@elsewhere.org"}};
+  for (int authors : {3, 4}) {
+    std::vector<TextLine> lines = {Line("Reading Author Blocks", 216, 60, 16)};  // centred on x 300
+    std::string expected = "# Reading Autho|";
+    for (int a = 0; a < authors; ++a) {
+      const double centre = authors == 3 ? 150 + 150 * a : 120 + 120 * a;
+      const std::string name = "Author " + std::string(1, static_cast<char>('A' + a)) + " Name";
+      lines.push_back(Line(name, centre - 5.5 * 0.5 * name.size(), 80, 11));
+      const std::string n = " " + std::to_string(a + 1);
+      for (int k = 0; k < 4; ++k) {
+        const std::string place = places[a][k] + n;
+        lines.push_back(Line(place, centre - 5 * 0.5 * place.size(), 89 + 12 * k, 10));
+      }
+      expected += name + "|" + (places[a][0] + n + " " + places[a][1]).substr(0, 13) + "|";
+    }
+    expected += "Left column l|Right column |";
+    for (int k = 0; k < 40; ++k) {
+      // 60..290 and 310..540: a gutter 20 points wide around x 300.
+      lines.push_back(
+          Line("Left column line " + std::to_string(k) + " of the body text, set wide.", 60, 170 + 12 * k));
+      lines.push_back(
+          Line("Right column line " + std::to_string(k) + " of the body text, set wide", 310, 170 + 12 * k));
+    }
+    PageContent page = Page(lines);
+    std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+    std::string order;
+    for (const Block& b : blocks) {
+      order += (b.type == BlockType::kTitle ? "# " : "") + b.content.substr(0, 13) + "|";
+    }
+    EXPECT_EQ(order, expected) << authors;
+    for (const Block& b : blocks) {  // each affiliation whole, down to its address
+      if (b.content.find("Country") != std::string::npos) {
+        EXPECT_NE(b.content.find('@'), std::string::npos) << b.content;
+      }
+    }
+  }
+}
+
+TEST(TextLayoutTest, ParagraphsOfTwoColumnsEndingLevelOverABlankStripAreNoBlocksOverThem) {
+  // Two columns of justified paragraphs (lines flush at both edges, the last one short) that both end
+  // level, a blank strip across the page under them, then more of both columns: each column whole, left
+  // first, not the two top paragraphs first. So too under two headings of a line each, centred over the
+  // columns' tops, level, set apart over their text.
+  for (bool headings : {false, true}) {
+    std::vector<TextLine> lines = {Line("Two Columns Of Paragraphs", 200, 20, 16)};
+    if (headings) {
+      lines.push_back(Line("Left Heading", 155, 52, 10));
+      lines.push_back(Line("Right Heading", 402, 52, 10));
+    }
+    auto column = [&](const std::string& side, double x, double y) {
+      for (int k = 0; k < 6; ++k) {
+        lines.push_back(Line(side + " justified line of a paragraph, set full.", x, y + 12 * k));
+      }
+      lines.push_back(Line(side + " ends here.", x, y + 72));
+    };
+    for (double y : {80.0, 200.0, 320.0, 440.0}) {
+      column("Left", 60, y);
+      column("Right", 310, y);
+    }
+    PageContent page = Page(lines);
+    std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+    std::string order;
+    for (const Block& b : blocks) order += b.content.substr(0, 5);
+    EXPECT_EQ(order, headings ? "Two CLeft Left Left Left Left RightRightRightRightRight"
+                              : "Two CLeft Left Left Left RightRightRightRight")
+        << order;
+  }
+}
+
 TEST(TextLayoutTest, OptionsAndWhatTheyDoAreReadRowByRowAndSoIsCode) {
   // Between paragraphs across the page, options and their descriptions set apart (keys flush left,
   // values flush left at one x): each option with what it does, not all options then all descriptions.
@@ -427,6 +508,15 @@ TEST(TextLayoutTest, OptionsAndWhatTheyDoAreReadRowByRowAndSoIsCode) {
   text.clear();
   for (const Block& b : LayoutPage(page, AnalyzeStyle({page}))) text += b.content + "|";
   EXPECT_NE(text.find("x|INTEGER,|y|CHOICE {|z|BOOLEAN }|"), std::string::npos) << text;
+}
+
+TEST(TextLayoutTest, ACaptionsNumberFollowsItsLabel) {
+  EXPECT_EQ(CaptionNumber("Table 3: Scores on the held-out sets.").first, "3:");
+  EXPECT_EQ(CaptionNumber("Fig. 2: Mean at each step.").first, "2:");
+  EXPECT_EQ(CaptionNumber("Fig. 4.1. Mean at each step.").first, "4.1.");
+  EXPECT_EQ(CaptionNumber("TABLE IV").first, "IV");
+  EXPECT_EQ(CaptionNumber("TABLE IV").second, std::string::npos);
+  EXPECT_EQ(CaptionNumber("Figure").first, "");
 }
 
 TEST(TextLayoutTest, ACaptionSetRightUnderAParagraphStartsABlockOfItsOwn) {
@@ -1165,13 +1255,16 @@ TEST(TextLayoutTest, ACaptionCentredUnderItsFloatEndsWhereTheColumnsTextStarts) 
   ASSERT_EQ(blocks.size(), 2u);
   EXPECT_EQ(blocks[0].content, "Table 1: Scheduler parameters.");
   // The text under it opens with an indented line that runs to the measure, the next at the column's
-  // edge: apart too. A caption's own second line, centred and short, stays in it.
-  lines = {Line("Table 1: Scheduler parameters.", 75, 100),
-           Line("The cost of a step is dominated by read-", 70, 112),
-           Line("ing the weights, once for the whole batch.", 50, 124)};
-  blocks = LayoutAlone(lines);
-  ASSERT_EQ(blocks.size(), 2u);
-  EXPECT_EQ(blocks[0].content, "Table 1: Scheduler parameters.");
+  // edge: apart too, whatever the label ("Fig." ends in a dot of its own). A caption's own second line,
+  // centred and short, stays in it.
+  for (const char* caption :
+       {"Table 1: Scheduler parameters.", "Fig. 1: Scheduler parameters.", "Fig. 1. Scheduler parameters."}) {
+    lines = {Line(caption, 75, 100), Line("The cost of a step is dominated by read-", 70, 112),
+             Line("ing the weights, once for the whole batch.", 50, 124)};
+    blocks = LayoutAlone(lines);
+    ASSERT_EQ(blocks.size(), 2u) << caption;
+    EXPECT_EQ(blocks[0].content, caption);
+  }
   lines = {Line("Table 1: Scheduler parameters.", 75, 100), Line("Higher is better.", 108, 112),
            Line("The weights are read once for the whole batch.", 50, 128)};
   EXPECT_EQ(LayoutAlone(lines)[0].content, "Table 1: Scheduler parameters. Higher is better.");

@@ -4,8 +4,8 @@
     make_papers.py STYLE OUT N SEED    STYLE: article (two columns), ieee (IEEEtran, conference),
                                        llncs (Springer LNCS, one column)
 
-writes OUT/pNN.pdf and OUT/pNN_ref.md: a title, authors and affiliations, an abstract, numbered
-sections and subsections of paragraphs (random words of a fixed vocabulary: LaTeX hyphenates them and
+writes OUT/pNN.pdf and OUT/pNN_ref.md: a title, authors and affiliations (in ieee, IEEE's blocks side
+by side, a name over its affiliation's lines), an abstract, numbered sections and subsections of paragraphs (random words of a fixed vocabulary: LaTeX hyphenates them and
 justifies the lines), bulleted lists, booktabs tables, pgfplots charts (their labels belong to the
 figure, not the text) under a caption, and references. Floats are set where they stand (\\captionof),
 so the reference's order is the page's. Running headers (journal, volume, DOI) and page numbers are not
@@ -37,6 +37,9 @@ SURNAMES = ("Andersen Baker Costa Dubois Eriksson Fischer Garcia Huang Ivanova J
             "Moreau Novak Okafor Petrov Rossi Silva Tanaka Weber").split()
 SECTIONS = ["Related Work", "Method", "Experimental Setup", "Results", "Discussion", "Limitations"]
 METRICS = ["Precision", "Recall", "F1", "Latency", "Memory", "Accuracy", "Error", "Speed"]
+DEPARTMENTS = ["Computing", "Computer Science", "Electrical Engineering", "Mathematics", "Physics", "Statistics"]
+CITIES = ["Oslo, Norway", "Turin, Italy", "Lagos, Nigeria", "Kyoto, Japan", "Lyon, France", "Porto, Portugal",
+          "Gdansk, Poland", "Austin, USA"]
 ROMAN = ["I", "II", "III", "IV", "V", "VI", "VII", "VIII", "IX", "X"]
 
 
@@ -81,6 +84,10 @@ def figure(r, style, n):
     return tex, ["%s %s" % (label, text)]
 
 
+def domain(place):
+    return place.replace("University of ", "").replace(" Institute", "").lower()
+
+
 def front(r, style):
     title = capitalised(r, 5, 9)
     authors = [("%s %s" % (r.choice(NAMES), r.choice(SURNAMES)), r.randint(1, 2)) for _ in range(r.randint(2, 4))]
@@ -91,12 +98,26 @@ def front(r, style):
     if style == "llncs":
         tex = [r"\title{%s}" % title, r"\author{%s}" % names.replace(r"\textsuperscript", r"\inst"),
                r"\institute{%s \and %s}" % places]
+    elif style == "ieee":
+        # IEEE's conference style: each author a block, a name over its affiliation's lines, side by side.
+        blocks = []
+        for name, mark in authors:
+            lines = ["Department of " + r.choice(DEPARTMENTS), places[mark - 1], r.choice(CITIES),
+                     "%s@%s.org" % (name.split()[1].lower(), domain(places[mark - 1]))]
+            blocks.append((name, lines))
+        tex = [r"\title{%s}" % title, r"\author{%s}" % "\n\\and\n".join(
+            r"\IEEEauthorblockN{%s}\IEEEauthorblockA{%s}" % (name, r"\\".join(lines)) for name, lines in blocks)]
     else:
         tex = [r"\title{%s}" % title, r"\author{%s\\ %s}" % (names, affiliations)]
     tex += [r"\date{}", r"\begin{document}", r"\maketitle", r"\thispagestyle{fancy}",
             r"\begin{abstract}", abstract, r"\end{abstract}"]
-    md = ["# " + title, "", ", ".join("%s%d" % a for a in authors), ""]
-    md += ["1 " + places[0], "", "2 " + places[1], ""] if style == "llncs" else ["1%s 2%s" % places, ""]
+    md = ["# " + title, ""]
+    if style == "ieee":
+        for name, lines in blocks:
+            md += [name, "", " ".join(lines), ""]
+    else:
+        md += [", ".join("%s%d" % a for a in authors), ""]
+        md += ["1 " + places[0], "", "2 " + places[1], ""] if style == "llncs" else ["1%s 2%s" % places, ""]
     md += {"article": ["## Abstract", "", abstract, ""], "ieee": ["Abstract—" + abstract, ""],
            "llncs": ["Abstract. " + abstract, ""]}[style]
     return tex, md
