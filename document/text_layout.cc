@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <set>
 #include <string_view>
 #include <tuple>
 
@@ -436,7 +437,7 @@ std::vector<std::vector<size_t>> TitleAndBlocks(const std::vector<Item>& items,
   auto block = [&](const std::vector<size_t>& stack) {
     Rect box;
     for (size_t id : stack) box = box.Union(items[id].box);
-    const size_t flush = std::max<size_t>(1, stack.size() - 2);
+    const size_t flush = stack.size() > 3 ? stack.size() - 2 : 1;
     return box.width() < 0.5 * width && FlushCount(items, stack, true) <= flush &&
            FlushCount(items, stack, false) <= flush;
   };
@@ -1434,7 +1435,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   std::vector<bool> row_peer(lines.size(), false);
   // Row peers centred over a line no larger right under them (their own x centre within half an em, left
   // edges half an em apart or more; that line's top may reach half an em into theirs, as a font's boxes
-  // do): an author block's names over their affiliations, not headings however large.
+  // do): an author block's names over their affiliations, not headings however large; so is a line in
+  // such a name's style centred over its own line (an author alone on the next row).
   std::vector<bool> byline(lines.size(), false);
   {
     std::vector<size_t> order(lines.size());
@@ -1471,17 +1473,27 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         row_peer[i] = row_peer[j] = true;
       }
     }
-    for (size_t i = 0; i < lines.size(); ++i) {
-      if (!row_peer[i]) continue;
+    auto centred_over_next = [&](size_t i) {
       const Rect& a = lines[i].box;
       const double em = std::max(1.0, lines[i].font_size);
       auto oj = std::lower_bound(order.begin(), order.end(), a.y1 - 0.5 * em,
                                  [&](size_t k, double y) { return lines[k].box.y0 < y; });
-      for (; oj != order.end() && lines[*oj].box.y0 <= a.y1 + em && !byline[i]; ++oj) {
+      for (; oj != order.end() && lines[*oj].box.y0 <= a.y1 + em; ++oj) {
         const Rect& b = lines[*oj].box;
-        byline[i] = lines[*oj].font_size <= lines[i].font_size && std::fabs(b.cx() - a.cx()) <= 0.5 * em &&
-                    std::fabs(b.x0 - a.x0) >= 0.5 * em;
+        if (lines[*oj].font_size <= lines[i].font_size && std::fabs(b.cx() - a.cx()) <= 0.5 * em &&
+            std::fabs(b.x0 - a.x0) >= 0.5 * em)
+          return true;
       }
+      return false;
+    };
+    std::set<std::string> name_styles;
+    for (size_t i = 0; i < lines.size(); ++i) {
+      byline[i] = row_peer[i] && centred_over_next(i);
+      if (byline[i]) name_styles.insert(keys[i]);
+    }
+    // (An author alone on the row under the others', set in their names' style.)
+    for (size_t i = 0; i < lines.size(); ++i) {
+      byline[i] = byline[i] || (name_styles.count(keys[i]) > 0 && centred_over_next(i));
     }
   }
   // 2. Tables and images.
@@ -1968,13 +1980,19 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
 
   // Seven or more titles in one font and size on a page are a listing or a diagram set in a larger font;
   // numbered section headings ("2.1 Memory", "3. Results") count neither way (a short paper's page holds
-  // seven headings, its sections' numbers in order).
+  // seven headings, its sections' numbers in order). Lines as large as a title but taken for names in an
+  // author block count (cells of a table's header row set large, most of them so taken).
   std::map<std::string, int> per_face;
   auto listed = [&](size_t k) {
     return blocks[k].type == BlockType::kTitle && !StartsSectionNumber(blocks[k].content);
   };
+  auto large_name = [&](size_t k) {
+    if (blocks[k].type != BlockType::kText || block_lines[k].empty()) return false;
+    const size_t first = block_lines[k].front();
+    return byline[first] && lines[first].font_size >= kHeadingRatio * style.body_size;
+  };
   for (size_t k = 0; k < blocks.size(); ++k) {
-    if (listed(k)) ++per_face[face(k)];
+    if (listed(k) || large_name(k)) ++per_face[face(k)];
   }
   for (size_t k = 0; k < blocks.size(); ++k) {
     if (listed(k) && per_face[face(k)] >= 7) DemoteTitle(blocks[k]);

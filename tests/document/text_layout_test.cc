@@ -390,26 +390,28 @@ TEST(TextLayoutTest, AuthorBlocksSideBySideAreReadBlockByBlockAndTheirNamesAreNo
   // IEEE's author blocks: three or four authors side by side under a title, each a name (11 pt) centred
   // over four lines of affiliation (10 pt) 12 points apart, their boxes overlapping a little as a font's
   // do, the blocks' rows level with each other, two columns of a page under them past a blank strip. Of
-  // three, the middle block is centred over the columns' gutter (its lines cross it, and so few others do
-  // that it is one); of four, two stand over each column. The third author's first two lines are a little
-  // shorter than the name (their left edges under an em apart); three of the fourth's are as wide. The
-  // title is centred over the page a little over the names (and the middle one).
+  // three to a row, the middle block is centred over the columns' gutter (its lines cross it, and so few
+  // others do that it is one); of four, two stand over each column; a fourth author after three stands
+  // alone on a row of its own. The third author's first two lines are a little shorter than the name
+  // (their left edges under an em apart); three of the fourth's are as wide. The title is centred over
+  // the page a little over the names (and the middle one).
   const std::string places[4][4] = {
       {"Dept. of Computing", "Univ. of Somewhere", "City, Country", "a@somewhere.edu"},
       {"School of Design", "Institute of Art", "Town, Country", "b@somewhere.org"},
       {"Data Lab", "Lab Campus", "City, Country", "c@elsewhere.edu"},
       {"Dept. of Physics", "Univ. of Nowhere", "Austin, Texas US", "d@elsewhere.org"}};
-  for (int authors : {3, 4}) {
+  for (const auto& [authors, per_row] : {std::pair{3, 3}, std::pair{4, 4}, std::pair{4, 3}}) {
     std::vector<TextLine> lines = {Line("Reading Author Blocks", 216, 60, 16)};  // centred on x 300
     std::string expected = "# Reading Autho|";
     for (int a = 0; a < authors; ++a) {
-      const double centre = authors == 3 ? 150 + 150 * a : 120 + 120 * a;
+      const double centre = per_row == 3 ? 150 + 150 * (a % 3) : 120 + 120 * a;
+      const double top = 80 + 70 * (a / per_row);
       const std::string name = "Author " + std::string(1, static_cast<char>('A' + a)) + " Name";
-      lines.push_back(Line(name, centre - 5.5 * 0.5 * name.size(), 80, 11));
+      lines.push_back(Line(name, centre - 5.5 * 0.5 * name.size(), top, 11));
       const std::string n = " " + std::to_string(a + 1);
       for (int k = 0; k < 4; ++k) {
         const std::string place = places[a][k] + n;
-        lines.push_back(Line(place, centre - 5 * 0.5 * place.size(), 89 + 12 * k, 10));
+        lines.push_back(Line(place, centre - 5 * 0.5 * place.size(), top + 9 + 12 * k, 10));
       }
       expected += name + "|" + (places[a][0] + n + " " + places[a][1]).substr(0, 13) + "|";
     }
@@ -417,9 +419,9 @@ TEST(TextLayoutTest, AuthorBlocksSideBySideAreReadBlockByBlockAndTheirNamesAreNo
     for (int k = 0; k < 40; ++k) {
       // 60..290 and 310..540: a gutter 20 points wide around x 300.
       lines.push_back(
-          Line("Left column line " + std::to_string(k) + " of the body text, set wide.", 60, 170 + 12 * k));
+          Line("Left column line " + std::to_string(k) + " of the body text, set wide.", 60, 240 + 12 * k));
       lines.push_back(
-          Line("Right column line " + std::to_string(k) + " of the body text, set wide", 310, 170 + 12 * k));
+          Line("Right column line " + std::to_string(k) + " of the body text, set wide", 310, 240 + 12 * k));
     }
     PageContent page = Page(lines);
     std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
@@ -427,7 +429,7 @@ TEST(TextLayoutTest, AuthorBlocksSideBySideAreReadBlockByBlockAndTheirNamesAreNo
     for (const Block& b : blocks) {
       order += (b.type == BlockType::kTitle ? "# " : "") + b.content.substr(0, 13) + "|";
     }
-    EXPECT_EQ(order, expected) << authors;
+    EXPECT_EQ(order, expected) << authors << " authors, " << per_row << " to a row";
     for (const Block& b : blocks) {  // each affiliation whole, down to its address
       if (b.content.find("Country") != std::string::npos) {
         EXPECT_NE(b.content.find('@'), std::string::npos) << b.content;
@@ -1361,6 +1363,26 @@ TEST(TextLayoutTest, ATitleOverTheMainColumnBesideASidebarThatStartsLowerIsReadF
     EXPECT_EQ(text.starts_with("Equity research|Strong quarter, raised outlook|Sidebar 0"), size > 10)
         << text;
   }
+}
+
+TEST(TextLayoutTest, LinesTakenForNamesCountAmongAPagesTitlesOfOneFace) {
+  // Four lines set large (12 pt over 10 pt text), two by two on a baseline, each centred over a line
+  // under it (taken for authors' names, no titles), and four more in that size, each over a paragraph:
+  // eight in one face on a page, a listing set large, so the four are no titles either.
+  std::vector<TextLine> lines;
+  for (double y : {60.0, 120.0}) {
+    for (double centre : {150.0, 400.0}) {
+      lines.push_back(Line("Large Cell Text", centre - 3 * 15, y, 12));
+      lines.push_back(Line("a smaller line under it", centre - 2.5 * 23, y + 14, 10));
+    }
+  }
+  for (int k = 0; k < 4; ++k) {
+    const double y = 200 + 60.0 * k;
+    lines.push_back(Line("Large Line " + std::to_string(k), 50, y, 12));
+    lines.push_back(Line("A paragraph of text under the large line, set at the body's size.", 50, y + 18));
+    lines.push_back(Line("It runs on for a second line and then ends here.", 50, y + 30));
+  }
+  EXPECT_TRUE(Titles(LayoutAlone(lines)).empty());
 }
 
 TEST(TextLayoutTest, TwoAuthorsCentredAsAPairOverTwoColumnsAreReadBeforeThem) {
