@@ -356,6 +356,27 @@ TEST(TextLayoutTest, AChineseLineEndingShortEndsItsParagraph) {
   EXPECT_NE(blocks[1].content.find("\u54c1\u7ed3\u6784"), std::string::npos);
 }
 
+// Two columns of `rows` lines each from y `top`, 60..290 and 310..540: a gutter 20 points wide around x 300.
+void AddTwoColumns(std::vector<TextLine>& lines, double top, int rows) {
+  for (int k = 0; k < rows; ++k) {
+    lines.push_back(
+        Line("Left column line " + std::to_string(k) + " of the body text, set wide.", 60, top + 12 * k));
+    lines.push_back(
+        Line("Right column line " + std::to_string(k) + " of the body text, set wide", 310, top + 12 * k));
+  }
+}
+
+// The blocks of a page of `lines` in reading order, each its first `chars` characters and "|", titles
+// marked "# ".
+std::string BlockOrder(const std::vector<TextLine>& lines, size_t chars) {
+  PageContent page = Page(lines);
+  std::string order;
+  for (const Block& b : LayoutPage(page, AnalyzeStyle({page}))) {
+    order += (b.type == BlockType::kTitle ? "# " : "") + b.content.substr(0, chars) + "|";
+  }
+  return order;
+}
+
 TEST(TextLayoutTest, AnAuthorBlockOverTheGutterIsReadAuthorByAuthorAndTheColumnsBelowItColumnByColumn) {
   // Three authors (11 pt names centred over 9 pt affiliations; the middle one centred over the gutter of
   // the two columns below), then two columns of body text: nothing runs down the whole page clear.
@@ -367,19 +388,8 @@ TEST(TextLayoutTest, AnAuthorBlockOverTheGutterIsReadAuthorByAuthorAndTheColumns
     lines.push_back(Line(name, centres[a] - 5.5 * 0.5 * name.size(), 80, 11));
     lines.push_back(Line(place, centres[a] - 4.5 * 0.5 * place.size(), 93, 9));
   }
-  for (int k = 0; k < 8; ++k) {
-    // 60..290 and 310..540: a gutter 20 points wide around x 300.
-    lines.push_back(
-        Line("Left column line " + std::to_string(k) + " of the body text, set wide.", 60, 130 + 12 * k));
-    lines.push_back(
-        Line("Right column line " + std::to_string(k) + " of the body text, set wide", 310, 130 + 12 * k));
-  }
-  PageContent page = Page(lines);
-  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
-  std::string order;
-  for (const Block& b : blocks) {
-    order += (b.type == BlockType::kTitle ? "# " : "") + b.content.substr(0, 17) + "|";
-  }
+  AddTwoColumns(lines, 130, 8);
+  const std::string order = BlockOrder(lines, 17);
   EXPECT_EQ(order,
             "# A Title Set Large|Author A|University 1 Town|Author B|University 2 Town|Author C|"
             "University 3 Town|Left column line |Right column line|")
@@ -416,21 +426,10 @@ TEST(TextLayoutTest, AuthorBlocksSideBySideAreReadBlockByBlockAndTheirNamesAreNo
       expected += name + "|" + (places[a][0] + n + " " + places[a][1]).substr(0, 13) + "|";
     }
     expected += "Left column l|Right column |";
-    for (int k = 0; k < 40; ++k) {
-      // 60..290 and 310..540: a gutter 20 points wide around x 300.
-      lines.push_back(
-          Line("Left column line " + std::to_string(k) + " of the body text, set wide.", 60, 240 + 12 * k));
-      lines.push_back(
-          Line("Right column line " + std::to_string(k) + " of the body text, set wide", 310, 240 + 12 * k));
-    }
+    AddTwoColumns(lines, 240, 40);
+    EXPECT_EQ(BlockOrder(lines, 13), expected) << authors << " authors, " << per_row << " to a row";
     PageContent page = Page(lines);
-    std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
-    std::string order;
-    for (const Block& b : blocks) {
-      order += (b.type == BlockType::kTitle ? "# " : "") + b.content.substr(0, 13) + "|";
-    }
-    EXPECT_EQ(order, expected) << authors << " authors, " << per_row << " to a row";
-    for (const Block& b : blocks) {  // each affiliation whole, down to its address
+    for (const Block& b : LayoutPage(page, AnalyzeStyle({page}))) {  // each affiliation whole, to its address
       if (b.content.find("Country") != std::string::npos) {
         EXPECT_NE(b.content.find('@'), std::string::npos) << b.content;
       }
