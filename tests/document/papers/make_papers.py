@@ -4,13 +4,14 @@
     make_papers.py STYLE OUT N SEED    STYLE: article (two columns), ieee (IEEEtran, conference),
                                        llncs (Springer LNCS, one column)
 
-writes OUT/pNN.pdf and OUT/pNN_ref.md: a title, authors and affiliations (in ieee, IEEE's blocks side
-by side, a name over its affiliation's lines), an abstract, numbered sections and subsections of paragraphs (random words of a fixed vocabulary: LaTeX hyphenates them and
-justifies the lines), bulleted lists, booktabs tables, pgfplots charts (their labels belong to the
-figure, not the text) under a caption, and references. Floats are set where they stand (\\captionof),
-so the reference's order is the page's. Running headers (journal, volume, DOI) and page numbers are not
-in the reference. Needs pdflatex with booktabs, caption, pgfplots, fancyhdr, lmodern, and for the ieee
-and llncs styles IEEEtran and llncs (Debian: texlive-publishers).
+writes OUT/pNN.pdf and OUT/pNN_ref.md: a title, authors and affiliations (in ieee, IEEE's blocks side by
+side, a name over its affiliation's lines), an abstract, numbered sections and subsections of paragraphs
+(random words of a fixed vocabulary: LaTeX hyphenates them and justifies the lines), bulleted lists,
+booktabs tables, pgfplots charts (their labels belong to the figure, not the text) under a caption, and
+references. Floats are set where they stand (\\captionof), so the reference's order is the page's.
+Running headers (journal, volume, DOI) and page numbers are not in the reference. Needs pdflatex with
+booktabs, caption, pgfplots, fancyhdr, lmodern, and for the ieee and llncs styles IEEEtran and llncs
+(Debian: texlive-publishers).
 """
 import os
 import random
