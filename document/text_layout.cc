@@ -796,9 +796,10 @@ Rect Mirrored(const Rect& r, const Rect& page) {
 
 // Where a table without rules reads across a gutter between the page's columns (NaN where it does not):
 // inside an x range that none of its lines covers, a strip that no other line of the page crosses near
-// the table, with running text (lines of kMinProseLineEm ems or more) on both sides of it there. Such a
-// "table" is two columns' short lines paired on their baselines (a chart's labels beside a table of the
-// other column). The result is the strip's middle.
+// the table, with running text (lines of kMinProseLineEm ems or more, the table's own too) on both sides
+// of it there. Such a "table" is two columns' short lines paired on their baselines (a chart's labels
+// beside a table of the other column; a chart's tick values beside the last lines of the other column's
+// paragraph). The result is the strip's middle.
 double ColumnGutterIn(const RuledTable& t, const std::vector<TextLine>& lines) {
   constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
   if (t.line_indices.empty()) return kNone;
@@ -819,9 +820,11 @@ double ColumnGutterIn(const RuledTable& t, const std::vector<TextLine>& lines) {
     return l.box.width() >= kMinProseLineEm * std::max(1.0, l.font_size);
   };
   // A clear strip [c, d]: running text left of it and right of it.
+  std::vector<const TextLine*> around = near;
+  for (size_t li : t.line_indices) around.push_back(&lines[li]);
   auto gutter = [&](double c, double d) {
     bool left = false, right = false;
-    for (const TextLine* l : near) {
+    for (const TextLine* l : around) {
       left = left || (prose(*l) && l->box.x1 <= c);
       right = right || (prose(*l) && l->box.x0 >= d);
     }

@@ -209,6 +209,26 @@ TEST(TextLayoutTest, ShortLinesOfTwoColumnsOnOneBaselineAreNoTableTogether) {
       "<td>0.301</td><td>0.329</td></tr></table>");
 }
 
+TEST(TextLayoutTest, AParagraphsLastLinesBesideAChartsTickValuesAreNoTable) {
+  // The top of a page: the left column's paragraph ends in five lines (x 50..290); level with them at the
+  // top of the right column, a chart's tick values (x 330), its x axis's values under them and its
+  // caption under those. No other text near: the paragraph's own lines are the left side's running text.
+  std::vector<TextLine> lines;
+  const char* ticks[] = {"80", "60", "40", "20", "0"};
+  for (int k = 0; k < 5; ++k) {
+    const double y = 60 + 12.0 * k;
+    lines.push_back(
+        Line(k < 4 ? "Running text of a column of the page, in lines set." : "And it ends.", 50, y));
+    lines.push_back(Line(ticks[k], 330, y));
+  }
+  lines.push_back(Line("0   10   20   30   40   50", 340, 122));
+  lines.push_back(Line("Fig. 1: A caption under the chart, as long as a line.", 320, 140));
+  PageContent page = Page(lines);
+  for (const Block& b : LayoutPage(page, AnalyzeStyle({page}))) {
+    EXPECT_NE(b.type, BlockType::kTable) << b.content;
+  }
+}
+
 TEST(TextLayoutTest, RunningHeadersRepeatAcrossPages) {
   std::vector<PageContent> pages;
   for (int i = 1; i <= 3; ++i) {
