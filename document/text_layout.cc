@@ -466,38 +466,31 @@ std::vector<std::vector<size_t>> TitleAndBlocks(const std::vector<Item>& items,
 
 // Blocks of centred lines side by side over a region's columns (IEEE's authors, each a name over its
 // affiliation's lines, in a row or more under the title), a blank strip across the region under them at
-// least kBlocksGapLines median lines tall: at one of the first kMaxTopBands such strips, everything over
-// it is lines (kMaxBlocksLines at most) that stack (CentredStacks) into a title's and blocks
-// (TitleAndBlocks). Returns the flows to read first and takes their items out of `ids`; none where the
+// least kBlocksGapLines median lines tall (SplitAtGaps): at one of the first kMaxTopBands + 1 such strips,
+// everything over it is lines (kMaxBlocksLines at most) that stack (CentredStacks) into a title's and
+// blocks (TitleAndBlocks). Returns the flows to read first and takes their items out of `ids`; none where the
 // region's top is no such thing.
 std::vector<std::vector<size_t>> BlocksOverColumns(const std::vector<Item>& items, std::vector<size_t>& ids,
                                                    bool rtl) {
-  std::vector<size_t> sorted = ids;
-  std::sort(sorted.begin(), sorted.end(),
-            [&](size_t a, size_t b) { return items[a].box.y0 < items[b].box.y0; });
   std::vector<double> heights;
   Rect region;
   for (size_t id : ids) {
     heights.push_back(items[id].box.height());
     region = region.Union(items[id].box);
   }
-  const double blank = kBlocksGapLines * Median(std::move(heights));
-  double reach = -1e18;
-  size_t strips = 0;
-  for (size_t k = 0; k < sorted.size() && strips <= kMaxTopBands; ++k) {
-    const Rect& b = items[sorted[k]].box;
-    const bool strip = k > 0 && b.y0 - reach >= blank;
-    reach = std::max(reach, b.y1);
-    if (!strip) continue;
-    ++strips;
-    const std::vector<size_t> above(sorted.begin(), sorted.begin() + static_cast<std::ptrdiff_t>(k));
-    if (sorted.size() - k < 2 * kMinRows || above.size() > kMaxBlocksLines ||
+  const std::vector<std::vector<size_t>> bands =
+      SplitAtGaps(items, ids, kBlocksGapLines * Median(std::move(heights)));
+  std::vector<size_t> above;  // the bands over strip k
+  for (size_t k = 1; k < bands.size() && k <= kMaxTopBands + 1; ++k) {
+    above.insert(above.end(), bands[k - 1].begin(), bands[k - 1].end());
+    if (ids.size() - above.size() < 2 * kMinRows || above.size() > kMaxBlocksLines ||
         std::any_of(above.begin(), above.end(), [&](size_t id) { return items[id].kind != ItemKind::kLine; }))
       return {};
     std::vector<std::vector<size_t>> flows =
         TitleAndBlocks(items, CentredStacks(items, above), region.width(), rtl);
     if (flows.empty()) continue;
-    ids.assign(sorted.begin() + static_cast<std::ptrdiff_t>(k), sorted.end());
+    ids.clear();
+    for (size_t j = k; j < bands.size(); ++j) ids.insert(ids.end(), bands[j].begin(), bands[j].end());
     return flows;
   }
   return {};
