@@ -5,6 +5,7 @@
 #include <tesseract/ocrclass.h>
 #include <tesseract/resultiterator.h>
 
+#include <dlfcn.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -35,6 +36,21 @@ constexpr size_t kMaxHeadingBytes = 200;
 std::map<std::string, int>& Preopened() {
   static auto* files = new std::map<std::string, int>();
   return *files;
+}
+
+// Tesseract's recognizer opens OpenMP teams of four threads for each small step of its networks. Beside
+// other work, or on a machine with few cores, the threads spin waiting for each other: a dense page took
+// 4.5x the time and 7x the CPU of one thread (2 cores). A daemon reads pages of several documents at
+// once, so each page is read on the thread that asks. OpenMP's max-active-levels of 0 makes every team
+// started from the calling thread a team of one; the setting belongs to the thread, not the process
+// (libgomp's data environment, as OMP_THREAD_LIMIT=1 would be for the whole process, which model code
+// sharing it must not get). The symbol is looked up in the OpenMP runtime Tesseract was built against;
+// a Tesseract built without OpenMP has none and needs nothing.
+void OneThreadPerPage() {
+  using SetLevels = void (*)(int);
+  static const auto set_levels =
+      reinterpret_cast<SetLevels>(::dlsym(RTLD_DEFAULT, "omp_set_max_active_levels"));
+  if (set_levels != nullptr) set_levels(0);
 }
 
 std::string BaseName(std::string_view path) {
@@ -321,6 +337,7 @@ Result<OcrPage> RecognizePage(const RgbImage& render, const OcrOptions& options,
   MINERU_RETURN_IF_ERROR(CheckOcrLanguages(options.languages));
   if (render.empty()) return InvalidArgument("OCR of an empty image");
   MINERU_ASSIGN_OR_RETURN(Engines * engines, EnginesFor(options.languages));
+  OneThreadPerPage();
   int dpi = static_cast<int>(options.dpi + 0.5);
   PixPtr pix = GreyPix(render, dpi);
   if (!pix) return ResourceExhausted("no memory for the OCR image");

@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+#include <thread>
+
 #include "document/pdf_document.h"
 #include "document/text_backend.h"
 #include "tests/document/test_pdf.h"
@@ -117,6 +120,26 @@ TEST(OcrTest, TurnedPagesAreReadUprightWithBoxesInTheTurnedFrame) {
     for (int k = 0; k < quarter; ++k) want = {1000 - want.y1, want.x0, 1000 - want.y0, want.x1};
     ExpectNear(title->bbox, want, 12);
   }
+}
+
+size_t ThreadsOfThisProcess() {
+  return static_cast<size_t>(std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                                           std::filesystem::directory_iterator()));
+}
+
+// A page is read on the thread that asks: Tesseract's OpenMP teams would leave their threads waiting for
+// the asking thread's next team as long as it lives.
+TEST(OcrTest, RecognitionRunsOnTheCallingThreadAlone) {
+  RgbImage render = Render(TwoParagraphPdf(), 300);
+  size_t before = 0, after = 0;
+  std::thread reader([&] {
+    before = ThreadsOfThisProcess();
+    auto page = RecognizePage(render, OcrOptions{});
+    EXPECT_TRUE(page.ok() && FindBlock(*page, "orchard") != nullptr);
+    after = ThreadsOfThisProcess();
+  });
+  reader.join();
+  EXPECT_EQ(after, before);
 }
 
 TEST(OcrTest, PerPageTimeLimitKeepsWhatWasReadAndSaysSo) {
