@@ -315,12 +315,34 @@ class BlockCollector {
   std::vector<std::pair<Block, OcrParagraph>> order_;
 };
 
+// A scan fills its page; a figure inside a page's margins does not (a letter page's type area is 63 % of
+// it), nor does a photo beside text.
+constexpr double kPictureCover = 0.85;
+
+// Whether a line stays out of the page's middle (the middle half of its width by the middle half of its
+// height), where a page's own text runs: a stamp along an edge, a page number, a line up the margin.
+bool InMargins(const Rect& line, const Rect& page) {
+  const Rect middle{page.x0 + page.width() / 4, page.y0 + page.height() / 4, page.x1 - page.width() / 4,
+                    page.y1 - page.height() / 4};
+  return line.Intersect(middle).empty();
+}
+
+bool MarginsOverPicture(const PageContent& content) {
+  const Rect& page = content.page;
+  if (content.images.empty() || page.empty()) return false;
+  if (!std::all_of(content.lines.begin(), content.lines.end(),
+                   [&](const TextLine& l) { return InMargins(l.box, page); })) {
+    return false;
+  }
+  return CoveredArea(content.images, page) >= kPictureCover * page.area();
+}
+
 bool IsGarbageChar(char32_t c) { return c == 0xFFFD || (c >= 0xE000 && c <= 0xF8FF) || c >= 0xF0000; }
 
 }  // namespace
 
-bool TextLayerNeedsOcr(const PageContent& content) {
-  if (content.num_chars == 0) return true;
+TextLayerUse JudgeTextLayer(const PageContent& content) {
+  if (content.num_chars == 0) return TextLayerUse::kEmpty;
   int garbage = 0, total = 0;
   for (const TextLine& line : content.lines) {
     for (const TextChar& c : line.chars) {
@@ -329,7 +351,20 @@ bool TextLayerNeedsOcr(const PageContent& content) {
       if (IsGarbageChar(c.rune)) ++garbage;
     }
   }
-  return total == 0 || garbage * 4 >= total;
+  if (total == 0) return TextLayerUse::kEmpty;
+  if (garbage * 4 >= total) return TextLayerUse::kGarbage;
+  return MarginsOverPicture(content) ? TextLayerUse::kMarginsOverPicture : TextLayerUse::kUsable;
+}
+
+bool OcrHoldsMore(const std::vector<Block>& blocks, int layer_chars) {
+  int read = 0;
+  for (const Block& b : blocks) {
+    for (size_t i = 0; i < b.content.size(); ++i) {
+      const auto c = static_cast<unsigned char>(b.content[i]);
+      read += (c & 0xC0) != 0x80 && !std::isspace(c);
+    }
+  }
+  return read >= layer_chars + layer_chars / 2 + 50;
 }
 
 Result<OcrPage> RecognizePage(const RgbImage& render, const OcrOptions& options,

@@ -34,9 +34,22 @@ struct OcrPage {
   std::vector<std::string> warnings;
 };
 
-// True when the page's text layer cannot be used: no characters, or at least a quarter of them U+FFFD or
-// private-use characters (a font without a usable ToUnicode map).
-bool TextLayerNeedsOcr(const PageContent& content);
+// What a page's text layer is worth.
+enum class TextLayerUse {
+  kUsable,
+  kEmpty,    // no characters: a scan, or a page of pictures
+  kGarbage,  // at least a quarter of its characters U+FFFD or private-use (no usable ToUnicode map)
+  // A page-size picture (images cover most of the page) under text that keeps to the page's margins: a
+  // scan under a stamp, a Bates number, a repository's "downloaded from" line; or a cover's photo under
+  // its title. Read from its pixels when they hold clearly more text than the text layer (OcrHoldsMore).
+  kMarginsOverPicture,
+};
+TextLayerUse JudgeTextLayer(const PageContent& content);
+
+// Whether OCR of a kMarginsOverPicture page read clearly more than its text layer holds (`layer_chars`
+// non-space characters): half as much again and 50 characters more. A scan under a stamp holds a page of
+// text; a cover's photo holds no more than its title, which OCR reads too.
+bool OcrHoldsMore(const std::vector<Block>& read, int layer_chars);
 
 // Recognises one page render made at options.dpi. `stop` (optional) is polled while recognising; when it
 // returns a non-OK Status, recognition ends and that Status is returned (a document limit, cancellation).

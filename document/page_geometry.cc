@@ -1,6 +1,8 @@
 #include "document/page_geometry.h"
 
+#include <algorithm>
 #include <cmath>
+#include <utility>
 
 namespace mineru::document {
 
@@ -30,6 +32,45 @@ double VerticalOverlap(const Rect& a, const Rect& b) {
   double h = std::min(a.height(), b.height());
   if (h <= 0) return 0;
   return std::clamp(overlap / h, 0.0, 1.0);
+}
+
+double CoveredArea(const std::vector<Rect>& rects, const Rect& clip) {
+  std::vector<Rect> inside;
+  std::vector<double> xs;
+  for (const Rect& r : rects) {
+    const Rect c = r.Intersect(clip);
+    if (c.empty()) continue;
+    inside.push_back(c);
+    xs.push_back(c.x0);
+    xs.push_back(c.x1);
+  }
+  std::sort(xs.begin(), xs.end());
+  xs.erase(std::unique(xs.begin(), xs.end()), xs.end());
+  double area = 0;
+  std::vector<std::pair<double, double>> spans;
+  for (size_t k = 0; k + 1 < xs.size(); ++k) {
+    // The y spans of the rectangles over the slab [xs[k], xs[k+1]], merged.
+    spans.clear();
+    for (const Rect& r : inside) {
+      if (r.x0 <= xs[k] && r.x1 >= xs[k + 1]) spans.emplace_back(r.y0, r.y1);
+    }
+    std::sort(spans.begin(), spans.end());
+    double covered = 0, top = 0, bottom = 0;
+    bool open = false;
+    for (const auto& [y0, y1] : spans) {
+      if (open && y0 <= bottom) {
+        bottom = std::max(bottom, y1);
+        continue;
+      }
+      if (open) covered += bottom - top;
+      top = y0;
+      bottom = y1;
+      open = true;
+    }
+    if (open) covered += bottom - top;
+    area += covered * (xs[k + 1] - xs[k]);
+  }
+  return area;
 }
 
 BBox ToPageFrame(const Rect& r, const Rect& page) {

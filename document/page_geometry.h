@@ -33,6 +33,9 @@ double Median(std::vector<double> values);
 // Overlap of the y ranges divided by the smaller height (0..1).
 double VerticalOverlap(const Rect& a, const Rect& b);
 
+// Area of the union of `rects` inside `clip` (overlaps counted once).
+double CoveredArea(const std::vector<Rect>& rects, const Rect& clip);
+
 // Points on a page of `page` (the page's displayed bounds) -> 0-1000 frame, clamped.
 BBox ToPageFrame(const Rect& r, const Rect& page);
 // The reverse (for drawing boxes): 0-1000 frame -> points.

@@ -1,6 +1,7 @@
 #include "document/running_text.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <set>
@@ -400,6 +401,33 @@ bool IsRunningLine(const TextLine& line, const PageContent& content, const Runni
   // The label of text that stays is no running line: "[12]" at the top of each page of references.
   const TextLine* text = IsPageNumberText(line.text) ? LabelledText(line, content) : nullptr;
   return text == nullptr || RunsOnEveryPage(*text, content, running_keys);
+}
+
+namespace {
+
+// An OCR'd line's text as a key: ASCII letters folded, digits masked, spaces and ASCII punctuation out.
+std::string OcrKey(const std::string& text) {
+  std::string key;
+  for (char c : MaskDigits(text)) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u >= 0x80 || std::isalnum(u) || c == '#') key.push_back(c);
+  }
+  return key;
+}
+
+}  // namespace
+
+void OcrRunningText::Filter(std::vector<Block>& blocks) {
+  constexpr int kBand = static_cast<int>(kPageNumberBand * 1000);
+  std::vector<std::string> keys;
+  std::erase_if(blocks, [&](const Block& b) {
+    const char band = b.bbox.y1 <= kBand ? 'T' : b.bbox.y0 >= 1000 - kBand ? 'B' : 0;
+    if (band == 0 || b.content.empty()) return false;
+    const std::string key = band + OcrKey(b.content);
+    keys.push_back(key);
+    return IsPageNumberText(b.content) || seen_.contains(key);
+  });
+  seen_.insert(keys.begin(), keys.end());
 }
 
 }  // namespace mineru::document

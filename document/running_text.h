@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "document/block.h"
 #include "document/text_lines.h"
 
 namespace mineru::document {
@@ -82,5 +83,18 @@ bool IsMarginStamp(const TextLine& line, const Rect& page);
 // each page of references), nor a table's cells repeated at one place (a number among others, a row
 // ruled above and below within its height, a line of cells over a baseline of cells set no larger).
 bool IsRunningLine(const TextLine& line, const PageContent& page, const RunningKeys& running_keys);
+
+// Running text of pages read by OCR, which are handed on one at a time, each before the next is read:
+// a block inside the top or bottom 14% of its page (the header and footer band) is dropped when its text
+// is a page number or was read in the same band of an earlier page (letters folded, digits masked,
+// spaces and ASCII punctuation left out, as recognition varies in them). The first page keeps its header.
+class OcrRunningText {
+ public:
+  // Drops the running text from a page's blocks (boxes in the 0-1000 frame) and remembers its band's texts.
+  void Filter(std::vector<Block>& blocks);
+
+ private:
+  std::set<std::string> seen_;  // band letter + text key
+};
 
 }  // namespace mineru::document

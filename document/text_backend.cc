@@ -4,6 +4,7 @@
 
 #include "document/hyphen_join.h"
 #include "document/ocr.h"
+#include "document/running_text.h"
 #include "document/text_layout.h"
 #include "document/text_lines.h"
 
@@ -11,6 +12,9 @@ namespace mineru::document {
 namespace {
 
 constexpr char kNeedsOcr[] = "needs OCR or a model: the page has no usable text layer";
+constexpr char kReadFromPicture[] =
+    "the page is a page-size picture under text in its margins only (a stamp over a scan); read from its "
+    "pixels";
 
 bool Cancelled(const TextBackendOptions& options) {
   return options.cancel != nullptr && options.cancel->load(std::memory_order_relaxed);
@@ -64,6 +68,55 @@ Status OcrPageInto(PdfDocument& doc, int i, const TextBackendOptions& options, P
   return Status::Ok();
 }
 
+// A page-size picture under text in its margins: OCR reads it, and its reading replaces the page's blocks
+// laid out from the text layer when the picture holds clearly more text (a scan under a stamp, not a
+// cover's photo under its title). Returns whether it did.
+Result<bool> ReadPictureInstead(PdfDocument& doc, int i, const TextBackendOptions& options, int layer_chars,
+                                PageResult& page, ParsedDocument& out) {
+  PageResult read;
+  ParsedDocument crops;
+  MINERU_RETURN_IF_ERROR(OcrPageInto(doc, i, options, read, crops));
+  if (read.status != PageStatus::kOk) {
+    page.warnings.push_back("the page's picture was not read: " + read.error);
+    return false;
+  }
+  if (!OcrHoldsMore(read.blocks, layer_chars)) return false;
+  page.blocks = std::move(read.blocks);
+  page.warnings.push_back(kReadFromPicture);
+  AppendWarnings(page.warnings, std::move(read.warnings));
+  out.images.merge(crops.images);
+  return true;
+}
+
+// Crops of the figures and tables laid out from the text layer; each renders only its own region.
+Status CropLaidOutBlocks(PdfDocument& doc, int i, const TextBackendOptions& options, PageResult& page,
+                         ParsedDocument& out) {
+  for (Block& b : page.blocks) {
+    if (!options.crop_images || !BlockTypeHasCrop(b.type) || b.bbox.empty()) continue;
+    auto render = doc.RenderRegion(i, options.crop_dpi, b.bbox);
+    AppendWarnings(page.warnings, doc.TakeWarnings());
+    if (!render.ok()) {
+      Status s = render.status();
+      // A limit of the document ends it; a crop over the pixel cap only loses that crop.
+      bool pixel_cap = s.message().starts_with("page render of");
+      if (s.code() == StatusCode::kDeadlineExceeded || s.code() == StatusCode::kCancelled ||
+          (s.code() == StatusCode::kResourceExhausted && !pixel_cap)) {
+        return s;
+      }
+      page.warnings.push_back("no crop for a " + std::string(BlockTypeName(b.type)) + ": " + s.message());
+      continue;
+    }
+    auto jpeg = EncodeJpeg(*render, options.jpeg_quality);
+    if (!jpeg.ok()) {
+      page.warnings.push_back("no crop: " + jpeg.status().message());
+      continue;
+    }
+    b.image_path = ImagePathForBytes(*jpeg);
+    out.images.emplace(b.image_path, std::move(*jpeg));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOptions& options) {
@@ -99,9 +152,12 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
     }
     contents[slot(i)] = std::move(*content);
   }
+  // Whether each page is read from its text layer or its pixels.
+  std::vector<TextLayerUse> uses(contents.size(), TextLayerUse::kUsable);
   std::vector<PageContent> with_text;
-  for (const auto& c : contents) {
-    if (c && !TextLayerNeedsOcr(*c)) with_text.push_back(*c);
+  for (size_t k = 0; k < contents.size(); ++k) {
+    if (contents[k]) uses[k] = JudgeTextLayer(*contents[k]);
+    if (contents[k] && uses[k] == TextLayerUse::kUsable) with_text.push_back(*contents[k]);
   }
   DocumentStyle style = AnalyzeStyle(with_text);
   with_text.clear();
@@ -111,50 +167,41 @@ Result<ParsedDocument> ParseWithTextLayer(PdfDocument& doc, const TextBackendOpt
   std::vector<bool> laid_out(pages.size(), false);
   std::vector<FlowEnds> ends(pages.size());
   for (size_t k = 0; k < pages.size(); ++k) {
-    if (!contents[k] || TextLayerNeedsOcr(*contents[k])) continue;
+    const bool picture = uses[k] == TextLayerUse::kMarginsOverPicture;
+    if (!contents[k] || (uses[k] != TextLayerUse::kUsable && !picture)) continue;
     pages[k].blocks = LayoutPage(*contents[k], style, &ends[k]);
     for (Block& b : pages[k].blocks) b.bbox = TurnBack(b.bbox, contents[k]->turned);
     JoinHyphenatedWords(pages[k].blocks, &ends[k]);
-    laid_out[k] = true;
-    if (k == 0 || !laid_out[k - 1]) continue;
+    // A picture's page may be read from its pixels instead: no paragraph runs into it or out of it.
+    laid_out[k] = !picture;
+    if (picture || k == 0 || !laid_out[k - 1]) continue;
     if (!JoinParagraphAcrossPages(pages[k - 1].blocks, ends[k - 1], pages[k].blocks, ends[k]))
       JoinHyphenatedWordsAcrossPages(pages[k - 1].blocks, pages[k].blocks, &ends[k]);
   }
 
   // Pass 3: OCR, crops, progress.
+  OcrRunningText ocr_running;
   for (int i = range.first; i <= range.last; ++i) {
     if (Cancelled(options)) return Status(StatusCode::kCancelled, "document parsing was cancelled");
     PageResult& page = pages[slot(i)];
     auto& content = contents[slot(i)];
-    if (content && TextLayerNeedsOcr(*content) && options.ocr.enabled) {
+    const TextLayerUse use = uses[slot(i)];
+    const bool unusable = use == TextLayerUse::kEmpty || use == TextLayerUse::kGarbage;
+    if (content && unusable && options.ocr.enabled) {
       MINERU_RETURN_IF_ERROR(OcrPageInto(doc, i, options, page, out));
-    } else if (content && TextLayerNeedsOcr(*content)) {
+      ocr_running.Filter(page.blocks);
+    } else if (content && unusable) {
       page.status = PageStatus::kNeedsOcr;
       page.error = kNeedsOcr;
     } else if (content) {
-      // Each crop renders only its own region.
-      for (Block& b : page.blocks) {
-        if (!options.crop_images || !BlockTypeHasCrop(b.type) || b.bbox.empty()) continue;
-        auto render = doc.RenderRegion(i, options.crop_dpi, b.bbox);
-        AppendWarnings(page.warnings, doc.TakeWarnings());
-        if (!render.ok()) {
-          Status s = render.status();
-          // A limit of the document ends it; a crop over the pixel cap only loses that crop.
-          bool pixel_cap = s.message().starts_with("page render of");
-          if (s.code() == StatusCode::kDeadlineExceeded || s.code() == StatusCode::kCancelled ||
-              (s.code() == StatusCode::kResourceExhausted && !pixel_cap)) {
-            return s;
-          }
-          page.warnings.push_back("no crop for a " + std::string(BlockTypeName(b.type)) + ": " + s.message());
-          continue;
-        }
-        auto jpeg = EncodeJpeg(*render, options.jpeg_quality);
-        if (!jpeg.ok()) {
-          page.warnings.push_back("no crop: " + jpeg.status().message());
-          continue;
-        }
-        b.image_path = ImagePathForBytes(*jpeg);
-        out.images.emplace(b.image_path, std::move(*jpeg));
+      bool read = false;
+      if (use == TextLayerUse::kMarginsOverPicture && options.ocr.enabled) {
+        MINERU_ASSIGN_OR_RETURN(read, ReadPictureInstead(doc, i, options, content->num_chars, page, out));
+      }
+      if (read) {
+        ocr_running.Filter(page.blocks);
+      } else {
+        MINERU_RETURN_IF_ERROR(CropLaidOutBlocks(doc, i, options, page, out));
       }
     }
     content.reset();

@@ -15,6 +15,8 @@ namespace mineru::document {
 namespace {
 
 using testing::MakePdf;
+using testing::MakePdfOfPicture;
+using testing::Picture;
 using testing::TextAt;
 
 // A page of two paragraphs: a large heading and body lines.
@@ -180,13 +182,102 @@ PageContent ContentOf(const std::u32string& runes) {
 }
 
 TEST(OcrTest, UnusableTextLayersAreFound) {
-  EXPECT_TRUE(TextLayerNeedsOcr(PageContent{}));
-  EXPECT_FALSE(TextLayerNeedsOcr(ContentOf(U"Plain words of a page")));
+  EXPECT_EQ(JudgeTextLayer(PageContent{}), TextLayerUse::kEmpty);
+  EXPECT_EQ(JudgeTextLayer(ContentOf(U"Plain words of a page")), TextLayerUse::kUsable);
   // A font without a usable ToUnicode map: replacement and private-use characters.
-  EXPECT_TRUE(TextLayerNeedsOcr(ContentOf(U"\uFFFD\uFFFD\uFFFD ab")));
-  EXPECT_TRUE(TextLayerNeedsOcr(ContentOf(U"\uE001\uE002\uE003\uE004 abcdefgh")));
+  EXPECT_EQ(JudgeTextLayer(ContentOf(U"\uFFFD\uFFFD\uFFFD ab")), TextLayerUse::kGarbage);
+  EXPECT_EQ(JudgeTextLayer(ContentOf(U"\uE001\uE002\uE003\uE004 abcdefgh")), TextLayerUse::kGarbage);
   // A stray symbol in a page of text is not a broken layer.
-  EXPECT_FALSE(TextLayerNeedsOcr(ContentOf(U"\uE001 a sentence of ordinary words")));
+  EXPECT_EQ(JudgeTextLayer(ContentOf(U"\uE001 a sentence of ordinary words")), TextLayerUse::kUsable);
+}
+
+// A page of `lines` (boxes in points on a 612 x 792 page) over `images`.
+PageContent PageOf(const std::vector<Rect>& images, const std::vector<Rect>& lines) {
+  PageContent content = ContentOf(U"Bates 000123");
+  content.page = {0, 0, 612, 792};
+  content.images = images;
+  content.lines.clear();
+  for (const Rect& box : lines) {
+    TextLine line = ContentOf(U"Bates 000123").lines[0];
+    line.box = box;
+    content.lines.push_back(line);
+  }
+  return content;
+}
+
+TEST(OcrTest, APageSizePictureUnderTextInItsMarginsIsFound) {
+  const Rect page{0, 0, 612, 792}, foot{400, 760, 580, 772}, middle{200, 380, 420, 392};
+  // A page number set high in the bottom margin is still in it.
+  EXPECT_EQ(JudgeTextLayer(PageOf({page}, {foot, {303, 696, 308, 705}})), TextLayerUse::kMarginsOverPicture);
+  EXPECT_EQ(JudgeTextLayer(PageOf({page}, {foot})), TextLayerUse::kMarginsOverPicture);
+  // A line up the right margin, a header line; a scan in two strips covers the page too.
+  EXPECT_EQ(JudgeTextLayer(PageOf({page}, {{590, 200, 600, 600}, {40, 20, 300, 30}})),
+            TextLayerUse::kMarginsOverPicture);
+  EXPECT_EQ(JudgeTextLayer(PageOf({{0, 0, 612, 400}, {0, 390, 612, 792}}, {foot})),
+            TextLayerUse::kMarginsOverPicture);
+  // Text in the page's middle is the page's own; a figure inside the margins is no scan, and neither are
+  // two strips leaving a third of the page bare.
+  EXPECT_EQ(JudgeTextLayer(PageOf({page}, {foot, middle})), TextLayerUse::kUsable);
+  EXPECT_EQ(JudgeTextLayer(PageOf({{72, 72, 540, 720}}, {foot})), TextLayerUse::kUsable);
+  EXPECT_EQ(JudgeTextLayer(PageOf({{72, 72, 540, 720}, {72, 72, 540, 720}}, {foot})), TextLayerUse::kUsable);
+  EXPECT_EQ(JudgeTextLayer(PageOf({{0, 0, 612, 264}, {0, 528, 612, 792}}, {foot})), TextLayerUse::kUsable);
+}
+
+Picture GreyOf(const RgbImage& rgb) {
+  Picture p{std::vector<uint8_t>(static_cast<size_t>(rgb.width) * rgb.height), rgb.width, rgb.height};
+  for (size_t i = 0; i < p.grey.size(); ++i) {
+    p.grey[i] = static_cast<uint8_t>((rgb.pixels[3 * i] + rgb.pixels[3 * i + 1] + rgb.pixels[3 * i + 2]) / 3);
+  }
+  return p;
+}
+
+std::string BlocksText(const PageResult& page) {
+  std::string s;
+  for (const Block& b : page.blocks) s += b.content + "\n";
+  return s;
+}
+
+// A scanned page under a stamp: the stamp is all its text layer holds.
+TEST(OcrTest, AScanUnderAStampIsReadWholeAndSaysWhy) {
+  const Picture scan = GreyOf(Render(TwoParagraphPdf(), 150));
+  const std::string stamp = TextAt(420, 20, 9, "CONFIDENTIAL ACME000123");
+  auto parsed = ParseWithTextLayer(MakePdfOfPicture(scan, 0, 0, 612, 792, stamp), {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const PageResult& page = parsed->pages[0];
+  EXPECT_NE(BlocksText(page).find("late frost in April"), std::string::npos) << BlocksText(page);
+  for (const Block& b : page.blocks) EXPECT_TRUE(b.ocr);
+  ASSERT_FALSE(page.warnings.empty());
+  EXPECT_NE(page.warnings[0].find("stamp over a scan"), std::string::npos) << page.warnings[0];
+
+  // With OCR off the page keeps what its text layer holds.
+  TextBackendOptions no_ocr;
+  no_ocr.ocr.enabled = false;
+  parsed = ParseWithTextLayer(MakePdfOfPicture(scan, 0, 0, 612, 792, stamp), {}, no_ocr);
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(parsed->pages[0].status, PageStatus::kOk);
+  EXPECT_NE(BlocksText(parsed->pages[0]).find("ACME000123"), std::string::npos);
+
+  // The same picture inside the page's margins is a figure: the page's text layer is read.
+  parsed = ParseWithTextLayer(MakePdfOfPicture(scan, 90, 100, 432, 600, stamp), {}, {});
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(BlocksText(parsed->pages[0]).find("frost"), std::string::npos);
+  for (const Block& b : parsed->pages[0].blocks) EXPECT_FALSE(b.ocr);
+}
+
+// A cover: a photo over the whole page (here shades of grey) under a title and a line at the foot. OCR
+// reads no more than the title and the line, so the text layer's reading stays.
+TEST(OcrTest, ACoversPhotoUnderItsTitleKeepsTheTextLayer) {
+  Picture photo{std::vector<uint8_t>(300 * 400), 300, 400};
+  for (size_t i = 0; i < photo.grey.size(); ++i) photo.grey[i] = static_cast<uint8_t>(150 + (i / 300) % 100);
+  const std::string text = TextAt(72, 720, 30, "Annual Report on Rivers", true) +
+                           TextAt(72, 40, 12, "Ministry of Water and Land, 2024");
+  auto parsed = ParseWithTextLayer(MakePdfOfPicture(photo, 0, 0, 612, 792, text), {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const PageResult& page = parsed->pages[0];
+  EXPECT_NE(BlocksText(page).find("Annual Report on Rivers"), std::string::npos) << BlocksText(page);
+  EXPECT_NE(BlocksText(page).find("Ministry of Water and Land, 2024"), std::string::npos);
+  for (const Block& b : page.blocks) EXPECT_FALSE(b.ocr);
+  EXPECT_TRUE(page.warnings.empty()) << page.warnings[0];
 }
 
 }  // namespace

@@ -406,5 +406,44 @@ TEST(RunningTextTest, AListingsLineNumbersAreLeftOut) {
   EXPECT_EQ(std::count(numbers.begin(), numbers.end(), true), 0);
 }
 
+Block OcrBlock(BBox box, const std::string& text, BlockType type = BlockType::kText) {
+  Block b;
+  b.type = type;
+  b.bbox = box;
+  b.content = text;
+  b.ocr = true;
+  return b;
+}
+
+std::vector<std::string> Texts(const std::vector<Block>& blocks) {
+  std::vector<std::string> out;
+  for (const Block& b : blocks) out.push_back(b.type == BlockType::kImage ? "[image]" : b.content);
+  return out;
+}
+
+// Pages read by OCR one after another: what an earlier page had in its header or footer band is running
+// text, though recognition reads its punctuation differently; page numbers go on every page.
+TEST(RunningTextTest, OcrdPagesDropWhatEarlierPagesHadInTheirBandsAndPageNumbers) {
+  OcrRunningText running;
+  std::vector<Block> first = {OcrBlock({80, 20, 300, 35}, "Journal of Tests, Vol. 40"),
+                              OcrBlock({80, 150, 900, 800}, "A paragraph of the body."),
+                              OcrBlock({480, 950, 520, 965}, "1")};
+  running.Filter(first);
+  EXPECT_EQ(Texts(first), (std::vector<std::string>{"Journal of Tests, Vol. 40", "A paragraph of the body."}));
+  std::vector<Block> second = {OcrBlock({80, 22, 300, 36}, "Journal of Tests Vol, 41"),
+                               OcrBlock({80, 150, 900, 200}, "Journal of Tests, Vol. 40"),
+                               OcrBlock({80, 870, 900, 900}, "the last lines of a paragraph"),
+                               OcrBlock({80, 905, 400, 940}, "", BlockType::kImage),
+                               OcrBlock({480, 950, 520, 965}, "- 2 -")};
+  running.Filter(second);
+  EXPECT_EQ(Texts(second), (std::vector<std::string>{"Journal of Tests, Vol. 40", "the last lines of a paragraph",
+                                                     "[image]"}));
+  // A footer band's paragraph is no header: the same words in the bottom band stay.
+  std::vector<Block> third = {OcrBlock({80, 880, 300, 900}, "Journal of Tests, Vol. 42")};
+  running.Filter(third);
+  EXPECT_EQ(third.size(), 1u);
+}
+
 }  // namespace
 }  // namespace mineru::document
+

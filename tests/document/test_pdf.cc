@@ -98,6 +98,19 @@ std::vector<uint8_t> MakePdfWithFont(const std::string& content, const std::stri
   return {pdf.begin(), pdf.end()};
 }
 
+std::vector<uint8_t> MakePdfOfPicture(const Picture& picture, double x, double y, double w, double h,
+                                      const std::string& content) {
+  const std::string pixels(picture.grey.begin(), picture.grey.end());
+  const std::string image = "<< /Type /XObject /Subtype /Image /Width " + std::to_string(picture.width) +
+                            " /Height " + std::to_string(picture.height) +
+                            " /ColorSpace /DeviceGray /BitsPerComponent 8 /Length " +
+                            std::to_string(pixels.size()) + " >>\nstream\n" + pixels + "\nendstream";
+  const std::string show = "q " + std::to_string(w) + " 0 0 " + std::to_string(h) + " " + std::to_string(x) +
+                           " " + std::to_string(y) + " cm /Im1 Do Q\n";
+  return MakePdfWithFont(show + content, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>", {image},
+                         "/XObject << /Im1 7 0 R >>");
+}
+
 std::string TextAt(double x, double y, double size, const std::string& text, bool bold) {
   return "BT /" + std::string(bold ? "F2" : "F1") + " " + std::to_string(size) + " Tf " + std::to_string(x) +
          " " + std::to_string(y) + " Td (" + text + ") Tj ET\n";

@@ -24,6 +24,15 @@ std::vector<uint8_t> MakePdf(const std::vector<TestPage>& pages);
 std::vector<uint8_t> MakePdfWithFont(const std::string& content, const std::string& font_dict,
                                      const std::vector<std::string>& more_objects = {},
                                      const std::string& more_resources = "");
+// A one-page PDF (612 x 792) showing `grey` (8-bit grey pixels, `width` x `height`, row by row from the
+// top) in the rectangle (x, y, w, h) of PDF coordinates, then `content` (may use /F1, Helvetica) over it.
+struct Picture {
+  std::vector<uint8_t> grey;
+  int width = 0;
+  int height = 0;
+};
+std::vector<uint8_t> MakePdfOfPicture(const Picture& picture, double x, double y, double w, double h,
+                                      const std::string& content = "");
 // One line of Helvetica text at (x, y) in PDF coordinates (origin bottom-left).
 std::string TextAt(double x, double y, double size, const std::string& text, bool bold = false);
 // Reads a whole file (empty on error).
