@@ -844,21 +844,67 @@ double ColumnGutterIn(const RuledTable& t, const std::vector<TextLine>& lines) {
   return kNone;
 }
 
+// Whether a line is a vector chart's: one of its labels (IsFigureLabel), or a row of its tick values under
+// or over it (within the chart's width give or take an em, at most three ems from it).
+bool ChartsLine(const TextLine& line, const Rect& chart) {
+  if (IsFigureLabel(line, chart)) return true;
+  const double em = std::max(1.0, line.font_size);
+  const Rect& b = line.box;
+  return b.x0 >= chart.x0 - em && b.x1 <= chart.x1 + em && b.y0 <= chart.y1 + 3 * em && b.y1 >= chart.y0 - 3 * em;
+}
+
+// Where a table without rules reads across the edge of a vector chart (NaN where it does not): its lines
+// on one side are all the chart's (ChartsLine: inside it, its tick values and axis titles beside it) and
+// those on the other side none, past the chart's edge, the two sides apart in x. Such a "table" is a chart's
+// tick values paired on their baselines with the rows of a table beside the chart. The result is the
+// middle of the space between the sides; `chart_left` says on which side the chart's labels are.
+double ChartEdgeIn(const RuledTable& t, const std::vector<TextLine>& lines, const std::vector<Rect>& charts,
+                   bool* chart_left) {
+  constexpr double kNone = std::numeric_limits<double>::quiet_NaN();
+  for (const Rect& chart : charts) {
+    double label_x0 = std::numeric_limits<double>::max(), label_x1 = std::numeric_limits<double>::lowest();
+    double other_x0 = label_x0, other_x1 = label_x1;
+    for (size_t li : t.line_indices) {
+      const Rect& b = lines[li].box;
+      const bool label = ChartsLine(lines[li], chart);
+      double& x0 = label ? label_x0 : other_x0;
+      double& x1 = label ? label_x1 : other_x1;
+      x0 = std::min(x0, b.x0);
+      x1 = std::max(x1, b.x1);
+    }
+    if (label_x1 < label_x0 || other_x1 < other_x0) continue;  // one side is empty
+    if (label_x1 < other_x0 && other_x0 >= chart.x1) {
+      *chart_left = true;
+      return (label_x1 + other_x0) / 2;
+    }
+    if (other_x1 < label_x0 && other_x1 <= chart.x0) {
+      *chart_left = false;
+      return (other_x1 + label_x0) / 2;
+    }
+  }
+  return kNone;
+}
+
 // FindAlignedTables, where a table found across a gutter between the page's columns (ColumnGutterIn) is
-// looked for again in the lines on each side of the gutter alone.
+// looked for again in the lines on each side of the gutter alone, and one found across the edge of a
+// vector chart (`charts`, ChartEdgeIn) in the lines off the chart alone (the chart's labels are its own).
 std::vector<RuledTable> FindAlignedTablesInColumns(const std::vector<TextLine>& lines,
-                                                   const std::vector<bool>& used, const Rect& page) {
+                                                   const std::vector<bool>& used, const Rect& page,
+                                                   const std::vector<Rect>& charts) {
   std::vector<RuledTable> tables;
   for (RuledTable& t : FindAlignedTables(lines, used, page)) {
+    bool chart_left = false;
     const double gutter = ColumnGutterIn(t, lines);
-    if (std::isnan(gutter)) {
+    const double edge = std::isnan(gutter) ? ChartEdgeIn(t, lines, charts, &chart_left) : gutter;
+    if (std::isnan(edge)) {
       tables.push_back(std::move(t));
       continue;
     }
     for (bool left : {true, false}) {
+      if (std::isnan(gutter) && left == chart_left) continue;
       std::vector<bool> side(lines.size(), true);
       for (size_t li : t.line_indices) {
-        if ((lines[li].box.x1 <= gutter) == left) side[li] = false;
+        if ((lines[li].box.x1 <= edge) == left) side[li] = false;
       }
       for (RuledTable& u : FindAlignedTables(lines, side, page)) tables.push_back(std::move(u));
     }
@@ -873,14 +919,14 @@ std::vector<RuledTable> FindAlignedTablesInColumns(const std::vector<TextLine>& 
 // hold as they are.
 std::vector<RuledTable> FindUnruledTables(const std::vector<TextLine>& lines,
                                           const std::vector<RulingSegment>& rules,
-                                          const std::vector<Rect>& images, const Rect& page,
-                                          std::vector<bool>& consumed) {
+                                          const std::vector<Rect>& images, const std::vector<Rect>& charts,
+                                          const Rect& page, std::vector<bool>& consumed) {
   const size_t rtl =
       static_cast<size_t>(std::count_if(lines.begin(), lines.end(), [](const TextLine& l) { return l.rtl; }));
   const bool mirror = 2 * rtl > lines.size();
   std::vector<TextLine> mirrored_lines;
   std::vector<RulingSegment> mirrored_rules;
-  std::vector<Rect> mirrored_images;
+  std::vector<Rect> mirrored_images, mirrored_charts;
   if (mirror) {
     mirrored_lines = lines;
     for (TextLine& l : mirrored_lines) {
@@ -892,6 +938,7 @@ std::vector<RuledTable> FindUnruledTables(const std::vector<TextLine>& lines,
     }
     for (RulingSegment r : rules) mirrored_rules.push_back({Mirrored(r.box, page), r.horizontal});
     for (const Rect& im : images) mirrored_images.push_back(Mirrored(im, page));
+    for (const Rect& c : charts) mirrored_charts.push_back(Mirrored(c, page));
   }
   const std::vector<TextLine>& ls = mirror ? mirrored_lines : lines;
   std::vector<RuledTable> tables = FindRuleBandTables(mirror ? mirrored_rules : rules, ls, consumed,
@@ -899,7 +946,7 @@ std::vector<RuledTable> FindUnruledTables(const std::vector<TextLine>& lines,
   for (const RuledTable& t : tables) {
     for (size_t li : t.line_indices) consumed[li] = true;
   }
-  for (RuledTable& t : FindAlignedTablesInColumns(ls, consumed, page)) {
+  for (RuledTable& t : FindAlignedTablesInColumns(ls, consumed, page, mirror ? mirrored_charts : charts)) {
     for (size_t li : t.line_indices) consumed[li] = true;
     tables.push_back(std::move(t));
   }
@@ -1501,7 +1548,11 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     for (size_t li : t.line_indices) consumed[li] = true;
   }
   for (const RulingSegment& edge : ShadedRowEdges(page.fills, lines, pr)) rules.push_back(edge);
-  for (RuledTable& t : FindUnruledTables(lines, rules, page.images, pr, consumed))
+  // Vector charts beside the ruled tables: their tick values are no cells of a table beside them.
+  std::vector<Rect> ruled_boxes;
+  for (const RuledTable& t : tables) ruled_boxes.push_back(t.box);
+  const std::vector<Rect> charts = FindVectorFigures(page, lines, ruled_boxes);
+  for (RuledTable& t : FindUnruledTables(lines, rules, page.images, charts, pr, consumed))
     tables.push_back(std::move(t));
   std::vector<Rect> images;
   for (const Rect& raw : page.images) {
@@ -1596,7 +1647,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   for (const std::vector<size_t>& group : ShortFlowGroups(items, lines, flows)) {
     std::vector<bool> outside(lines.size(), true);
     for (size_t li : group) outside[li] = false;
-    for (RuledTable& t : FindUnruledTables(lines, rules, page.images, pr, outside)) {
+    for (RuledTable& t : FindUnruledTables(lines, rules, page.images, charts, pr, outside)) {
       for (size_t li : t.line_indices) consumed[li] = true;
       tables.push_back(std::move(t));
       ++found;

@@ -65,6 +65,44 @@ TEST(FigureRegionsTest, AVectorChartIsAnImageAndItsLabelsAreNotBodyText) {
   EXPECT_NE(md.find("Samples were taken every morning"), std::string::npos) << md;
 }
 
+// A bar chart on the left of the page and, on its right, a table without rules whose rows stand on the
+// baselines of the chart's tick values: the tick values are the chart's, not a column of the table.
+TEST(FigureRegionsTest, ATableBesideAChartTakesNoneOfItsTickValues) {
+  std::string c = TextAt(72, 720, 10, "The yields of the plots by year, and the soil of each plot in spring.");
+  c += "0 0 0 RG 1 w 120 450 m 120 520 l S 120 450 m 330 450 l S\n";
+  for (int k = 1; k <= 4; ++k)
+    c += "0.8 0.8 0.8 RG 0.5 w 120 " + std::to_string(450 + 16 * k) + " m 330 " +
+         std::to_string(450 + 16 * k) + " l S\n";
+  const int heights[] = {14, 26, 38, 50, 62};
+  for (int k = 0; k < 5; ++k) {
+    c += "0.2 0.4 0.8 rg " + std::to_string(132 + 40 * k) + " 450 26 " + std::to_string(heights[k]) +
+         " re f\n";
+  }
+  c += "0 0 0 rg\n";
+  for (int k = 0; k <= 4; ++k) c += TextAt(100, 447 + 16 * k, 8, std::to_string(10 * k));
+  for (int k = 0; k < 5; ++k) c += TextAt(134 + 40 * k, 438, 8, std::to_string(2018 + k));
+  const char* rows[][3] = {{"Plot", "pH", "Nitrogen"}, {"North", "6.2", "41"}, {"East", "5.8", "37"},
+                           {"South", "7.1", "52"}};
+  for (int r = 0; r < 4; ++r) {
+    for (int col = 0; col < 3; ++col) c += TextAt(380 + 60 * col, 511 - 16 * r, 10, rows[r][col]);
+  }
+  c += TextAt(72, 380, 10, "After the survey the plots were sown with barley, which grew well in all of them.");
+  auto parsed = ParseWithTextLayer(MakePdf({{c}}), {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  std::string table;
+  int images = 0;
+  for (const Block& b : parsed->pages[0].blocks) {
+    images += b.type == BlockType::kImage;
+    if (b.type == BlockType::kTable) table += b.content;
+  }
+  EXPECT_EQ(images, 1);
+  EXPECT_NE(table.find("<td>Nitrogen</td>"), std::string::npos) << table;
+  EXPECT_NE(table.find("<td>South</td><td>7.1</td><td>52</td>"), std::string::npos) << table;
+  for (const char* tick : {">20<", ">30<", ">2019<"}) EXPECT_EQ(table.find(tick), std::string::npos) << table;
+  const std::string md = WriteMarkdown(*parsed);
+  EXPECT_EQ(md.find("2020"), std::string::npos) << md;
+}
+
 // A 600 x 800 page with ten bars (x 100..296, y 100..200) and no text.
 PageContent TenBars() {
   PageContent page;
