@@ -850,7 +850,8 @@ bool ChartsLine(const TextLine& line, const Rect& chart) {
   if (IsFigureLabel(line, chart)) return true;
   const double em = std::max(1.0, line.font_size);
   const Rect& b = line.box;
-  return b.x0 >= chart.x0 - em && b.x1 <= chart.x1 + em && b.y0 <= chart.y1 + 3 * em && b.y1 >= chart.y0 - 3 * em;
+  return b.x0 >= chart.x0 - em && b.x1 <= chart.x1 + em && b.y0 <= chart.y1 + 3 * em &&
+         b.y1 >= chart.y0 - 3 * em;
 }
 
 // Where a table without rules reads across the edge of a vector chart (NaN where it does not): its lines

@@ -68,7 +68,8 @@ TEST(FigureRegionsTest, AVectorChartIsAnImageAndItsLabelsAreNotBodyText) {
 // A bar chart on the left of the page and, on its right, a table without rules whose rows stand on the
 // baselines of the chart's tick values: the tick values are the chart's, not a column of the table.
 TEST(FigureRegionsTest, ATableBesideAChartTakesNoneOfItsTickValues) {
-  std::string c = TextAt(72, 720, 10, "The yields of the plots by year, and the soil of each plot in spring.");
+  std::string c =
+      TextAt(72, 720, 10, "The yields of the plots by year, and the soil of each plot in spring.");
   c += "0 0 0 RG 1 w 120 450 m 120 520 l S 120 450 m 330 450 l S\n";
   for (int k = 1; k <= 4; ++k)
     c += "0.8 0.8 0.8 RG 0.5 w 120 " + std::to_string(450 + 16 * k) + " m 330 " +
@@ -81,12 +82,13 @@ TEST(FigureRegionsTest, ATableBesideAChartTakesNoneOfItsTickValues) {
   c += "0 0 0 rg\n";
   for (int k = 0; k <= 4; ++k) c += TextAt(100, 447 + 16 * k, 8, std::to_string(10 * k));
   for (int k = 0; k < 5; ++k) c += TextAt(134 + 40 * k, 438, 8, std::to_string(2018 + k));
-  const char* rows[][3] = {{"Plot", "pH", "Nitrogen"}, {"North", "6.2", "41"}, {"East", "5.8", "37"},
-                           {"South", "7.1", "52"}};
+  const char* rows[][3] = {
+      {"Plot", "pH", "Nitrogen"}, {"North", "6.2", "41"}, {"East", "5.8", "37"}, {"South", "7.1", "52"}};
   for (int r = 0; r < 4; ++r) {
     for (int col = 0; col < 3; ++col) c += TextAt(380 + 60 * col, 511 - 16 * r, 10, rows[r][col]);
   }
-  c += TextAt(72, 380, 10, "After the survey the plots were sown with barley, which grew well in all of them.");
+  c += TextAt(72, 380, 10,
+              "After the survey the plots were sown with barley, which grew well in all of them.");
   auto parsed = ParseWithTextLayer(MakePdf({{c}}), {}, {});
   ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
   std::string table;

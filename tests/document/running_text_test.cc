@@ -429,15 +429,16 @@ TEST(RunningTextTest, OcrdPagesDropWhatEarlierPagesHadInTheirBandsAndPageNumbers
                               OcrBlock({80, 150, 900, 800}, "A paragraph of the body."),
                               OcrBlock({480, 950, 520, 965}, "1")};
   running.Filter(first);
-  EXPECT_EQ(Texts(first), (std::vector<std::string>{"Journal of Tests, Vol. 40", "A paragraph of the body."}));
+  EXPECT_EQ(Texts(first),
+            (std::vector<std::string>{"Journal of Tests, Vol. 40", "A paragraph of the body."}));
   std::vector<Block> second = {OcrBlock({80, 22, 300, 36}, "Journal of Tests Vol, 41"),
                                OcrBlock({80, 150, 900, 200}, "Journal of Tests, Vol. 40"),
                                OcrBlock({80, 870, 900, 900}, "the last lines of a paragraph"),
                                OcrBlock({80, 905, 400, 940}, "", BlockType::kImage),
                                OcrBlock({480, 950, 520, 965}, "- 2 -")};
   running.Filter(second);
-  EXPECT_EQ(Texts(second), (std::vector<std::string>{"Journal of Tests, Vol. 40", "the last lines of a paragraph",
-                                                     "[image]"}));
+  EXPECT_EQ(Texts(second), (std::vector<std::string>{"Journal of Tests, Vol. 40",
+                                                     "the last lines of a paragraph", "[image]"}));
   // A footer band's paragraph is no header: the same words in the bottom band stay.
   std::vector<Block> third = {OcrBlock({80, 880, 300, 900}, "Journal of Tests, Vol. 42")};
   running.Filter(third);
@@ -446,4 +447,3 @@ TEST(RunningTextTest, OcrdPagesDropWhatEarlierPagesHadInTheirBandsAndPageNumbers
 
 }  // namespace
 }  // namespace mineru::document
-
