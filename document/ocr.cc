@@ -357,14 +357,13 @@ TextLayerUse JudgeTextLayer(const PageContent& content) {
 }
 
 bool OcrHoldsMore(const std::vector<Block>& blocks, int layer_chars) {
-  int read = 0;
+  const auto space = [](char c) { return std::isspace(static_cast<unsigned char>(c)) != 0; };
+  size_t read = 0;
   for (const Block& b : blocks) {
-    for (size_t i = 0; i < b.content.size(); ++i) {
-      const auto c = static_cast<unsigned char>(b.content[i]);
-      read += (c & 0xC0) != 0x80 && !std::isspace(c);
-    }
+    read +=
+        Utf8Length(b.content) - static_cast<size_t>(std::count_if(b.content.begin(), b.content.end(), space));
   }
-  return read >= layer_chars + layer_chars / 2 + 50;
+  return read >= static_cast<size_t>(layer_chars + layer_chars / 2 + 50);
 }
 
 Result<OcrPage> RecognizePage(const RgbImage& render, const OcrOptions& options,
