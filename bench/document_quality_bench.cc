@@ -5,11 +5,14 @@
 // table cells; all three: reference cell texts found anywhere in the text), and the table structure by the
 // ICDAR 2013 adjacency-relation measure (ours; document/table_score.h); then that measure on the report
 // tables of known structure in tests/document/tables (pdfLaTeX and word-processor pages), and the edit
-// distance of all three and our tables on the papers of known text in tests/document/papers.
+// distance of all three, our tables and our display equations (LaTeX matched whole, whitespace aside; the
+// peers write none) on the papers of known text in tests/document/papers.
 //
 // usage: document_quality_bench [SHARED_DIR]   (default ../shared or $MINERU_SHARED_DIR)
 //        document_quality_bench --tables DIR...   (that measure page by page on sets of one's own:
 //                                                  tNN.pdf with tNN_ref.md, as make_tables.py writes)
+//        document_quality_bench --papers DIR...   (the papers' measures on sets of one's own, as
+//                                                  make_papers.py writes them)
 #include <unistd.h>
 
 #include <algorithm>
@@ -108,6 +111,7 @@ void ScorePaperSet(const std::filesystem::path& root, const char* tmp) {
   std::sort(files.begin(), files.end());
   double ned_sum[3] = {0, 0, 0};
   AdjacencyScore tables;
+  EquationScore equations;
   for (const std::filesystem::path& pdf : files) {
     std::filesystem::path ref = pdf;
     ref.replace_filename(pdf.stem().string() + "_ref.md");
@@ -121,6 +125,10 @@ void ScorePaperSet(const std::filesystem::path& root, const char* tmp) {
     tables.matched += s.matched;
     tables.predicted += s.predicted;
     tables.reference += s.reference;
+    const EquationScore e = ScoreDisplayEquations(t.ours, truth);
+    equations.matched += e.matched;
+    equations.predicted += e.predicted;
+    equations.reference += e.reference;
   }
   const double n = std::max<double>(1, static_cast<double>(files.size()));
   const std::string style = root.filename().string();
@@ -128,6 +136,12 @@ void ScorePaperSet(const std::filesystem::path& root, const char* tmp) {
               files.size(), ned_sum[0] / n, ned_sum[1] / n, ned_sum[2] / n);
   std::printf("| papers of known text, %s: table adjacency P / R / F1 | %.3f / %.3f / %.3f | - | - |\n",
               style.c_str(), tables.precision(), tables.recall(), tables.f1());
+  if (equations.reference > 0) {
+    std::printf(
+        "| papers of known text, %s: display equations matched / given / in the reference | %d / %d / %d "
+        "| - | - |\n",
+        style.c_str(), equations.matched, equations.predicted, equations.reference);
+  }
 }
 
 std::string Cell(double v) {
@@ -148,10 +162,22 @@ int ScoreOwnSets(int argc, char** argv) {
   return 0;
 }
 
+// --papers DIR...: each set's measures.
+int ScoreOwnPapers(int argc, char** argv) {
+  char tmpl[] = "/tmp/mineru-quality-XXXXXX";
+  const char* tmp = mkdtemp(tmpl);
+  if (tmp == nullptr) return 1;
+  for (int i = 2; i < argc; ++i) ScorePaperSet(argv[i], tmp);
+  std::remove((std::string(tmp) + "/mutool.txt").c_str());
+  rmdir(tmp);
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--tables") return ScoreOwnSets(argc, argv);
+  if (argc > 1 && std::string(argv[1]) == "--papers") return ScoreOwnPapers(argc, argv);
   auto shared = bench::SharedDir(argc, argv);
   auto pairs = bench::DoclingCorpus(shared, true);
   if (pairs.empty()) {
@@ -248,7 +274,7 @@ int main(int argc, char** argv) {
         "| - | - |\n",
         set, pages, score.precision(), score.recall(), score.f1());
   }
-  for (const char* style : {"article", "ieee", "llncs"}) {
+  for (const char* style : {"article", "ieee", "llncs", "math"}) {
     ScorePaperSet(std::filesystem::path(MINERU_PAPERS_DIR) / style, tmp);
   }
   std::remove((std::string(tmp) + "/mutool.txt").c_str());

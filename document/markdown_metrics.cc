@@ -75,6 +75,12 @@ std::string_view TrimLeft(std::string_view s) {
   return b == std::string_view::npos ? std::string_view() : s.substr(b);
 }
 
+std::string_view Trim(std::string_view s) {
+  s = TrimLeft(s);
+  const size_t e = s.find_last_not_of(" \t\r");
+  return e == std::string_view::npos ? std::string_view() : s.substr(0, e + 1);
+}
+
 bool IsSeparatorRow(std::string_view line) {
   line = TrimLeft(line);
   if (line.empty() || line[0] != '|') return false;
@@ -200,6 +206,44 @@ HeadingScore ScoreHeadings(std::string_view predicted_md, std::string_view refer
   for (const std::string& p : pred) {
     for (size_t j = 0; j < ref.size(); ++j) {
       if (!used[j] && NormalizedEditDistance(p, ref[j]) <= 0.2) {
+        used[j] = true;
+        ++score.matched;
+        break;
+      }
+    }
+  }
+  return score;
+}
+
+std::vector<std::string> ExtractDisplayEquations(std::string_view markdown) {
+  std::vector<std::string> out;
+  bool inside = false;
+  std::string latex;
+  for (std::string_view line : Lines(markdown)) {
+    if (Trim(line) == "$$") {
+      if (inside) out.push_back(latex);
+      inside = !inside;
+      latex.clear();
+      continue;
+    }
+    if (!inside) continue;
+    for (char c : line) {
+      if (c != ' ' && c != '\t' && c != '\r') latex.push_back(c);
+    }
+  }
+  return out;
+}
+
+EquationScore ScoreDisplayEquations(std::string_view predicted_md, std::string_view reference_md) {
+  const std::vector<std::string> pred = ExtractDisplayEquations(predicted_md);
+  const std::vector<std::string> ref = ExtractDisplayEquations(reference_md);
+  EquationScore score;
+  score.predicted = static_cast<int>(pred.size());
+  score.reference = static_cast<int>(ref.size());
+  std::vector<bool> used(ref.size(), false);
+  for (const std::string& p : pred) {
+    for (size_t j = 0; j < ref.size(); ++j) {
+      if (!used[j] && p == ref[j]) {
         used[j] = true;
         ++score.matched;
         break;

@@ -36,6 +36,20 @@ struct HeadingScore {
 // A predicted heading matches an unmatched reference heading within normalised edit distance 0.2.
 HeadingScore ScoreHeadings(std::string_view predicted_md, std::string_view reference_md);
 
+// The LaTeX of every display equation (a block between "$$" lines), whitespace removed: "\\frac{1}{N}
+// \\sum_i x_i" and "\\frac{1}{N}\\sum_i x_i" are one formula.
+std::vector<std::string> ExtractDisplayEquations(std::string_view markdown);
+
+// How many of the reference's display equations the prediction holds, matched one to one.
+struct EquationScore {
+  int matched = 0;
+  int predicted = 0;
+  int reference = 0;
+  double recall() const { return reference == 0 ? 1 : 1.0 * matched / reference; }
+  double precision() const { return predicted == 0 ? (reference == 0 ? 1 : 0) : 1.0 * matched / predicted; }
+};
+EquationScore ScoreDisplayEquations(std::string_view predicted_md, std::string_view reference_md);
+
 // Cell texts of every table: Markdown pipe tables and HTML <td>/<th> cells, normalised as headings are.
 std::vector<std::string> ExtractTableCells(std::string_view markdown);
 

@@ -165,8 +165,11 @@ RunningKeys FindRunningKeys(const std::vector<PageContent>& pages) {
     std::set<std::string> seen;
     for (const TextLine& line : page.lines) {
       std::string key = RunningKey(line, page.page);
-      // (Numbers among a table's cells, its header of years at a page's top, make no key.)
-      if (key.empty() || (IsPageNumberText(line.text) && AmongCells(line, page))) continue;
+      // (Numbers among a table's cells, its header of years at a page's top, make no key; nor do display
+      // equations' numbers, "(3)" at a page's foot.)
+      if (key.empty() || (IsPageNumberText(line.text) && AmongCells(line, page)) ||
+          NumbersAnEquation(line, page))
+        continue;
       double& size = smallest.try_emplace(key, line.font_size).first->second;
       size = std::min(size, line.font_size);
       if (!seen.insert(key).second) continue;
@@ -288,8 +291,10 @@ bool AloneAtTheFoot(const TextLine& line, const PageContent& page) {
 }  // namespace
 
 bool IsPageNumber(const TextLine& line, const PageContent& page) {
+  // (Not a letter set in a math font: a formula's piece, the "x" under a fraction's bar.)
   return (InPageNumberBand(line, page.page) || AloneAtTheFoot(line, page)) && IsPageNumberText(line.text) &&
-         !AmongCells(line, page) && !NumbersAnEquation(line, page) && LabelledText(line, page) == nullptr;
+         !IsMathFont(line.font) && !AmongCells(line, page) && !NumbersAnEquation(line, page) &&
+         LabelledText(line, page) == nullptr;
 }
 
 bool IsMarginStamp(const TextLine& line, const Rect& page) {
@@ -391,7 +396,7 @@ bool RunsOnEveryPage(const TextLine& line, const PageContent& content, const Run
   // A table's cells repeat too: a number among others ("2024" in a header of years), a header ruled
   // above and below or heading rows of cells.
   return !(IsPageNumberText(line.text) && AmongCells(line, content)) && !RuledAboveAndBelow(line, content) &&
-         !HeadsRowsOfCells(line, content);
+         !HeadsRowsOfCells(line, content) && !NumbersAnEquation(line, content);
 }
 
 }  // namespace

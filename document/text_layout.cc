@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "document/aligned_table.h"
+#include "document/display_math.h"
 #include "document/drawn_markers.h"
 #include "document/figure_regions.h"
 #include "document/hyphen_join.h"
@@ -43,7 +44,7 @@ constexpr double kColumnReachLines = 8;     // sizes above and below a table whe
 
 bool IsLetter(char32_t c) { return IsLowerLatin(c) || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F); }
 
-enum class ItemKind { kLine, kTable, kImage };
+enum class ItemKind { kLine, kTable, kImage, kEquation };
 
 struct Item {
   Rect box;
@@ -1553,6 +1554,11 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   std::vector<Rect> ruled_boxes;
   for (const RuledTable& t : tables) ruled_boxes.push_back(t.box);
   const std::vector<Rect> charts = FindVectorFigures(page, lines, ruled_boxes);
+  // Display equations: their pieces are no cells of a table, nor short paragraphs.
+  const std::vector<DisplayEquation> equations = FindDisplayEquations(lines, consumed, page.drawings, charts);
+  for (const DisplayEquation& e : equations) {
+    for (size_t li : e.line_indices) consumed[li] = true;
+  }
   for (RuledTable& t : FindUnruledTables(lines, rules, page.images, charts, pr, consumed))
     tables.push_back(std::move(t));
   std::vector<Rect> images;
@@ -1632,6 +1638,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     }
     for (size_t t = 0; t < tables.size(); ++t) items.push_back({tables[t].box, ItemKind::kTable, t});
     for (size_t m = 0; m < images.size(); ++m) items.push_back({images[m], ItemKind::kImage, m});
+    for (size_t e = 0; e < equations.size(); ++e) items.push_back({equations[e].box, ItemKind::kEquation, e});
     rtl = rtl_lines * 2 > static_cast<int>(items.size());
     std::vector<size_t> ids(items.size());
     for (size_t i = 0; i < ids.size(); ++i) ids[i] = i;
@@ -1922,6 +1929,9 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         if (item.kind == ItemKind::kTable) {
           b.type = BlockType::kTable;
           b.content = tables[item.index].html;
+        } else if (item.kind == ItemKind::kEquation) {
+          b.type = BlockType::kEquation;
+          b.content = equations[item.index].latex;
         } else {
           b.type = BlockType::kImage;
         }

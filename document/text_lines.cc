@@ -34,6 +34,21 @@ void BuildText(TextLine& line) {
   }
 }
 
+// Where a glyph's origin stands, to a quarter point: the same in the collector and the text device.
+using GlyphSpot = std::pair<long, long>;
+GlyphSpot SpotOf(fz_point origin) { return {std::lround(origin.x * 4), std::lround(origin.y * 4)}; }
+
+// Glyphs of a math font that the text layer maps to no character (U+FFFD) but whose names say what they
+// draw (TexExtensionGlyph: a display sum, a big parenthesis), by where they stand.
+// The box is the glyph's ink: such a font's ascent and descent say nothing of where a big operator or
+// delimiter stands (it hangs from its origin).
+struct NamedGlyph {
+  char32_t rune;
+  Rect ink;
+};
+using NamedGlyphs = std::map<GlyphSpot, NamedGlyph>;
+constexpr size_t kMaxNamedGlyphs = 5000;  // per page
+
 struct Collector {
   fz_device super;
   std::vector<RulingSegment>* rules;
@@ -42,6 +57,8 @@ struct Collector {
   std::vector<Rect>* drawings;
   std::vector<Rect>* fills;
   std::vector<Rect>* shadings;
+  NamedGlyphs* named_glyphs;
+  std::vector<Rect>* pieces;  // the inks of the other pieces of tall delimiters
 };
 
 constexpr double kDrawnAgainShare = 0.7;  // of the narrower glyph's width: the same glyph drawn over itself
@@ -224,10 +241,65 @@ void CollectorFillShade(fz_context* ctx, fz_device* dev, fz_shade* shade, fz_mat
   AddDrawing(reinterpret_cast<Collector*>(dev)->shadings, b);
 }
 
+std::string FontFamily(fz_context* ctx, fz_font* font);
+
+void NameUnmappedGlyphs(fz_context* ctx, Collector* c, const fz_text* text, fz_matrix ctm) {
+  for (const fz_text_span* span = text->head; span != nullptr; span = span->next) {
+    if (!IsMathFont(FontFamily(ctx, span->font))) continue;
+    for (int i = 0; i < span->len && c->named_glyphs->size() < kMaxNamedGlyphs; ++i) {
+      const fz_text_item& item = span->items[i];
+      if (item.ucs != 0xFFFD || item.gid < 0) continue;
+      char name[64] = {};
+      fz_get_glyph_name(ctx, span->font, item.gid, name, sizeof name);
+      const char32_t rune = TexExtensionGlyph(name);
+      const bool piece = rune == 0 && IsTexExtensionPiece(name);
+      if (rune == 0 && !piece) continue;
+      fz_matrix trm = span->trm;
+      trm.e = item.x;
+      trm.f = item.y;
+      const fz_rect b = fz_bound_glyph(ctx, span->font, item.gid, fz_concat(trm, ctm));
+      const Rect ink{b.x0, b.y0, b.x1, b.y1};
+      if (piece) {
+        c->pieces->push_back(ink);
+      } else {
+        (*c->named_glyphs)[SpotOf(fz_transform_point_xy(item.x, item.y, ctm))] = {rune, ink};
+      }
+    }
+  }
+}
+
+// A tall delimiter is set in pieces: its top piece (named) reaches over the pieces stacked under it.
+void ReachOverPieces(NamedGlyphs& named, std::vector<Rect> pieces) {
+  std::sort(pieces.begin(), pieces.end(), [](const Rect& a, const Rect& b) { return a.y0 < b.y0; });
+  for (auto& [spot, glyph] : named) {
+    Rect& ink = glyph.ink;
+    for (const Rect& p : pieces) {
+      const bool under = p.y0 >= ink.y0 && p.y0 <= ink.y1 + 1;
+      const bool level =
+          std::min(p.x1, ink.x1) - std::max(p.x0, ink.x0) >= 0.5 * std::min(p.width(), ink.width());
+      if (under && level) ink = ink.Union(p);
+    }
+  }
+}
+
+void CollectorFillText(fz_context* ctx, fz_device* dev, const fz_text* text, fz_matrix ctm, fz_colorspace*,
+                       const float*, float, fz_color_params) {
+  NameUnmappedGlyphs(ctx, reinterpret_cast<Collector*>(dev), text, ctm);
+}
+
+void CollectorClipText(fz_context* ctx, fz_device* dev, const fz_text* text, fz_matrix ctm, fz_rect) {
+  NameUnmappedGlyphs(ctx, reinterpret_cast<Collector*>(dev), text, ctm);
+}
+
+void CollectorIgnoreText(fz_context* ctx, fz_device* dev, const fz_text* text, fz_matrix ctm) {
+  NameUnmappedGlyphs(ctx, reinterpret_cast<Collector*>(dev), text, ctm);
+}
+
 void CollectorStrokeText(fz_context* ctx, fz_device* dev, const fz_text* text, const fz_stroke_state* stroke,
                          fz_matrix ctm, fz_colorspace*, const float*, float alpha, fz_color_params) {
-  if (alpha <= 0) return;
   auto* c = reinterpret_cast<Collector*>(dev);
+  NameUnmappedGlyphs(ctx, c, text, ctm);
+  if (alpha <= 0) return;
   fz_rect r = fz_bound_text(ctx, text, stroke, ctm);
   if (c->stroked_text->size() < 5000) c->stroked_text->push_back({r.x0, r.y0, r.x1, r.y1});
 }
@@ -466,7 +538,7 @@ bool RunsLeftToRight(const fz_stext_line* line, const TextLine& frag) {
   return std::fabs(line->dir.y) < 0.01 && line->dir.x > 0 && !frag.rtl;
 }
 
-TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
+TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line, const NamedGlyphs& named) {
   TextLine frag;
   frag.box = {line->bbox.x0, line->bbox.y0, line->bbox.x1, line->bbox.y1};
   double ink_y0 = frag.box.y1, ink_y1 = frag.box.y0;
@@ -474,20 +546,44 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
   std::map<std::string, int> families;
   fz_font* last_font = nullptr;
   std::string last_family, last_face;
+  bool last_math = false;
   int bold = 0, mono = 0, italic = 0, rtl = 0, ltr = 0, total = 0;
   std::vector<fz_font*> char_fonts;    // per char of frag.chars
   std::set<fz_font*> ideograph_fonts;  // fonts that draw CJK characters on this line
   for (fz_stext_char* ch = line->first_char; ch != nullptr; ch = ch->next) {
     Rect box = GlyphBox(line, ch);
+    bool ink = false;
+    auto rune = static_cast<char32_t>(ch->c);
+    if (rune == 0xFFFD && !named.empty()) {
+      auto it = named.find(SpotOf(ch->origin));
+      if (it != named.end() && !it->second.ink.empty()) {
+        rune = it->second.rune;
+        box = it->second.ink;
+        ink = true;
+      }
+    }
     ink_y0 = std::min(ink_y0, box.y0);
     ink_y1 = std::max(ink_y1, box.y1);
-    auto rune = static_cast<char32_t>(ch->c);
     if (rune == ' ' && !frag.chars.empty() && ch->next != nullptr &&
         IsLigatureGap(frag.chars.back(), static_cast<char32_t>(ch->next->c))) {
       continue;
     }
     if (!frag.chars.empty() && IsDrawnAgain(frag.chars.back(), rune, box)) continue;
+    if (ch->font != last_font) {
+      last_font = ch->font;
+      last_family = FontFamily(ctx, ch->font);
+      last_math = IsMathFont(last_family);
+      const bool b = FontIsBold(ctx, ch->font), i = FontIsItalic(ctx, ch->font);
+      last_face = last_family + (b || i ? "/" : "") + (b ? "b" : "") + (i ? "i" : "");
+    }
+    const size_t first_new = frag.chars.size();
     AppendChar(frag.chars, rune, box);
+    for (size_t k = first_new; k < frag.chars.size(); ++k) {
+      frag.chars[k].math = last_math;
+      frag.chars[k].size = ch->size;
+      frag.chars[k].baseline = ch->origin.y;
+      frag.chars[k].ink = ink;
+    }
     char_fonts.resize(frag.chars.size(), ch->font);
     if (IsCjkChar(rune)) ideograph_fonts.insert(ch->font);
     // A ToUnicode map that turns one ligature glyph into several letters gives the letters after the
@@ -501,12 +597,6 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line) {
     ++total;
     sizes[static_cast<int>(std::lround(ch->size * 2))]++;
     bool is_bold = FontIsBold(ctx, ch->font), is_italic = FontIsItalic(ctx, ch->font);
-    if (ch->font != last_font) {
-      last_font = ch->font;
-      last_family = FontFamily(ctx, ch->font);
-      last_face =
-          last_family + (is_bold || is_italic ? "/" : "") + (is_bold ? "b" : "") + (is_italic ? "i" : "");
-    }
     ++families[last_family];
     ++frag.faces[last_face];
     if (is_bold) ++bold;
@@ -1162,6 +1252,8 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
   fz_context* ctx = impl.ctx();
   ScopedCookie cookie(impl.mctx());
   std::vector<Rect> stroked_text;
+  NamedGlyphs named_glyphs;
+  std::vector<Rect> pieces;
   fz_stext_page* stext = nullptr;
   fz_display_list* list = nullptr;
   fz_device* dev = nullptr;
@@ -1215,6 +1307,11 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     collector->shadings = &content.shadings;
     collector->super.stroke_text = CollectorStrokeText;
     collector->stroked_text = &stroked_text;
+    collector->super.fill_text = CollectorFillText;
+    collector->super.clip_text = CollectorClipText;
+    collector->super.ignore_text = CollectorIgnoreText;
+    collector->named_glyphs = &named_glyphs;
+    collector->pieces = &pieces;
     fz_run_display_list(ctx, list, &collector->super, turn, fz_infinite_rect, cookie.get());
     fz_close_device(ctx, &collector->super);
   }
@@ -1229,6 +1326,8 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
   }
   if (!impl.mctx().AbortStatus().ok()) fz_drop_stext_page(ctx, stext);
   MINERU_RETURN_IF_ERROR(impl.mctx().AbortStatus());
+
+  ReachOverPieces(named_glyphs, std::move(pieces));
 
   // Fragments (MuPDF lines), then merged into visual lines by baseline.
   std::vector<TextLine> fragments;
@@ -1245,7 +1344,7 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
     }
     for (fz_stext_line* line = block->u.t.first_line; line != nullptr; line = line->next) {
       if (line->wmode != 0) continue;  // vertical writing is left to a model
-      TextLine whole = FragmentFromLine(ctx, line);
+      TextLine whole = FragmentFromLine(ctx, line, named_glyphs);
       std::vector<TextLine> parts =
           RunsLeftToRight(line, whole) ? SplitAtJumpsBack(std::move(whole)) : Alone(std::move(whole));
       for (TextLine& frag : parts) {

@@ -24,6 +24,14 @@ struct TextChar {
   // A space put between two figures set with no gap between them ("29,760,021" and "33,871,648"): the
   // figures are two cells of a table.
   bool parts_numbers = false;
+  // Set in a font for mathematics (IsMathFont). With the glyph's size and baseline (y of its origin),
+  // where a formula's scripts, limits and fractions stand (display_math.h); 0 where unknown.
+  bool math = false;
+  float size = 0;
+  float baseline = 0;
+  // `box` is the glyph's ink, not its font's ascent and descent: a glyph of TeX's math extension font
+  // named by its font (TexExtensionGlyph), a big operator or a tall delimiter.
+  bool ink = false;
 };
 
 struct TextLine {

@@ -39,5 +39,17 @@ TEST(MarkdownMetricsTest, TableCells) {
   EXPECT_DOUBLE_EQ(TableCellAccuracy("x", "no table here"), -1);
 }
 
+TEST(MarkdownMetricsTest, DisplayEquationsMatchWhateverTheirSpacing) {
+  const std::string ref = "Text.\n\n$$\n\\frac{1}{N} \\sum_{i=1}^{N} x_i \\tag{1}\n$$\n\n$$\nE = mc^2\n$$\n";
+  const std::string pred = "Text.\n\n$$\n\\frac{1}{N}\\sum_{i=1}^{N}x_i \\tag{1}\n$$\n\n$$\nE = m c\n$$\n";
+  EXPECT_EQ(ExtractDisplayEquations(ref),
+            (std::vector<std::string>{"\\frac{1}{N}\\sum_{i=1}^{N}x_i\\tag{1}", "E=mc^2"}));
+  const EquationScore s = ScoreDisplayEquations(pred, ref);
+  EXPECT_EQ(s.matched, 1);
+  EXPECT_EQ(s.predicted, 2);
+  EXPECT_EQ(s.reference, 2);
+  EXPECT_DOUBLE_EQ(s.recall(), 0.5);
+}
+
 }  // namespace
 }  // namespace mineru::document

@@ -19,5 +19,31 @@ TEST(MathLettersTest, MathAlphabetsReadAsThePlainLettersTheyStyle) {
   EXPECT_EQ(PlainMathLetter(U'\u03B1'), U'\u03B1');
 }
 
+TEST(MathLettersTest, ExtensionGlyphsReadByTheirNames) {
+  EXPECT_EQ(TexExtensionGlyph("summationdisplay"), U'\u2211');
+  EXPECT_EQ(TexExtensionGlyph("summationtext"), U'\u2211');
+  EXPECT_EQ(TexExtensionGlyph("integraldisplay"), U'\u222B');
+  EXPECT_EQ(TexExtensionGlyph("contintegraltext"), U'\u222E');
+  EXPECT_EQ(TexExtensionGlyph("circleplusdisplay"), U'\u2A01');
+  EXPECT_EQ(TexExtensionGlyph("parenleftbig"), U'(');
+  EXPECT_EQ(TexExtensionGlyph("parenrightBigg"), U')');
+  EXPECT_EQ(TexExtensionGlyph("bracketleftbigg"), U'[');
+  EXPECT_EQ(TexExtensionGlyph("radicalBig"), U'\u221A');
+  EXPECT_EQ(TexExtensionGlyph("radicalbt"), U'\u221A');  // a tall radical's hook
+  EXPECT_EQ(TexExtensionGlyph("bracelefttp"), U'{');     // a tall brace's top stands for it
+  // The other pieces of tall delimiters, wide accents and names of other fonts draw nothing by themselves.
+  for (const char* piece : {"parenleftbt", "parenleftex", "braceex", "braceleftmid", "radicalvertex",
+                            "radicaltp", "vextendsingle", "hatwide", "summation", "A", "", "big"})
+    EXPECT_EQ(TexExtensionGlyph(piece), 0U) << piece;
+}
+
+TEST(MathLettersTest, PiecesOfTallDelimitersAreToldFromWholeGlyphs) {
+  for (const char* piece :
+       {"parenleftbt", "parenleftex", "braceex", "braceleftmid", "radicalvertex", "radicaltp"})
+    EXPECT_TRUE(IsTexExtensionPiece(piece)) << piece;
+  for (const char* whole : {"parenlefttp", "radicalbt", "summationdisplay", "hatwide", "A", "text"})
+    EXPECT_FALSE(IsTexExtensionPiece(whole)) << whole;
+}
+
 }  // namespace
 }  // namespace mineru::document

@@ -242,6 +242,26 @@ TEST(RunningTextTest, AnEquationsNumberInTheBandIsNoPageNumber) {
   EXPECT_EQ(body.find("(7)"), std::string::npos) << body;
 }
 
+TEST(RunningTextTest, EquationNumbersAtThePagesFootOnEveryPageAreNoRunningText) {
+  // Each page ends with a numbered display equation: "(1)", "(2)", "(3)" repeat in the footer band.
+  std::vector<PageContent> pages;
+  for (int i = 0; i < 3; ++i)
+    pages.push_back(
+        Page(i, {Line("E = m c 2 + x", 250, 720), Line("(" + std::to_string(i + 1) + ")", 520, 720)}));
+  const DocumentStyle style = AnalyzeStyle(pages);
+  EXPECT_EQ(style.running_keys.count("B:(#)"), 0u);
+  EXPECT_FALSE(IsRunningLine(pages[1].lines[5], pages[1], style.running_keys));
+}
+
+TEST(RunningTextTest, ALetterInAMathFontAtTheFootIsNoPageNumber) {
+  // "x" alone at the foot is the page number x in a text font; in a math font it is a formula's piece
+  // (the denominator of a display equation's fraction near the foot).
+  PageContent page = Page(1, {Line("x", 295, 770)});
+  EXPECT_TRUE(IsPageNumber(page.lines.back(), page));
+  page.lines.back().font = "CMMI10";
+  EXPECT_FALSE(IsPageNumber(page.lines.back(), page));
+}
+
 TEST(RunningTextTest, ALabelWithItsTextOnItsBaselineIsNoPageNumber) {
   // "[1]" before a reference and a section's "2" before its heading, in the top band: labels. A footer's
   // number three ems from the footer's text is a page number.

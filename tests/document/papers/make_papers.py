@@ -2,13 +2,16 @@
 """Papers of known text: pdfLaTeX articles in three styles, each with the Markdown it was made from.
 
     make_papers.py STYLE OUT N SEED    STYLE: article (two columns), ieee (IEEEtran, conference),
-                                       llncs (Springer LNCS, one column)
+                                       llncs (Springer LNCS, one column), math (two columns with
+                                       display equations)
 
 writes OUT/pNN.pdf and OUT/pNN_ref.md: a title, authors and affiliations (in ieee, IEEE's blocks side by
 side, a name over its affiliation's lines), an abstract, numbered sections and subsections of paragraphs
 (random words of a fixed vocabulary: LaTeX hyphenates them and justifies the lines), bulleted lists,
 booktabs tables, pgfplots charts (their labels belong to the figure, not the text) under a caption, and
-references. Floats are set where they stand (\\captionof), so the reference's order is the page's.
+references; in the math style, display equations after some paragraphs (fractions, sums and products
+with limits, scripts, radicals, cases, matrices; numbered or not), written in the reference as the LaTeX
+they were set from between "$$" lines, "\\tag{n}" for a numbered one. Floats are set where they stand (\\captionof), so the reference's order is the page's.
 Running headers (journal, volume, DOI) and page numbers are not in the reference. Needs pdflatex with
 booktabs, caption, pgfplots, fancyhdr, lmodern, and for the ieee and llncs styles IEEEtran and llncs
 (Debian: texlive-publishers).
@@ -85,6 +88,52 @@ def figure(r, style, n):
     return tex, ["%s %s" % (label, text)]
 
 
+VARIABLES = ["x", "y", "z", "w", "u", "v", "a", "b", "c", "\\alpha", "\\beta", "\\theta", "\\lambda", "\\sigma",
+             "\\mu", "\\phi"]
+FUNCTIONS = ["f", "g", "h", "p", "q", "L", "E", "F"]
+
+
+def term(r):
+    """A variable, maybe with a subscript or a square."""
+    v = r.choice(VARIABLES)
+    x = r.random()
+    if x < 0.3:
+        return "%s_%s" % (v, r.choice("ijkt"))
+    if x < 0.45:
+        return "%s^2" % v
+    return v
+
+
+def expression(r):
+    return (" %s " % r.choice("+-")).join(term(r) for _ in range(r.randint(1, 3)))
+
+
+def equation(r):
+    """A display equation in the LaTeX one would write it in."""
+    f, i, n = r.choice(FUNCTIONS), r.choice("ijk"), r.choice("NKnm")
+    forms = [
+        lambda: "%s = \\frac{%s}{%s}" % (term(r), expression(r), expression(r)),
+        lambda: "%s(%s) = \\sum_{%s=1}^{%s} %s_%s %s" % (f, term(r), i, n, r.choice("wac"), i, term(r)),
+        lambda: "%s = -\\frac{1}{%s} \\sum_{%s=1}^{%s} \\log %s(%s_%s)" % (f, n, i, n, f.lower(), r.choice("xy"), i),
+        lambda: "%s \\leq \\sqrt{%s}" % (term(r), expression(r)),
+        lambda: "%s = \\prod_{%s=1}^{%s} %s_%s" % (term(r), i, n, r.choice("pq"), i),
+        lambda: "%s(%s) = \\begin{cases} %s & %s \\geq 0 \\\\ %s & %s < 0 \\end{cases}" % (
+            f, "x", expression(r), "x", expression(r), "x"),
+        lambda: "%s = \\begin{pmatrix} %s & %s \\\\ %s & %s \\end{pmatrix}" % tuple(
+            [r.choice("ABMW")] + [r.choice(VARIABLES) for _ in range(4)]),
+        lambda: "%s = %s + \\lambda \\|%s\\|^2" % (f, expression(r), r.choice("wvx")),
+    ]
+    return r.choice(forms)()
+
+
+def display(r, number):
+    """The TeX and the reference Markdown of a display equation; numbered when `number` is not None."""
+    latex = equation(r)
+    if number is None:
+        return [r"\[ %s \]" % latex], ["$$", latex, "$$"]
+    return [r"\begin{equation}", latex, r"\end{equation}"], ["$$", "%s \\tag{%d}" % (latex, number), "$$"]
+
+
 def domain(place):
     return place.replace("University of ", "").replace(" Institute", "").lower()
 
@@ -125,16 +174,18 @@ def front(r, style):
 
 
 def paper(r, style):
+    math = style == "math"
+    style = "article" if math else style
     preamble = {"article": [r"\documentclass[twocolumn,10pt]{article}", r"\usepackage[margin=2cm]{geometry}"],
                 "ieee": [r"\documentclass[conference]{IEEEtran}"], "llncs": [r"\documentclass{llncs}"]}[style]
-    tex = preamble + [r"\usepackage[T1]{fontenc}", r"\usepackage{lmodern}",
+    tex = preamble + [r"\usepackage{amsmath}"] * math + [r"\usepackage[T1]{fontenc}", r"\usepackage{lmodern}",
                       r"\usepackage{booktabs,caption,pgfplots,fancyhdr}", r"\pgfplotsset{compat=1.16}",
                       r"\pagestyle{fancy}\fancyhead[L]{Journal of %s, Vol. %d}\fancyhead[R]{doi:10.%d/%d}"
                       r"\fancyfoot[C]{\thepage}" % (capitalised(r, 2, 2), r.randint(1, 40), r.randint(1000, 9999),
                                                     r.randint(10000, 99999))]
     head_tex, md = front(r, style)
     tex += head_tex
-    tables = figures = 0
+    tables = figures = equations = 0
     sections = ["Introduction"] + r.sample(SECTIONS, r.randint(2, 4)) + ["Conclusion"]
     for s_no, name in enumerate(sections, 1):
         tex.append(r"\section{%s}" % name)
@@ -150,6 +201,12 @@ def paper(r, style):
             text = paragraph(r)
             tex += [text, ""]
             md += [text, ""]
+            if math and r.random() < 0.5:
+                numbered = r.random() < 0.6
+                equations += numbered
+                t, m = display(r, equations if numbered else None)
+                tex[-1:] = t + [""]  # (the display ends the paragraph)
+                md += m + [""]
             x = r.random()
             if x < 0.12:
                 items = [sentence(r, 4, 12) for _ in range(r.randint(2, 4))]
