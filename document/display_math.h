@@ -2,11 +2,11 @@
 // environments, a word processor's display math) comes out of a PDF in pieces: its main line, limits
 // stacked over and under big operators, a fraction's numerator and denominator, an equation number at the
 // margin. Left to the layout they read as short paragraphs or as a table. FindDisplayEquations gathers the
-// pieces of each formula among a page's lines; FormulaLatex reads a formula into LaTeX from where its
-// glyphs stand.
+// pieces of each formula among a page's lines and reads each with FormulaLatex (formula_latex.h).
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "document/page_geometry.h"
@@ -33,12 +33,8 @@ std::vector<DisplayEquation> FindDisplayEquations(const std::vector<TextLine>& l
                                                   const std::vector<Rect>& drawings,
                                                   const std::vector<Rect>& figures);
 
-// The LaTeX of a formula set in `glyphs` (each with its box, size and baseline; spaces are ignored) and
-// horizontal `bars`: fractions (a bar with glyphs over and under it), radicals (a bar from a radical
-// sign's top over its radicand), big operators with limits stacked over and under them, superscripts
-// and subscripts (set smaller, off the baseline of what they follow), rows stacked without a bar between
-// them (aligned equations, joined by "\\"); Greek letters and symbols as LaTeX commands, words in roman
-// as operator names ("\log") or \mathrm.
-std::string FormulaLatex(const std::vector<TextChar>& glyphs, const std::vector<Rect>& bars);
+// "(3)", "(2.1a)", "(A.4)": a display equation's number (up to ten characters in parentheses, a digit
+// among them, letters, digits, dots and hyphens only).
+bool IsEquationNumber(std::string_view text);
 
 }  // namespace mineru::document

@@ -8,6 +8,7 @@
 
 #include "document/aligned_rows.h"
 #include "document/aligned_table.h"
+#include "document/display_math.h"
 #include "document/page_geometry.h"
 #include "document/text_layout.h"
 
@@ -108,7 +109,7 @@ bool AmongCells(const TextLine& line, const PageContent& page) {
 // "(3)" at the end of a line with text on its left: a display equation's number, not a page number (nor
 // is the equation a footer beside one).
 bool NumbersAnEquation(const TextLine& line, const PageContent& page) {
-  if (MaskDigits(line.text) != "(#)") return false;
+  if (!IsEquationNumber(line.text)) return false;
   return std::any_of(page.lines.begin(), page.lines.end(), [&](const TextLine& other) {
     return &other != &line && other.box.x1 <= line.box.x0 && VerticalOverlap(other.box, line.box) >= 0.5;
   });

@@ -552,6 +552,10 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line, const NamedGlyph
   std::set<fz_font*> ideograph_fonts;  // fonts that draw CJK characters on this line
   for (fz_stext_char* ch = line->first_char; ch != nullptr; ch = ch->next) {
     Rect box = GlyphBox(line, ch);
+    // (The line's height is its glyphs' font boxes: a tall delimiter's ink reaching over the next line
+    // does not make the two one.)
+    ink_y0 = std::min(ink_y0, box.y0);
+    ink_y1 = std::max(ink_y1, box.y1);
     bool ink = false;
     auto rune = static_cast<char32_t>(ch->c);
     if (rune == 0xFFFD && !named.empty()) {
@@ -562,8 +566,6 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line, const NamedGlyph
         ink = true;
       }
     }
-    ink_y0 = std::min(ink_y0, box.y0);
-    ink_y1 = std::max(ink_y1, box.y1);
     if (rune == ' ' && !frag.chars.empty() && ch->next != nullptr &&
         IsLigatureGap(frag.chars.back(), static_cast<char32_t>(ch->next->c))) {
       continue;

@@ -12,141 +12,11 @@
 namespace mineru::document {
 namespace {
 
+using testing::Glyph;
+using testing::Glyphs;
+using testing::Join;
 using testing::Line;
-
-// A glyph as a text layer gives it: `size` points, its origin at (x, baseline), its box the font's
-// ascent (0.75 em) and descent (0.25 em), half an em wide.
-TextChar Glyph(char32_t rune, double x, double baseline, double size = 10, bool math = true) {
-  TextChar c;
-  c.rune = rune;
-  c.box = {x, baseline - 0.75 * size, x + 0.5 * size, baseline + 0.25 * size};
-  c.size = static_cast<float>(size);
-  c.baseline = static_cast<float>(baseline);
-  c.math = math;
-  return c;
-}
-
-// A glyph of the extension font, its box its ink (a big operator, a tall delimiter).
-TextChar Ink(char32_t rune, Rect box, double size = 10) {
-  TextChar c;
-  c.rune = rune;
-  c.box = box;
-  c.size = static_cast<float>(size);
-  c.baseline = static_cast<float>(box.y0);
-  c.math = true;
-  c.ink = true;
-  return c;
-}
-
-// Glyphs of `text` (ASCII) side by side from x, half their size apart.
-std::vector<TextChar> Glyphs(const std::string& text, double x, double baseline, double size = 10,
-                             bool math = true) {
-  std::vector<TextChar> out;
-  for (char ch : text) {
-    out.push_back(Glyph(static_cast<char32_t>(ch), x, baseline, size, math));
-    x += 0.5 * size;
-  }
-  return out;
-}
-
-std::vector<TextChar> Join(std::initializer_list<std::vector<TextChar>> parts) {
-  std::vector<TextChar> out;
-  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
-  return out;
-}
-
-// A line of a page made of glyphs (its text their characters).
-TextLine LineOf(const std::vector<TextChar>& glyphs) {
-  TextLine line;
-  line.chars = glyphs;
-  line.box = glyphs.front().box;
-  for (const TextChar& c : glyphs) {
-    line.box = line.box.Union(c.box);
-    AppendUtf8(line.text, c.rune);
-  }
-  line.font_size = glyphs.front().size;
-  line.font = glyphs.front().math ? "CMMI10" : "CMR10";
-  return line;
-}
-
-TEST(FormulaLatexTest, ScriptsAreSmallerGlyphsOffTheBaseline) {
-  // x squared, y sub i, z with both.
-  std::vector<TextChar> g = {
-      Glyph('x', 100, 200), Glyph('2', 105, 196.5, 7, false), Glyph('+', 112, 200, 10, false),
-      Glyph('y', 120, 200), Glyph('i', 125, 202, 7),          Glyph('=', 132, 200, 10, false),
-      Glyph('z', 140, 200), Glyph('j', 145, 202, 7),          Glyph('2', 145.5, 196.5, 7, false)};
-  EXPECT_EQ(FormulaLatex(g, {}), "x^2 + y_i = z_j^2");
-  // A script of two glyphs is braced; a script of a script nests.
-  std::vector<TextChar> h = {Glyph('e', 100, 200), Glyph('-', 105, 196.5, 7), Glyph('x', 108.5, 196.5, 7),
-                             Glyph('2', 112, 194, 5, false)};
-  EXPECT_EQ(FormulaLatex(h, {}), "e^{-x^2}");
-}
-
-TEST(FormulaLatexTest, BarsMakeFractionsAndRadicals) {
-  // 1 over N, the bar between them.
-  std::vector<TextChar> g = {Glyph('1', 101, 195, 10, false), Glyph('N', 101, 209)};
-  EXPECT_EQ(FormulaLatex(g, {{100, 197.8, 107, 198.2}}), "\\frac{1}{N}");
-  // A radical sign whose top meets the bar: its radicand is under the bar.
-  std::vector<TextChar> r = Join({{Ink(U'√', {100, 188, 108, 203})}, Glyphs("1+t", 109, 200)});
-  EXPECT_EQ(FormulaLatex(r, {{108, 188, 125, 188.4}}), "\\sqrt{1 + t}");
-  // The radical over the denominator of a fraction: the narrower bar first.
-  std::vector<TextChar> f =
-      Join({Glyphs("a", 110, 190), {Ink(U'√', {100, 196, 108, 211})}, Glyphs("b", 109, 208)});
-  EXPECT_EQ(FormulaLatex(f, {{108, 196, 115, 196.4}, {99, 193, 116, 193.4}}), "\\frac{a}{\\sqrt{b}}");
-}
-
-TEST(FormulaLatexTest, BigOperatorsTakeTheLimitsStackedOnThem) {
-  // A display sum (its ink 14 points tall) with "i=1" under it and "N" over it, then x sub i.
-  std::vector<TextChar> g = Join({{Ink(U'∑', {100, 192, 113, 206})},
-                                  Glyphs("i=1", 100, 214, 7),
-                                  Glyphs("N", 104, 189, 7),
-                                  {Glyph('x', 116, 200), Glyph('i', 121, 202, 7)}});
-  EXPECT_EQ(FormulaLatex(g, {}), "\\sum_{i=1}^{N} x_i");
-  // An integral with its limits beside it: scripts.
-  std::vector<TextChar> h = Join({{Ink(U'∫', {100, 190, 106, 212})},
-                                  {Glyph('0', 106, 211, 7, false), Glyph('1', 108, 192, 7, false)},
-                                  Glyphs("f", 114, 200)});
-  EXPECT_EQ(FormulaLatex(h, {}), "\\int_0^1 f");
-}
-
-TEST(FormulaLatexTest, RomanWordsAreOperatorNamesOrText) {
-  // "log x", "min" over the limit "w", "if" set in roman.
-  std::vector<TextChar> g =
-      Join({Glyphs("log", 100, 200, 10, false), Glyphs("x", 117, 200), Glyphs("min", 130, 200, 10, false),
-            Glyphs("w", 135, 207, 7), Glyphs("y", 147, 200), Glyphs("if", 162, 200, 10, false)});
-  EXPECT_EQ(FormulaLatex(g, {}), "\\log x \\min_{w} y \\quad \\text{if}");
-}
-
-TEST(FormulaLatexTest, RowsBetweenTallDelimitersAreMatricesOrCases) {
-  // ( a b / c d ): a matrix of two rows and two columns.
-  std::vector<TextChar> m = Join({{Ink('(', {100, 186, 105, 214})},
-                                  Glyphs("a", 108, 196),
-                                  Glyphs("b", 125, 196),
-                                  Glyphs("c", 108, 210),
-                                  Glyphs("d", 125, 210),
-                                  {Ink(')', {132, 186, 137, 214})}});
-  EXPECT_EQ(FormulaLatex(m, {}), "\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}");
-  // A brace alone: cases, as far as a wide gap.
-  std::vector<TextChar> c = Join({Glyphs("f=", 87, 203),
-                                  {Ink('{', {100, 186, 105, 214})},
-                                  Glyphs("1", 108, 196, 10, false),
-                                  Glyphs("x>0", 122, 196),
-                                  Glyphs("0", 108, 210, 10, false),
-                                  Glyphs("x<0", 122, 210),
-                                  Glyphs("g", 160, 203)});
-  EXPECT_EQ(FormulaLatex(c, {}), "f = \\begin{cases} 1 & x > 0 \\\\ 0 & x < 0 \\end{cases} \\qquad g");
-}
-
-TEST(FormulaLatexTest, RowsStackedWithoutABarAreLinesOfOneFormula) {
-  std::vector<TextChar> g = Join({Glyphs("a=b", 100, 200), Glyphs("=c", 105, 215)});
-  EXPECT_EQ(FormulaLatex(g, {}), "a = b \\\\ = c");
-}
-
-TEST(FormulaLatexTest, SymbolsAreCommands) {
-  std::vector<TextChar> g = {Glyph(U'α', 100, 200), Glyph(U'≤', 107, 200), Glyph(U'∞', 116, 200),
-                             Glyph(U'ŵ', 125, 200), Glyph('{', 131, 200, 10, false)};
-  EXPECT_EQ(FormulaLatex(g, {}), "\\alpha \\leq \\infty \\hat{w}\\{");
-}
+using testing::LineOf;
 
 TEST(DisplayEquationsTest, AFormulaBetweenParagraphsWithItsNumber) {
   std::vector<TextLine> lines = {
@@ -170,6 +40,17 @@ TEST(DisplayEquationsTest, ProseWithMathInItIsNoFormula) {
   TextLine inline_math = LineOf(Glyphs("x+y", 140, 107));
   std::vector<TextLine> lines = {prose, inline_math, Line("is small.", 160, 100)};
   EXPECT_TRUE(FindDisplayEquations(lines, std::vector<bool>(lines.size(), false), {}, {}).empty());
+  // A sentence cut into pieces by the formulas set in it (each piece holding a letter of math): "Then x
+  // = y+1 and z < w fits x".
+  auto mixed = [](const std::string& word, double x, const std::string& math) {
+    std::vector<TextChar> g = Glyphs(word, x, 107.5, 10, false);
+    for (TextChar c : Glyphs(math, x + 5 * (word.size() + 1), 107.5)) g.push_back(c);
+    return LineOf(g);
+  };
+  std::vector<TextLine> sentence = {mixed("Then", 72, "x"), LineOf(Glyphs("=y+1", 104, 107.5)),
+                                    mixed("and", 128, "z"), LineOf(Glyphs("<w", 152, 107.5)),
+                                    mixed("fits", 166, "x")};
+  EXPECT_TRUE(FindDisplayEquations(sentence, std::vector<bool>(sentence.size(), false), {}, {}).empty());
   // A manual's meta-variable in angle brackets after a listing's line number, "24 ⟨∗T1cmr⟩" (the
   // brackets and the star in a math font), is none either.
   std::vector<TextChar> meta = Glyphs("24", 88, 200, 10, false);

@@ -1,6 +1,7 @@
 // Builds TextLine values for layout tests: one char box per character, `size` points wide.
 #pragma once
 
+#include <initializer_list>
 #include <string>
 #include <utility>
 #include <vector>
@@ -104,6 +105,61 @@ inline TextLine WideLine(const std::u32string& text, double x, double y, double 
   }
   line.box = {x, y, x + size * static_cast<double>(text.size()), y + size};
   line.font_size = size;
+  return line;
+}
+
+// A glyph as a text layer gives it: `size` points, its origin at (x, baseline), its box the font's
+// ascent (0.75 em) and descent (0.25 em), half an em wide.
+inline TextChar Glyph(char32_t rune, double x, double baseline, double size = 10, bool math = true) {
+  TextChar c;
+  c.rune = rune;
+  c.box = {x, baseline - 0.75 * size, x + 0.5 * size, baseline + 0.25 * size};
+  c.size = static_cast<float>(size);
+  c.baseline = static_cast<float>(baseline);
+  c.math = math;
+  return c;
+}
+
+// A glyph of the extension font, its box its ink (a big operator, a tall delimiter).
+inline TextChar Ink(char32_t rune, Rect box, double size = 10) {
+  TextChar c;
+  c.rune = rune;
+  c.box = box;
+  c.size = static_cast<float>(size);
+  c.baseline = static_cast<float>(box.y0);
+  c.math = true;
+  c.ink = true;
+  return c;
+}
+
+// Glyphs of `text` (ASCII) side by side from x, half their size apart.
+inline std::vector<TextChar> Glyphs(const std::string& text, double x, double baseline, double size = 10,
+                                    bool math = true) {
+  std::vector<TextChar> out;
+  for (char ch : text) {
+    out.push_back(Glyph(static_cast<char32_t>(ch), x, baseline, size, math));
+    x += 0.5 * size;
+  }
+  return out;
+}
+
+inline std::vector<TextChar> Join(std::initializer_list<std::vector<TextChar>> parts) {
+  std::vector<TextChar> out;
+  for (const auto& p : parts) out.insert(out.end(), p.begin(), p.end());
+  return out;
+}
+
+// A line of a page made of glyphs (its text their characters).
+inline TextLine LineOf(const std::vector<TextChar>& glyphs) {
+  TextLine line;
+  line.chars = glyphs;
+  line.box = glyphs.front().box;
+  for (const TextChar& c : glyphs) {
+    line.box = line.box.Union(c.box);
+    AppendUtf8(line.text, c.rune);
+  }
+  line.font_size = glyphs.front().size;
+  line.font = glyphs.front().math ? "CMMI10" : "CMR10";
   return line;
 }
 

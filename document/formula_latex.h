@@ -1,0 +1,45 @@
+// A formula read into LaTeX from where its glyphs stand (a text layer's display equation: see
+// display_math.h), and the classes of characters a formula is made of.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "document/page_geometry.h"
+#include "document/text_lines.h"
+
+namespace mineru::document {
+
+// The LaTeX of a formula set in `glyphs` (each with its box, size and baseline; spaces are ignored) and
+// horizontal `bars`: fractions (a bar with glyphs over and under it), radicals (a bar from a radical
+// sign's top over its radicand), big operators and operator names ("lim", "min") with limits stacked
+// over and under them, rows between tall delimiters (matrices, cases), superscripts and subscripts (set
+// smaller, off the baseline of what they follow), rows stacked without a bar between them (aligned
+// equations, joined by "\\"); Greek letters and symbols as LaTeX commands, words in roman as operator
+// names ("\log") or \text.
+std::string FormulaLatex(const std::vector<TextChar>& glyphs, const std::vector<Rect>& bars);
+
+// A glyph a formula is made of: not a space, nor one the text layer could not map (U+FFFD).
+bool IsFormulaGlyph(const TextChar& c);
+
+// Operator names TeX sets in roman ("log", "max", "argmin").
+bool IsOperatorName(std::string_view word);
+
+// Sums, products, integrals, big unions and the like.
+bool IsBigOperator(char32_t c);
+
+// Relations ("=", "≤", "∈", arrows) and binary operators ("+", "−", "×", "∪").
+bool IsMathRelation(char32_t c);
+bool IsMathBinaryOperator(char32_t c);
+
+// Mathematical operators and symbols, Greek letters, angle brackets, floors and ceilings.
+bool IsMathSymbol(char32_t c);
+
+// Parentheses, brackets, braces, bars and angle brackets.
+bool IsMathDelimiter(char32_t c);
+
+// Latin letters (ASCII, Latin-1 and Latin Extended-A and -B).
+bool IsRomanLetter(char32_t c);
+
+}  // namespace mineru::document
