@@ -196,16 +196,18 @@ std::vector<std::string> ExtractHeadings(std::string_view markdown) {
   return out;
 }
 
-HeadingScore ScoreHeadings(std::string_view predicted_md, std::string_view reference_md) {
-  std::vector<std::string> pred = ExtractHeadings(predicted_md);
-  std::vector<std::string> ref = ExtractHeadings(reference_md);
-  HeadingScore score;
+namespace {
+
+// Each predicted item matched with the first unmatched reference item `same` says it is.
+template <typename Same>
+MatchScore MatchOneToOne(const std::vector<std::string>& pred, const std::vector<std::string>& ref, Same same) {
+  MatchScore score;
   score.predicted = static_cast<int>(pred.size());
   score.reference = static_cast<int>(ref.size());
   std::vector<bool> used(ref.size(), false);
   for (const std::string& p : pred) {
     for (size_t j = 0; j < ref.size(); ++j) {
-      if (!used[j] && NormalizedEditDistance(p, ref[j]) <= 0.2) {
+      if (!used[j] && same(p, ref[j])) {
         used[j] = true;
         ++score.matched;
         break;
@@ -213,6 +215,13 @@ HeadingScore ScoreHeadings(std::string_view predicted_md, std::string_view refer
     }
   }
   return score;
+}
+
+}  // namespace
+
+HeadingScore ScoreHeadings(std::string_view predicted_md, std::string_view reference_md) {
+  return MatchOneToOne(ExtractHeadings(predicted_md), ExtractHeadings(reference_md),
+                       [](const std::string& p, const std::string& r) { return NormalizedEditDistance(p, r) <= 0.2; });
 }
 
 std::vector<std::string> ExtractDisplayEquations(std::string_view markdown) {
@@ -235,22 +244,8 @@ std::vector<std::string> ExtractDisplayEquations(std::string_view markdown) {
 }
 
 EquationScore ScoreDisplayEquations(std::string_view predicted_md, std::string_view reference_md) {
-  const std::vector<std::string> pred = ExtractDisplayEquations(predicted_md);
-  const std::vector<std::string> ref = ExtractDisplayEquations(reference_md);
-  EquationScore score;
-  score.predicted = static_cast<int>(pred.size());
-  score.reference = static_cast<int>(ref.size());
-  std::vector<bool> used(ref.size(), false);
-  for (const std::string& p : pred) {
-    for (size_t j = 0; j < ref.size(); ++j) {
-      if (!used[j] && p == ref[j]) {
-        used[j] = true;
-        ++score.matched;
-        break;
-      }
-    }
-  }
-  return score;
+  return MatchOneToOne(ExtractDisplayEquations(predicted_md), ExtractDisplayEquations(reference_md),
+                       [](const std::string& p, const std::string& r) { return p == r; });
 }
 
 std::vector<std::string> ExtractTableCells(std::string_view markdown) {

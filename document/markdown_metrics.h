@@ -22,7 +22,8 @@ std::string NormalizeForMatch(std::string_view text);
 // Heading texts ("#"-lines) in order, normalised (lower case, letters and digits only, single spaces).
 std::vector<std::string> ExtractHeadings(std::string_view markdown);
 
-struct HeadingScore {
+// Items of a prediction matched one to one with those of a reference (headings, display equations).
+struct MatchScore {
   int matched = 0;
   int predicted = 0;
   int reference = 0;
@@ -33,6 +34,9 @@ struct HeadingScore {
     return p + r == 0 ? 0 : 2 * p * r / (p + r);
   }
 };
+using HeadingScore = MatchScore;
+using EquationScore = MatchScore;
+
 // A predicted heading matches an unmatched reference heading within normalised edit distance 0.2.
 HeadingScore ScoreHeadings(std::string_view predicted_md, std::string_view reference_md);
 
@@ -40,14 +44,7 @@ HeadingScore ScoreHeadings(std::string_view predicted_md, std::string_view refer
 // \\sum_i x_i" and "\\frac{1}{N}\\sum_i x_i" are one formula.
 std::vector<std::string> ExtractDisplayEquations(std::string_view markdown);
 
-// How many of the reference's display equations the prediction holds, matched one to one.
-struct EquationScore {
-  int matched = 0;
-  int predicted = 0;
-  int reference = 0;
-  double recall() const { return reference == 0 ? 1 : 1.0 * matched / reference; }
-  double precision() const { return predicted == 0 ? (reference == 0 ? 1 : 0) : 1.0 * matched / predicted; }
-};
+// How many of the reference's display equations the prediction holds, matched one to one (equal LaTeX).
 EquationScore ScoreDisplayEquations(std::string_view predicted_md, std::string_view reference_md);
 
 // Cell texts of every table: Markdown pipe tables and HTML <td>/<th> cells, normalised as headings are.
