@@ -79,9 +79,10 @@ LineMakeup MakeupOf(const TextLine& line) {
   return m;
 }
 
-// Words set in a formula ("for t ≥ 0", "if x < 0"), joined to a formula beside them, never one alone.
+// Words set in a formula ("for t ≥ 0", "if x < 0", "side² ="), joined to a formula beside them, never
+// one alone.
 bool IsWordsInFormula(const LineMakeup& m) {
-  return m.math >= 1 && m.prose_words <= 2 && m.glyphs <= kMaxWordsGlyphs;
+  return (m.math >= 1 || m.operators) && m.prose_words <= 2 && m.glyphs <= kMaxWordsGlyphs;
 }
 
 bool IsFormulaLine(const LineMakeup& m) {
@@ -91,18 +92,15 @@ bool IsFormulaLine(const LineMakeup& m) {
 // A small piece of a formula that is no formula by itself: a limit's "0", a numerator's "1", "n = 1".
 bool IsPiece(const LineMakeup& m) { return m.glyphs <= kMaxPieceGlyphs && m.prose_words == 0; }
 
-// A line's glyphs from their baselines, 0.7 of their size up and 0.2 down (a text layer's boxes reach as
-// far as their fonts' ascents and descents, which differ from font to font): lines set a line's pitch
-// apart stand 0.3 em apart or so, a display's lines an em or more from the text over and under them.
+// A line's glyphs where they stand (GlyphCore): lines set a line's pitch apart stand 0.3 em apart or
+// so, a display's lines an em or more from the text over and under them.
 Rect CoreBox(const TextLine& line) {
   Rect core;
   bool any = false;
   for (const TextChar& c : line.chars) {
     // (Nor a radical sign of a text font: TeX's hangs from its baseline.)
     if (!IsFormulaGlyph(c) || (c.rune == U'√' && !c.ink)) continue;
-    const Rect b = c.ink || c.size <= 0
-                       ? c.box
-                       : Rect{c.box.x0, c.baseline - 0.7 * c.size, c.box.x1, c.baseline + 0.2 * c.size};
+    const Rect b = GlyphCore(c);
     core = any ? core.Union(b) : b;
     any = true;
   }

@@ -211,6 +211,11 @@ bool IsRomanLetter(char32_t c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0x24F);
 }
 
+Rect GlyphCore(const TextChar& c) {
+  if (c.ink || c.size <= 0) return c.box;
+  return {c.box.x0, c.baseline - 0.7 * c.size, c.box.x1, c.baseline + 0.2 * c.size};
+}
+
 bool IsFormulaGlyph(const TextChar& c) { return c.rune > ' ' && c.rune != 0xFFFD && c.rune != 0xA0; }
 
 namespace {
@@ -683,9 +688,7 @@ std::string FormulaLatex(const std::vector<TextChar>& glyphs, const std::vector<
     it.tex = GlyphLatex(c.rune);
     it.size = c.size > 0 ? c.size : c.box.height();
     it.baseline = c.size > 0 ? c.baseline : c.box.y1;
-    it.box = c.ink || c.size <= 0
-                 ? c.box
-                 : Rect{c.box.x0, it.baseline - 0.7 * it.size, c.box.x1, it.baseline + 0.2 * it.size};
+    it.box = GlyphCore(c);
     it.math = c.math;
     items.push_back(std::move(it));
   }

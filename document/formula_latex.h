@@ -20,6 +20,11 @@ namespace mineru::document {
 // names ("\log") or \text.
 std::string FormulaLatex(const std::vector<TextChar>& glyphs, const std::vector<Rect>& bars);
 
+// Where a glyph stands: from its baseline, 0.7 of its size up and 0.2 down (a text layer's boxes reach as
+// far as their fonts' ascents and descents, which differ from font to font); a named glyph's ink
+// (TextChar::ink); its box when its size is unknown.
+Rect GlyphCore(const TextChar& c);
+
 // A glyph a formula is made of: not a space, nor one the text layer could not map (U+FFFD).
 bool IsFormulaGlyph(const TextChar& c);
 

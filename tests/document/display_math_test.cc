@@ -33,6 +33,15 @@ TEST(DisplayEquationsTest, AFormulaBetweenParagraphsWithItsNumber) {
   EXPECT_EQ(eq[0].line_indices, (std::vector<size_t>{1, 2, 3}));
 }
 
+TEST(DisplayEquationsTest, WordsOfAFormulaInATextFontJoinIt) {
+  // "side =" in the text font before the formula on its baseline.
+  std::vector<TextLine> lines = {Line("side =", 100, 196), LineOf(Glyphs("a+b=c+d", 140, 205))};
+  std::vector<DisplayEquation> eq = FindDisplayEquations(lines, {false, false}, {}, {});
+  ASSERT_EQ(eq.size(), 1U);
+  EXPECT_TRUE(eq[0].latex.starts_with("\\text{side} = ")) << eq[0].latex;
+  EXPECT_EQ(eq[0].line_indices, (std::vector<size_t>{0, 1}));
+}
+
 TEST(DisplayEquationsTest, ProseWithMathInItIsNoFormula) {
   // A line of prose around an inline formula, and a formula line level with it (a stacked fraction
   // inside the sentence).
