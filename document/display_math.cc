@@ -17,6 +17,7 @@ constexpr double kLongLineEms = 10;       // such a line, shortest
 constexpr size_t kMaxPieceGlyphs = 5;     // a limit's or a numerator's line, joined by stacking alone
 constexpr size_t kMaxWordsGlyphs = 24;    // a line of words in a formula ("for t ≥ 0")
 constexpr size_t kMaxFormulaWords = 3;    // words of prose in one formula ("if", "otherwise", "for")
+constexpr size_t kMaxFormulaGlyphs = 2000;  // in one display; more is a page of symbols, no formula
 constexpr double kMaxBarThickness = 1.5;  // points
 constexpr double kRunGapEms = 0.5;        // lines of a run (a listing, an index), farthest apart
 
@@ -34,7 +35,7 @@ struct LineMakeup {
 LineMakeup MakeupOf(const TextLine& line) {
   LineMakeup m;
   std::string word;
-  bool in_angles = false;  // between "⟨" and "⟩"
+  bool in_angles = false;  // between "⟨" and "⟩" (or CJK's "〈" and "〉", which some fonts set for them)
   size_t meta = 0;         // letters and digits of a text font there, in a row
   auto end_word = [&] {
     if (word.size() >= 2 && !IsOperatorName(word)) {
@@ -65,9 +66,9 @@ LineMakeup MakeupOf(const TextLine& line) {
     } else {
       end_word();
     }
-    if (c.rune == U'⟨' || c.rune == U'⟩') {
+    if (c.rune == U'⟨' || c.rune == U'⟩' || c.rune == U'〈' || c.rune == U'〉') {
       end_meta();
-      in_angles = c.rune == U'⟨';
+      in_angles = c.rune == U'⟨' || c.rune == U'〈';
     } else if (in_angles && !c.math && (IsRomanLetter(c.rune) || (c.rune >= '0' && c.rune <= '9'))) {
       ++meta;
     } else {
@@ -143,7 +144,8 @@ struct PageLines {
     words.assign(n, false);
     for (size_t i = 0; i < n; ++i) {
       core[i] = CoreBox(lines[i]);
-      if (consumed[i] || lines[i].sideways) continue;
+      // (Code is no display, whatever operators it holds.)
+      if (consumed[i] || lines[i].sideways || lines[i].monospace) continue;
       if (std::any_of(figures.begin(), figures.end(),
                       [&](const Rect& f) { return f.ContainsCenterOf(lines[i].box); }))
         continue;
@@ -348,7 +350,9 @@ std::vector<DisplayEquation> FindDisplayEquations(const std::vector<TextLine>& l
                                     [&](const Rect& b) { return core.ContainsCenterOf(b, 1); });
     // (A sentence cut into pieces by the formulas set in it is no display: its words are many.)
     const bool prose = all.prose_words > kMaxFormulaWords || all.prose_letters * 3 > all.glyphs;
-    if (!any_formula || prose || all.glyphs < 3 || !(all.operators || barred)) continue;
+    if (!any_formula || prose || all.glyphs < 3 || all.glyphs > kMaxFormulaGlyphs ||
+        !(all.operators || barred))
+      continue;
     size_t number = lines.size();
     if (!page.StandsApart(g, core, &number) || page.InRunOfLines(g)) continue;
     std::vector<TextChar> glyph_chars;

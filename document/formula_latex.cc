@@ -12,6 +12,7 @@ namespace {
 
 constexpr double kLimitReachEms = 0.8;  // a numerator or a limit from its bar or operator, farthest
 constexpr double kScriptSize = 0.85;    // a script's size to its base's, largest
+constexpr int kMaxNesting = 16;         // scripts in scripts, limits of limits, deepest
 
 // clang-format off
 struct CharLatex {
@@ -652,9 +653,25 @@ std::string Row(std::vector<Item> row, bool tight) {
   return out;
 }
 
+// Formulas nest (a script's script, a limit's limit); a hostile file could nest them thousands deep.
+// Past kMaxNesting, items are written left to right as they stand.
+thread_local int nesting = 0;
+
+std::string Flat(std::vector<Item> items) {
+  std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.box.x0 < b.box.x0; });
+  std::string out;
+  for (const Item& it : items) Append(out, it.tex);
+  return out;
+}
+
 // Items -> LaTeX: fractions, radicals and limits first, then rows top to bottom.
 std::string Layout(std::vector<Item> items, bool tight) {
   if (items.empty()) return {};
+  if (nesting >= kMaxNesting) return Flat(std::move(items));
+  ++nesting;
+  struct Leave {
+    ~Leave() { --nesting; }
+  } leave;
   CollapseLimits(items);
   CollapseArrays(items, false);  // between pairs of delimiters first, then after a brace alone
   CollapseArrays(items, true);

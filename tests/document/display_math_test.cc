@@ -69,6 +69,10 @@ TEST(DisplayEquationsTest, ProseWithMathInItIsNoFormula) {
   meta.push_back(Glyph(U'⟩', 134, 200));
   std::vector<TextLine> guard = {LineOf(meta)};
   EXPECT_TRUE(FindDisplayEquations(guard, {false}, {}, {}).empty());
+  // A line of code, "K = x + 1;" in a monospaced face, is none.
+  TextLine code = LineOf(Glyphs("K=x+1;", 100, 300));
+  code.monospace = true;
+  EXPECT_TRUE(FindDisplayEquations({code}, {false}, {}, {}).empty());
   // A formula line alone but with too few glyphs and no operator ("x" of a figure's axis) is none.
   std::vector<TextLine> axis = {LineOf(Glyphs("x", 200, 300))};
   EXPECT_TRUE(FindDisplayEquations(axis, {false}, {}, {}).empty());

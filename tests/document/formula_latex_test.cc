@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -93,6 +94,27 @@ TEST(FormulaLatexTest, RowsBetweenTallDelimitersAreMatricesOrCases) {
 TEST(FormulaLatexTest, RowsStackedWithoutABarAreLinesOfOneFormula) {
   std::vector<TextChar> g = Join({Glyphs("a=b", 100, 200), Glyphs("=c", 105, 215)});
   EXPECT_EQ(FormulaLatex(g, {}), "a = b \\\\ = c");
+}
+
+TEST(FormulaLatexTest, ScriptsNestedThousandsDeepStopNestingPastADepth) {
+  // Each glyph smaller than the one before and raised over it: x^{x^{x^{...}}}, 3000 deep.
+  std::vector<TextChar> g;
+  double size = 10, baseline = 200, x = 100;
+  for (int i = 0; i < 3000; ++i) {
+    g.push_back(Glyph('x', x, baseline, size));
+    x += 0.5 * size;
+    baseline -= 0.4 * size;
+    size *= 0.8;
+  }
+  const std::string latex = FormulaLatex(g, {});
+  EXPECT_EQ(std::count(latex.begin(), latex.end(), 'x'), 3000);  // every glyph kept
+  int depth = 0, deepest = 0;
+  for (char ch : latex) {
+    depth += ch == '{' ? 1 : ch == '}' ? -1 : 0;
+    deepest = std::max(deepest, depth);
+  }
+  EXPECT_GE(deepest, 8);   // read as scripts as far as it goes
+  EXPECT_LE(deepest, 16);  // and no further
 }
 
 TEST(FormulaLatexTest, SymbolsAreCommands) {
