@@ -47,7 +47,7 @@ struct NamedGlyph {
   Rect ink;
 };
 using NamedGlyphs = std::map<GlyphSpot, NamedGlyph>;
-constexpr size_t kMaxNamedGlyphs = 5000;  // per page
+constexpr size_t kMaxNamedGlyphs = 5000;  // per page, pieces of tall delimiters included
 
 struct Collector {
   fz_device super;
@@ -243,27 +243,45 @@ void CollectorFillShade(fz_context* ctx, fz_device* dev, fz_shade* shade, fz_mat
 
 std::string FontFamily(fz_context* ctx, fz_font* font);
 
+// One glyph of a math font mapped to no character: named and bounded when its name says what it draws.
+void NameGlyph(fz_context* ctx, Collector* c, const fz_text_span* span, const fz_text_item& item, fz_matrix ctm) {
+  char name[64] = {};
+  fz_get_glyph_name(ctx, span->font, item.gid, name, sizeof name);
+  const char32_t rune = TexExtensionGlyph(name);
+  const bool piece = rune == 0 && IsTexExtensionPiece(name);
+  if (rune == 0 && !piece) return;
+  fz_matrix trm = span->trm;
+  trm.e = item.x;
+  trm.f = item.y;
+  const fz_rect b = fz_bound_glyph(ctx, span->font, item.gid, fz_concat(trm, ctm));
+  const Rect ink{b.x0, b.y0, b.x1, b.y1};
+  if (piece) {
+    c->pieces->push_back(ink);
+  } else {
+    (*c->named_glyphs)[SpotOf(fz_transform_point_xy(item.x, item.y, ctm))] = {rune, ink};
+  }
+}
+
+// (A glyph its font cannot name or bound stays unmapped; the page is read all the same. Running out of
+// memory or time is no font's fault and goes on up.)
+void TryNameGlyph(fz_context* ctx, Collector* c, const fz_text_span* span, const fz_text_item* item,
+                  const fz_matrix* ctm) {
+  fz_try(ctx) { NameGlyph(ctx, c, span, *item, *ctm); }
+  fz_catch(ctx) {
+    const int code = fz_caught(ctx);
+    if (code == FZ_ERROR_MEMORY || code == FZ_ERROR_ABORT || code == FZ_ERROR_TRYLATER) fz_rethrow(ctx);
+  }
+}
+
 void NameUnmappedGlyphs(fz_context* ctx, Collector* c, const fz_text* text, fz_matrix ctm) {
   for (const fz_text_span* span = text->head; span != nullptr; span = span->next) {
-    if (!IsMathFont(FontFamily(ctx, span->font))) continue;
-    for (int i = 0; i < span->len && c->named_glyphs->size() < kMaxNamedGlyphs; ++i) {
+    const bool unmapped = std::any_of(span->items, span->items + span->len,
+                                      [](const fz_text_item& item) { return item.ucs == 0xFFFD && item.gid >= 0; });
+    if (!unmapped || !IsMathFont(FontFamily(ctx, span->font))) continue;
+    for (int i = 0; i < span->len && c->named_glyphs->size() + c->pieces->size() < kMaxNamedGlyphs; ++i) {
       const fz_text_item& item = span->items[i];
       if (item.ucs != 0xFFFD || item.gid < 0) continue;
-      char name[64] = {};
-      fz_get_glyph_name(ctx, span->font, item.gid, name, sizeof name);
-      const char32_t rune = TexExtensionGlyph(name);
-      const bool piece = rune == 0 && IsTexExtensionPiece(name);
-      if (rune == 0 && !piece) continue;
-      fz_matrix trm = span->trm;
-      trm.e = item.x;
-      trm.f = item.y;
-      const fz_rect b = fz_bound_glyph(ctx, span->font, item.gid, fz_concat(trm, ctm));
-      const Rect ink{b.x0, b.y0, b.x1, b.y1};
-      if (piece) {
-        c->pieces->push_back(ink);
-      } else {
-        (*c->named_glyphs)[SpotOf(fz_transform_point_xy(item.x, item.y, ctm))] = {rune, ink};
-      }
+      TryNameGlyph(ctx, c, span, &item, &ctm);
     }
   }
 }
