@@ -20,8 +20,18 @@ constexpr size_t kMaxFormulaWords = 3;    // words of prose in one formula ("if"
 constexpr size_t kMaxFormulaGlyphs = 2000;  // in one display; more is a page of symbols, no formula
 constexpr double kMaxBarThickness = 1.5;  // points
 constexpr double kRunGapEms = 0.5;        // lines of a run (a listing, an index), farthest apart
+constexpr double kRunPitchEms = 1.5;      // and their baselines, farthest apart
 
 double Em(const TextLine& line) { return std::max(1.0, line.font_size); }
+
+// The baseline of most of a line's glyphs (its box's bottom when they have none).
+double Baseline(const TextLine& line) {
+  std::vector<double> baselines;
+  for (const TextChar& c : line.chars) {
+    if (IsFormulaGlyph(c) && c.size > 0) baselines.push_back(c.baseline);
+  }
+  return baselines.empty() ? line.box.y1 : Median(baselines);
+}
 
 // What a line is made of, for telling a formula's lines from prose.
 struct LineMakeup {
@@ -278,8 +288,16 @@ struct PageLines {
 
   // Whether the formula set in `group` is one line of a run of lines set at their pitch (a listing's,
   // an index's): lines of a formula stacked on it, and on those, reach lines of text less than
-  // kRunGapEms over them and under them (a display's skips part it from the text on one side at least).
+  // kRunGapEms over them and under them, whose baselines stand a line's pitch (1.5 of their size at
+  // most) from the formula line's they stand by (its main line's past a piece) (a display's skips part it
+  // from the text on one side at least; a word processor's formula, set large in a paragraph of its own,
+  // stands further from its neighbours).
   bool InRunOfLines(const std::vector<size_t>& group) const {
+    size_t main = group.front();
+    for (size_t i : group) {
+      if (makeup[i].glyphs > makeup[main].glyphs) main = i;
+    }
+    const double main_base = Baseline(lines[main]);
     std::vector<bool> seen(lines.size(), false);
     std::vector<size_t> todo = group;
     for (size_t i : group) seen[i] = true;
@@ -293,7 +311,10 @@ struct PageLines {
             VerticalOverlap(core[i], core[k]) >= 0.3 || VerticalGap(core[i], core[k]) >= kRunGapEms * em)
           continue;
         if (!member(k)) {
-          (core[k].y0 < core[i].y0 ? over : under) = true;
+          // (From the formula line it stands by; from the main line past a piece, a limit over it.)
+          const double from = formula[i] ? Baseline(lines[i]) : main_base;
+          if (std::fabs(Baseline(lines[k]) - from) <= kRunPitchEms * Em(lines[k]))
+            (core[k].y0 < core[i].y0 ? over : under) = true;
           continue;
         }
         seen[k] = true;

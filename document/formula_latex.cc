@@ -383,7 +383,29 @@ void CollapseBars(std::vector<Item>& items, std::vector<Rect> bars) {
     std::vector<size_t> over = StackedOn(items, bar.y0, true, bar.x0 - 0.5, bar.x1 + 0.5, reach, taken);
     for (size_t i : over) taken[i] = true;
     std::vector<size_t> under = StackedOn(items, bar.y1, false, bar.x0 - 0.5, bar.x1 + 0.5, reach, taken);
-    if (over.empty() || under.empty()) continue;
+    if (over.empty()) {
+      // A bar right over glyphs (their middles under it, their tops within a third of an em: a bar sits
+      // lower than a capital's top over a small letter) and as wide as they are, nothing over it: an
+      // overline ("\\bar{x}").
+      under.clear();
+      for (size_t i = 0; i < items.size(); ++i) {
+        const Rect& b = items[i].box;
+        if (!taken[i] && b.cx() >= bar.x0 && b.cx() <= bar.x1 && b.cy() > bar.cy() &&
+            b.y0 <= bar.y1 + 0.35 * em)
+          under.push_back(i);
+      }
+      if (under.empty()) continue;
+      Rect span = items[under.front()].box;
+      for (size_t i : under) span = span.Union(items[i].box);
+      if (bar.width() > span.width() + 0.5 * em) continue;
+      const std::string body = Layout(Pick(items, under));
+      std::string tex = (Utf8Length(body) == 1 ? "\\bar{" : "\\overline{") + body + "}";
+      Item merged = Merge(items, under, std::move(tex));
+      merged.box = merged.box.Union(bar);
+      Replace(items, under, std::move(merged));
+      continue;
+    }
+    if (under.empty()) continue;
     std::string tex = "\\frac{" + Layout(Pick(items, over)) + "}{" + Layout(Pick(items, under)) + "}";
     over.insert(over.end(), under.begin(), under.end());
     Item merged = Merge(items, over, std::move(tex));

@@ -13,11 +13,11 @@ namespace mineru::document {
 
 // The LaTeX of a formula set in `glyphs` (each with its box, size and baseline; spaces are ignored) and
 // horizontal `bars`: fractions (a bar with glyphs over and under it), radicals (a bar from a radical
-// sign's top over its radicand), big operators and operator names ("lim", "min") with limits stacked
-// over and under them, rows between tall delimiters (matrices, cases), superscripts and subscripts (set
-// smaller, off the baseline of what they follow), rows stacked without a bar between them (aligned
-// equations, joined by "\\"); Greek letters and symbols as LaTeX commands, words in roman as operator
-// names ("\log") or \text.
+// sign's top over its radicand), overlines (a bar right over glyphs, nothing over it), big operators and
+// operator names ("lim", "min") with limits stacked over and under them, rows between tall delimiters
+// (matrices, cases), superscripts and subscripts (set smaller, off the baseline of what they follow), rows
+// stacked without a bar between them (aligned equations, joined by "\\"); Greek letters and symbols as LaTeX
+// commands, words in roman as operator names ("\log") or \text.
 std::string FormulaLatex(const std::vector<TextChar>& glyphs, const std::vector<Rect>& bars);
 
 // Where a glyph stands: from its baseline, 0.7 of its size up and 0.2 down (a text layer's boxes reach as

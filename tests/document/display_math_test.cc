@@ -100,6 +100,11 @@ TEST(DisplayEquationsTest, ALineOfARunOfLinesIsNoDisplay) {
   std::vector<TextLine> display = {Line("so that we have", 72, 100), formula,
                                    Line("for all of them.", 72, 144)};
   EXPECT_EQ(FindDisplayEquations(display, {false, false, false}, {}, {}).size(), 1U);
+  // A word processor's formula, set large in a paragraph of its own with no space around it: close to
+  // the lines over and under it, but its baseline more than a line's pitch from theirs.
+  std::vector<TextLine> paragraph = {Line("so that we have", 72, 100), LineOf(Glyphs("a=b+c", 80, 126, 16)),
+                                     Line("for all of them.", 72, 133)};
+  EXPECT_EQ(FindDisplayEquations(paragraph, {false, false, false}, {}, {}).size(), 1U);
 }
 
 // fixtures/equations.pdf, written by pdfLaTeX from fixtures/equations.tex: its display equations come out
@@ -122,6 +127,25 @@ TEST(DisplayEquationsTest, ALatexArticlesDisplaysReadAsTheirLatex) {
   ASSERT_EQ(text.size(), 5U);
   EXPECT_EQ(text[1], "The step size decays with the iterations:");
   EXPECT_TRUE(text[4].starts_with("Inline formulas such as")) << text[4];
+}
+
+// fixtures/equations-writer.pdf, converted by LibreOffice (soffice --headless --convert-to pdf) from
+// fixtures/equations-writer.fodt: a word processor's formulas (letters in the text face, operators in
+// OpenSymbol, each formula large in a paragraph of its own with no space around it) read as displays.
+TEST(DisplayEquationsTest, AWordProcessorsFormulasReadAsTheirLatex) {
+  auto parsed =
+      ParseWithTextLayer(testing::ReadFileBytes(MINERU_FIXTURES_DIR "/equations-writer.pdf"), {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  std::vector<std::string> equations;
+  size_t text = 0;
+  for (const Block& b : parsed->pages.at(0).blocks) {
+    if (b.type == BlockType::kEquation) equations.push_back(b.content);
+    text += b.type == BlockType::kText ? 1 : 0;
+  }
+  EXPECT_EQ(equations,
+            (std::vector<std::string>{"\\mu = \\frac{1}{n} \\sum_{i=1}^n x_i",
+                                      "\\sigma^2 = \\frac{1}{n - 1} \\sum_{i=1}^{n}(x_i - \\mu)^2"}));
+  EXPECT_EQ(text, 3U);
 }
 
 }  // namespace

@@ -42,6 +42,16 @@ TEST(FormulaLatexTest, BarsMakeFractionsAndRadicals) {
   EXPECT_EQ(FormulaLatex(f, {{108, 196, 115, 196.4}, {99, 193, 116, 193.4}}), "\\frac{a}{\\sqrt{b}}");
 }
 
+TEST(FormulaLatexTest, ABarOverGlyphsWithNothingOverItIsAnOverline) {
+  // x with a bar just over its top (inside its ascent), then x+y under a bar as wide.
+  std::vector<TextChar> x = Glyphs("x", 100, 200);
+  EXPECT_EQ(FormulaLatex(x, {{100, 193.5, 105, 193.9}}), "\\bar{x}");
+  std::vector<TextChar> sum = Glyphs("x+y", 100, 200);
+  EXPECT_EQ(FormulaLatex(sum, {{100, 193.5, 115, 193.9}}), "\\overline{x + y}");
+  // A bar far over them is no overline (a rule of the page).
+  EXPECT_EQ(FormulaLatex(x, {{100, 180, 105, 180.4}}), "x");
+}
+
 TEST(FormulaLatexTest, BigOperatorsTakeTheLimitsStackedOnThem) {
   // A display sum (its ink 14 points tall) with "i=1" under it and "N" over it, then x sub i.
   std::vector<TextChar> g = Join({{Ink(U'∑', {100, 192, 113, 206})},
