@@ -10,17 +10,17 @@
 namespace mineru::document {
 namespace {
 
-constexpr double kRowReachEms = 3;        // pieces of one formula on a baseline, farthest apart
-constexpr double kStackReachEms = 0.6;    // pieces stacked over one another, farthest apart
-constexpr double kClearEms = 8;           // around a formula, only a long line of another column
-constexpr double kLongLineEms = 10;       // such a line, shortest
-constexpr size_t kMaxPieceGlyphs = 5;     // a limit's or a numerator's line, joined by stacking alone
-constexpr size_t kMaxWordsGlyphs = 24;    // a line of words in a formula ("for t ≥ 0")
-constexpr size_t kMaxFormulaWords = 3;    // words of prose in one formula ("if", "otherwise", "for")
+constexpr double kRowReachEms = 3;          // pieces of one formula on a baseline, farthest apart
+constexpr double kStackReachEms = 0.6;      // pieces stacked over one another, farthest apart
+constexpr double kClearEms = 8;             // around a formula, only a long line of another column
+constexpr double kLongLineEms = 10;         // such a line, shortest
+constexpr size_t kMaxPieceGlyphs = 5;       // a limit's or a numerator's line, joined by stacking alone
+constexpr size_t kMaxWordsGlyphs = 24;      // a line of words in a formula ("for t ≥ 0")
+constexpr size_t kMaxFormulaWords = 3;      // words of prose in one formula ("if", "otherwise", "for")
 constexpr size_t kMaxFormulaGlyphs = 2000;  // in one display; more is a page of symbols, no formula
-constexpr double kMaxBarThickness = 1.5;  // points
-constexpr double kRunGapEms = 0.5;        // lines of a run (a listing, an index), farthest apart
-constexpr double kRunPitchEms = 1.5;      // and their baselines, farthest apart
+constexpr double kMaxBarThickness = 1.5;    // points
+constexpr double kRunGapEms = 0.5;          // lines of a run (a listing, an index), farthest apart
+constexpr double kRunPitchEms = 1.5;        // and their baselines, farthest apart
 
 double Em(const TextLine& line) { return std::max(1.0, line.font_size); }
 

@@ -200,7 +200,8 @@ namespace {
 
 // Each predicted item matched with the first unmatched reference item `same` says it is.
 template <typename Same>
-MatchScore MatchOneToOne(const std::vector<std::string>& pred, const std::vector<std::string>& ref, Same same) {
+MatchScore MatchOneToOne(const std::vector<std::string>& pred, const std::vector<std::string>& ref,
+                         Same same) {
   MatchScore score;
   score.predicted = static_cast<int>(pred.size());
   score.reference = static_cast<int>(ref.size());
@@ -220,8 +221,9 @@ MatchScore MatchOneToOne(const std::vector<std::string>& pred, const std::vector
 }  // namespace
 
 HeadingScore ScoreHeadings(std::string_view predicted_md, std::string_view reference_md) {
-  return MatchOneToOne(ExtractHeadings(predicted_md), ExtractHeadings(reference_md),
-                       [](const std::string& p, const std::string& r) { return NormalizedEditDistance(p, r) <= 0.2; });
+  return MatchOneToOne(
+      ExtractHeadings(predicted_md), ExtractHeadings(reference_md),
+      [](const std::string& p, const std::string& r) { return NormalizedEditDistance(p, r) <= 0.2; });
 }
 
 std::vector<std::string> ExtractDisplayEquations(std::string_view markdown) {

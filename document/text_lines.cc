@@ -244,7 +244,8 @@ void CollectorFillShade(fz_context* ctx, fz_device* dev, fz_shade* shade, fz_mat
 std::string FontFamily(fz_context* ctx, fz_font* font);
 
 // One glyph of a math font mapped to no character: named and bounded when its name says what it draws.
-void NameGlyph(fz_context* ctx, Collector* c, const fz_text_span* span, const fz_text_item& item, fz_matrix ctm) {
+void NameGlyph(fz_context* ctx, Collector* c, const fz_text_span* span, const fz_text_item& item,
+               fz_matrix ctm) {
   char name[64] = {};
   fz_get_glyph_name(ctx, span->font, item.gid, name, sizeof name);
   const char32_t rune = TexExtensionGlyph(name);
@@ -275,8 +276,9 @@ void TryNameGlyph(fz_context* ctx, Collector* c, const fz_text_span* span, const
 
 void NameUnmappedGlyphs(fz_context* ctx, Collector* c, const fz_text* text, fz_matrix ctm) {
   for (const fz_text_span* span = text->head; span != nullptr; span = span->next) {
-    const bool unmapped = std::any_of(span->items, span->items + span->len,
-                                      [](const fz_text_item& item) { return item.ucs == 0xFFFD && item.gid >= 0; });
+    const bool unmapped = std::any_of(span->items, span->items + span->len, [](const fz_text_item& item) {
+      return item.ucs == 0xFFFD && item.gid >= 0;
+    });
     if (!unmapped || !IsMathFont(FontFamily(ctx, span->font))) continue;
     for (int i = 0; i < span->len && c->named_glyphs->size() + c->pieces->size() < kMaxNamedGlyphs; ++i) {
       const fz_text_item& item = span->items[i];
