@@ -18,7 +18,6 @@ constexpr size_t kMaxPieceGlyphs = 5;       // a limit's or a numerator's line, 
 constexpr size_t kMaxWordsGlyphs = 24;      // a line of words in a formula ("for t ≥ 0")
 constexpr size_t kMaxFormulaWords = 3;      // words of prose in one formula ("if", "otherwise", "for")
 constexpr size_t kMaxFormulaGlyphs = 2000;  // in one display; more is a page of symbols, no formula
-constexpr double kMaxBarThickness = 1.5;    // points
 constexpr double kRunGapEms = 0.5;          // lines of a run (a listing, an index), farthest apart
 constexpr double kRunPitchEms = 1.5;        // and their baselines, farthest apart
 
@@ -347,8 +346,7 @@ std::vector<DisplayEquation> FindDisplayEquations(const std::vector<TextLine>& l
                                                   const std::vector<Rect>& figures) {
   PageLines page(lines, consumed);
   for (const Rect& d : drawings) {
-    if (d.height() <= kMaxBarThickness && d.width() >= 2 && d.width() >= 4 * d.height())
-      page.bars.push_back(d);
+    if (IsFormulaBar(d)) page.bars.push_back(d);
   }
   page.Classify(figures);
   std::vector<DisplayEquation> out;

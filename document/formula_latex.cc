@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "document/accents.h"
+#include "document/text_layout.h"
 
 namespace mineru::document {
 namespace {
@@ -215,6 +216,21 @@ bool IsRomanLetter(char32_t c) {
 Rect GlyphCore(const TextChar& c) {
   if (c.ink || c.size <= 0) return c.box;
   return {c.box.x0, c.baseline - 0.7 * c.size, c.box.x1, c.baseline + 0.2 * c.size};
+}
+
+bool IsFormulaBar(const Rect& d) {
+  constexpr double kMaxBarThickness = 1.5;  // points
+  return d.height() <= kMaxBarThickness && d.width() >= 2 && d.width() >= 4 * d.height();
+}
+
+bool IsOperatorLatex(std::string_view token) {
+  for (const CharLatex& m : kCharLatex) {
+    if (m.latex == token) return IsMathRelation(m.rune) || IsMathBinaryOperator(m.rune);
+  }
+  std::u32string runes;
+  const std::string text(token);
+  for (size_t i = 0; i < text.size();) runes.push_back(DecodeUtf8(text, i));
+  return runes.size() == 1 && (IsMathRelation(runes[0]) || IsMathBinaryOperator(runes[0]));
 }
 
 bool IsFormulaGlyph(const TextChar& c) { return c.rune > ' ' && c.rune != 0xFFFD && c.rune != 0xA0; }

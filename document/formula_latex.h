@@ -20,6 +20,10 @@ namespace mineru::document {
 // commands, words in roman as operator names ("\log") or \text.
 std::string FormulaLatex(const std::vector<TextChar>& glyphs, const std::vector<Rect>& bars);
 
+// Whether a drawing is a horizontal bar a formula may be drawn with (a fraction's, a radical's vinculum,
+// an overline): at most 1.5 points thick, four times as long at least.
+bool IsFormulaBar(const Rect& drawing);
+
 // Where a glyph stands: from its baseline, 0.7 of its size up and 0.2 down (a text layer's boxes reach as
 // far as their fonts' ascents and descents, which differ from font to font); a named glyph's ink
 // (TextChar::ink); its box when its size is unknown.
@@ -37,6 +41,9 @@ bool IsBigOperator(char32_t c);
 // Relations ("=", "≤", "∈", arrows) and binary operators ("+", "−", "×", "∪").
 bool IsMathRelation(char32_t c);
 bool IsMathBinaryOperator(char32_t c);
+
+// Whether a token of LaTeX ("\\leq", "=", "+") writes a relation or a binary operator.
+bool IsOperatorLatex(std::string_view token);
 
 // Mathematical operators and symbols, Greek letters, angle brackets, floors and ceilings.
 bool IsMathSymbol(char32_t c);

@@ -14,6 +14,7 @@
 #include "document/drawn_markers.h"
 #include "document/figure_regions.h"
 #include "document/hyphen_join.h"
+#include "document/inline_math.h"
 #include "document/model_output_parser.h"
 #include "document/ruling_table.h"
 #include "document/running_text.h"
@@ -736,8 +737,8 @@ double WidestLineGap(const std::vector<size_t>& para, const std::vector<TextLine
   constexpr size_t kLeadingLines = 8;
   double widest = -1e18;
   for (size_t k = para.size() > kLeadingLines ? para.size() - kLeadingLines : 1; k < para.size(); ++k) {
-    const Rect& above = lines[para[k - 1]].box;
-    const Rect& below = lines[para[k]].box;
+    const Rect above = BodyBox(lines[para[k - 1]]);
+    const Rect below = BodyBox(lines[para[k]]);
     if (VerticalOverlap(above, below) < 0.5 && below.y0 > above.y0)
       widest = std::max(widest, below.y0 - above.y1);
   }
@@ -1677,14 +1678,18 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
                                  : first.text;
     size_t marker = ListMarkerLength(lead, &numbered);
     std::string text;
+    std::string with_math;  // the text with its inline formulas as "$latex$" (inline_math.h)
     bool all_bold = true, all_mono = true;
     for (size_t li : p.lines) {
       // Code keeps its line breaks; a line mostly of code that goes on a line of prose is prose.
       if (lines[li].monospace && (text.empty() || all_mono)) {
         if (!text.empty()) text.push_back('\n');
         text += lines[li].text;
+        if (!with_math.empty()) with_math.push_back('\n');
+        with_math += lines[li].text;
       } else {
         JoinLine(text, lines[li].text);
+        JoinLineWithMath(with_math, TextWithInlineMath(lines[li], page.drawings, EndsInOpenFormula(with_math)));
       }
       all_bold = all_bold && lines[li].bold;
       all_mono = all_mono && lines[li].monospace;
@@ -1770,8 +1775,10 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       block.title_level = std::clamp(level, 1, 4);
       block.content = text;
     } else if (marker > 0) {
+      // (Its marker is no formula: the text with formulas starts as the text does.)
+      const std::string& body = with_math.compare(0, marker, text, 0, marker) == 0 ? with_math : text;
       std::string item =
-          (numbered ? text.substr(0, marker - 1) + " " : std::string("- ")) + text.substr(marker);
+          (numbered ? text.substr(0, marker - 1) + " " : std::string("- ")) + body.substr(marker);
       bool same_kind = !blocks.empty() && blocks.back().type == BlockType::kList &&
                        blocks.back().content.starts_with("- ") == !numbered;
       if (same_kind) {
@@ -1784,7 +1791,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       block.content = item;
     } else {
       block.type = BlockType::kText;
-      block.content = text;
+      block.content = with_math;
     }
     blocks.push_back(std::move(block));
     block_styles.push_back(StyleKey(first));
@@ -1827,7 +1834,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         VerticalOverlap(prev.box, line.box) >= 0.6 && x_gap >= 0 && x_gap < 3 * size) {
       return true;
     }
-    double gap = line.box.y0 - prev.box.y1;
+    // (Between the lines' glyphs at their size: an inline formula's exponent reaches up to the line over it.)
+    double gap = BodyBox(line).y0 - BodyBox(prev).y1;
     bool overlaps_x = line.box.x0 < para.box.x1 && line.box.x1 > para.box.x0;
     bool prev_short = prev.box.x1 < para.box.x1 - 0.2 * para.box.width() && EndsSentence(prev.text);
     // Chinese and Japanese lines fill the measure (a line may end at any character): one ending more than

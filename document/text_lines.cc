@@ -22,16 +22,7 @@ constexpr double kMaxRuleThickness = 3;  // points
 void BuildText(TextLine& line) {
   line.text.clear();
   bool pending_space = false;
-  for (const TextChar& c : line.chars) {
-    if (c.rune == ' ' || c.rune == '\t' || c.rune == 0xA0 || c.rune == '\r' || c.rune == '\n') {
-      pending_space = !line.text.empty();
-      continue;
-    }
-    if (c.rune < 0x20 || c.rune == 0xFFFD) continue;
-    if (pending_space) line.text.push_back(' ');
-    pending_space = false;
-    AppendUtf8(line.text, c.rune);
-  }
+  for (const TextChar& c : line.chars) AppendLineChar(line.text, pending_space, c.rune);
 }
 
 // Where a glyph's origin stands, to a quarter point: the same in the collector and the text device.
@@ -1165,6 +1156,28 @@ size_t Utf8Length(std::string_view text) {
   size_t n = 0;
   for (unsigned char c : text) n += (c & 0xC0) != 0x80;
   return n;
+}
+
+Rect BodyBox(const TextLine& line) {
+  double y0 = line.box.y1, y1 = line.box.y0;
+  for (const TextChar& c : line.chars) {
+    if (c.size >= 0.9 * line.font_size && c.size > 0 && c.rune > ' ') {
+      y0 = std::min(y0, c.box.y0);
+      y1 = std::max(y1, c.box.y1);
+    }
+  }
+  return y0 < y1 ? Rect{line.box.x0, y0, line.box.x1, y1} : line.box;
+}
+
+void AppendLineChar(std::string& text, bool& pending_space, char32_t c) {
+  if (c == ' ' || c == '\t' || c == 0xA0 || c == '\r' || c == '\n') {
+    pending_space = !text.empty();
+    return;
+  }
+  if (c < 0x20 || c == 0xFFFD) return;
+  if (pending_space) text.push_back(' ');
+  pending_space = false;
+  AppendUtf8(text, c);
 }
 
 void AppendUtf8(std::string& out, char32_t c) {

@@ -81,6 +81,11 @@ bool SameFace(const TextLine& a, const TextLine& b);
 // with "Math" in its name (Cambria Math, STIX Two Math).
 bool IsMathFont(std::string_view family);
 
+// A line's box over its glyphs at its size (TextLine::font_size): glyphs set smaller (an inline
+// formula's scripts, a note's raised mark), which reach over and under the line, left out; its box when
+// no glyph's size is known.
+Rect BodyBox(const TextLine& line);
+
 // Whether a line starts with a mark set small and raised (up to three glyphs at most 0.8 as tall as the
 // rest of the line, their bottom a fifth of the rest's height or more over the rest's baseline) before
 // text of its own: a footnote's number or symbol, an affiliation's index.
@@ -129,6 +134,10 @@ enum class Advances { kUnknown, kUniform, kVaried };
 Advances MeasureAdvances(const std::vector<TextChar>& chars);
 
 void AppendUtf8(std::string& out, char32_t c);
+
+// Appends what a character adds to a line's text (TextLine::text): whitespace one space before the next
+// character (none at the start), control characters and unmapped glyphs (U+FFFD) nothing.
+void AppendLineChar(std::string& text, bool& pending_space, char32_t c);
 
 // Characters (code points) of UTF-8 text: its bytes that do not continue a character.
 size_t Utf8Length(std::string_view text);

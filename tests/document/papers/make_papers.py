@@ -9,7 +9,8 @@ writes OUT/pNN.pdf and OUT/pNN_ref.md: a title, authors and affiliations (in iee
 side, a name over its affiliation's lines), an abstract, numbered sections and subsections of paragraphs
 (random words of a fixed vocabulary: LaTeX hyphenates them and justifies the lines), bulleted lists,
 booktabs tables, pgfplots charts (their labels belong to the figure, not the text) under a caption, and
-references; in the math style, display equations after some paragraphs (fractions, sums and products
+references; in the math style, inline formulas in sentences (between "$" signs in the reference, as
+MinerU writes them) and display equations after some paragraphs (fractions, sums and products
 with limits, scripts, radicals, cases, matrices; numbered or not), written in the reference as the LaTeX
 they were set from between "$$" lines, "\\tag{n}" for a numbered one. Floats are set where they stand (\\captionof), so the reference's order is the page's.
 Running headers (journal, volume, DOI) and page numbers are not in the reference. Needs pdflatex with
@@ -52,8 +53,11 @@ def sentence(r, lo=8, hi=22):
     return " ".join([words[0].capitalize()] + words[1:]) + "."
 
 
-def paragraph(r):
-    return " ".join(sentence(r) for _ in range(r.randint(3, 7)))
+def paragraph(r, inline=False):
+    sentences = [sentence(r) for _ in range(r.randint(3, 7))]
+    if inline:
+        sentences = [with_inline_formula(r, s) if r.random() < 0.6 else s for s in sentences]
+    return " ".join(sentences)
 
 
 def capitalised(r, lo, hi):
@@ -124,6 +128,29 @@ def equation(r):
         lambda: "%s = %s + \\lambda \\|%s\\|^2" % (f, expression(r), r.choice("wvx")),
     ]
     return r.choice(forms)()
+
+
+def inline_formula(r):
+    """A formula set in a sentence, in the LaTeX one would write it in."""
+    forms = [
+        lambda: term(r),
+        lambda: "%s = %s" % (term(r), r.choice(["0.5", "1", "2", "10", "0.01", "N"])),
+        lambda: "%s(%s)" % (r.choice(FUNCTIONS), term(r)),
+        lambda: "%s \\leq %s" % (term(r), term(r)),
+        lambda: "O(n \\log n)",
+        lambda: expression(r),
+        lambda: "%s \\in %s" % (term(r), r.choice("SXV")),
+    ]
+    return r.choice(forms)()
+
+
+def with_inline_formula(r, text):
+    """`text` with an inline formula after one of its words (not the first): "... of $x_i$ ...";
+    written the same in the TeX and in the reference."""
+    words = text.split(" ")
+    at = r.randint(1, len(words) - 1)
+    words.insert(at, "$%s$" % inline_formula(r))
+    return " ".join(words)
 
 
 def display(r, number):
@@ -198,7 +225,7 @@ def paper(r, style):
                 tex.append(r"\subsection{%s}" % sub_name)
                 number = "ABCDEFGH"[sub - 1] + "." if style == "ieee" else "%d.%d" % (s_no, sub)
                 md += ["### %s %s" % (number, sub_name), ""]
-            text = paragraph(r)
+            text = paragraph(r, inline=math)
             tex += [text, ""]
             md += [text, ""]
             if math and r.random() < 0.5:

@@ -1,0 +1,127 @@
+#include "document/inline_math.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/document/line_builder.h"
+
+namespace mineru::document {
+namespace {
+
+// A run of a sentence: its characters, whether they are set in a math font, their size and how far their
+// baseline stands under the line's (negative: raised). A run starting with a space has a space before it.
+struct Run {
+  std::u32string text;
+  bool math = false;
+  double size = 10;
+  double drop = 0;
+};
+
+// A line of prose at baseline 200 made of `runs`, each glyph half its size wide, spaces 3.3 points.
+TextLine Sentence(const std::vector<Run>& runs) {
+  std::vector<TextChar> chars;
+  double x = 100;
+  for (const Run& run : runs) {
+    for (char32_t c : run.text) {
+      if (c == U' ') {
+        TextChar space = testing::Glyph(U' ', x, 200, 10, false);
+        space.box.x1 = x + 3.3;
+        chars.push_back(space);
+        x += 3.3;
+        continue;
+      }
+      chars.push_back(testing::Glyph(c, x, 200 + run.drop, run.size, run.math));
+      x += 0.5 * run.size;
+    }
+  }
+  TextLine line = testing::LineOf(chars);
+  line.font_size = 10;
+  line.font = "CMR10";
+  return line;
+}
+
+Run Text(std::u32string t) { return {std::move(t)}; }
+Run Math(std::u32string t) { return {std::move(t), true}; }
+Run Sub(std::u32string t, bool math = true) { return {std::move(t), math, 7, 2}; }
+Run Sup(std::u32string t, bool math = false) { return {std::move(t), math, 7, -3.5}; }
+
+TEST(InlineMathTest, GlyphsOfAMathFontAndWhatStandsWithThemAreAFormula) {
+  // "where x_i is the": the letter and its script in math italic.
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"where "), Math(U"x"), Sub(U"i"), Text(U" is the")})),
+            "where $x_i$ is the");
+  // A text font's parentheses, relation and digits inside the formula, its comma after it.
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"and "), Math(U"f"), Text(U"("), Math(U"x"), Text(U") = 2, so")})),
+            "and $f(x) = 2$, so");
+  // A square in the text font's digits.
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"of "), Math(U"y"), Sup(U"2"), Text(U".")})), "of $y^2$.");
+}
+
+TEST(InlineMathTest, ProseAroundFormulasStaysText) {
+  // Words of the text font end a formula; so does its punctuation.
+  EXPECT_EQ(TextWithInlineMath(
+                Sentence({Math(U"x"), Text(U", "), Math(U"y"), Text(U" and "), Math(U"z"), Text(U" are given.")})),
+            "$x$, $y$ and $z$ are given.");
+  // A word hyphenated to a formula's letter: "x-axis".
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"the "), Math(U"x"), Text(U"-axis")})), "the $x$-axis");
+  // A text font's parentheses around a formula are the sentence's.
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"loss ("), Math(U"L"), Text(U") is")})), "loss ($L$) is");
+  // No glyph of a math font: nothing changes, relations and numbers of prose included.
+  TextLine plain = Sentence({Text(U"with p = 0.05 in 2019")});
+  EXPECT_EQ(TextWithInlineMath(plain), plain.text);
+  EXPECT_TRUE(FindInlineFormulas(plain).empty());
+}
+
+TEST(InlineMathTest, AFormulaRunsOnAcrossSpacesOnlyAtRelationsOperatorsAndNames) {
+  // Spaces around a relation and an operator, around symbols of the math font.
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"if "), Math(U"a"), Text(U" + 1 = "), Math(U"b"), Text(U" then")})),
+            "if $a + 1 = b$ then");
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"for "), Math(U"∀ x ∈ S"), Text(U" holds")})),
+            "for $\\forall x \\in S$ holds");
+  // An operator name in the text font before its argument.
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"take log "), Math(U"x"), Text(U" here")})),
+            "take $\\log x$ here");
+  // A number beside a formula with no operator between them is the sentence's.
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"in 2 "), Math(U"x"), Text(U" steps")})), "in 2 $x$ steps");
+}
+
+TEST(InlineMathTest, MarksOfAMathFontAreNoFormulas) {
+  // LaTeX's bullet is a glyph of the math symbols font; an item's text after it.
+  TextLine item = Sentence({Math(U"•"), Text(U" the value "), Math(U"x")});
+  EXPECT_EQ(TextWithInlineMath(item), "• the value $x$");
+  // A note's mark raised after a name.
+  TextLine name = Sentence({Text(U"Marco Silva"), Sup(U"∗", true), Text(U" and Lena Weber")});
+  EXPECT_EQ(TextWithInlineMath(name), name.text);
+  // Code is no formula.
+  TextLine code = Sentence({Text(U"let "), Math(U"x"), Text(U" = 1;")});
+  code.monospace = true;
+  EXPECT_EQ(TextWithInlineMath(code), code.text);
+}
+
+TEST(InlineMathTest, AFormulaBrokenAtALineEndJoinsItsRest) {
+  std::string paragraph = "so $a +$";
+  JoinLineWithMath(paragraph, "$b$ is");
+  EXPECT_EQ(paragraph, "so $a + b$ is");
+  paragraph = "so $a$";
+  JoinLineWithMath(paragraph, "$\\leq b$ is");
+  EXPECT_EQ(paragraph, "so $a \\leq b$ is");
+  // Two formulas with no operator at the break stay two.
+  paragraph = "of $a$";
+  JoinLineWithMath(paragraph, "$b$ is");
+  EXPECT_EQ(paragraph, "of $a$ $b$ is");
+  // A line going on with a formula the line before left open: its number is the formula's.
+  paragraph = "so $x =$";
+  ASSERT_TRUE(EndsInOpenFormula(paragraph));
+  JoinLineWithMath(paragraph, TextWithInlineMath(Sentence({Text(U"2 for all")}), {}, EndsInOpenFormula(paragraph)));
+  EXPECT_EQ(paragraph, "so $x = 2$ for all");
+  EXPECT_FALSE(EndsInOpenFormula("so $x$"));
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"2 for all")})), "2 for all");
+  // Otherwise lines join as prose does: a hyphenated word.
+  paragraph = "tolerabil-";
+  JoinLineWithMath(paragraph, "ity of $x$");
+  EXPECT_EQ(paragraph, "tolerability of $x$");
+}
+
+}  // namespace
+}  // namespace mineru::document
