@@ -140,6 +140,7 @@ struct PageLines {
   std::vector<Rect> bars;  // thin horizontal drawings: fraction bars, radicals' vincula
   std::vector<LineMakeup> makeup;
   std::vector<Rect> core;
+  std::vector<double> baseline;  // Baseline() of each line
   std::vector<bool> formula, piece, words;
 
   bool member(size_t i) const { return formula[i] || piece[i] || words[i]; }
@@ -148,11 +149,13 @@ struct PageLines {
     const size_t n = lines.size();
     makeup.assign(n, {});
     core.resize(n);
+    baseline.resize(n);
     formula.assign(n, false);
     piece.assign(n, false);
     words.assign(n, false);
     for (size_t i = 0; i < n; ++i) {
       core[i] = CoreBox(lines[i]);
+      baseline[i] = Baseline(lines[i]);
       // (Code is no display, whatever operators it holds.)
       if (consumed[i] || lines[i].sideways || lines[i].monospace) continue;
       if (std::any_of(figures.begin(), figures.end(),
@@ -248,16 +251,26 @@ struct PageLines {
 
   // Whether the formula set in `group` (its core `box`) stands apart: on its baseline only its number
   // beside it (set in *number; none when rows stand numbered each) and what stands in another column or
-  // kClearEms away.
+  // kClearEms away. A line stands on its baseline when it overlaps it and its baseline is within 0.3 em
+  // of the baselines of the formula's lines (the line of text over a display reaches down to the
+  // numerator of a fraction, not to its baseline).
   bool StandsApart(const std::vector<size_t>& group, const Rect& box, size_t* number) const {
     double em = 1;
-    for (size_t i : group) em = std::max(em, Em(lines[i]));
+    double low = baseline[group.front()], high = low;
+    for (size_t i : group) {
+      em = std::max(em, Em(lines[i]));
+      low = std::min(low, baseline[i]);
+      high = std::max(high, baseline[i]);
+    }
     std::vector<bool> in(lines.size(), false);
     for (size_t i : group) in[i] = true;
+    auto beside = [&](size_t k) {
+      return VerticalOverlap(box, core[k]) >= 0.3 && baseline[k] >= low - 0.3 * em && baseline[k] <= high + 0.3 * em;
+    };
     std::vector<size_t> numbers;
     for (size_t k = 0; k < lines.size(); ++k) {
       const Rect& b = core[k];
-      if (in[k] || consumed[k] || VerticalOverlap(box, b) < 0.3) continue;
+      if (in[k] || consumed[k] || !beside(k)) continue;
       const double gap = HorizontalGap(box, b);
       if (IsEquationNumber(lines[k].text) && gap >= 0.5 * em) {
         numbers.push_back(k);
@@ -278,7 +291,7 @@ struct PageLines {
     const Rect& n = core[nearest];
     for (size_t k = 0; k < lines.size(); ++k) {
       const Rect& b = core[k];
-      if (in[k] || k == nearest || VerticalOverlap(box, b) < 0.3) continue;
+      if (in[k] || k == nearest || !beside(k)) continue;
       if ((b.x0 >= box.x1 && b.x1 <= n.x0) || (b.x1 <= box.x0 && b.x0 >= n.x1)) return true;
     }
     *number = nearest;
@@ -296,7 +309,7 @@ struct PageLines {
     for (size_t i : group) {
       if (makeup[i].glyphs > makeup[main].glyphs) main = i;
     }
-    const double main_base = Baseline(lines[main]);
+    const double main_base = baseline[main];
     std::vector<bool> seen(lines.size(), false);
     std::vector<size_t> todo = group;
     for (size_t i : group) seen[i] = true;
@@ -311,8 +324,8 @@ struct PageLines {
           continue;
         if (!member(k)) {
           // (From the formula line it stands by; from the main line past a piece, a limit over it.)
-          const double from = formula[i] ? Baseline(lines[i]) : main_base;
-          if (std::fabs(Baseline(lines[k]) - from) <= kRunPitchEms * Em(lines[k]))
+          const double from = formula[i] ? baseline[i] : main_base;
+          if (std::fabs(baseline[k] - from) <= kRunPitchEms * Em(lines[k]))
             (core[k].y0 < core[i].y0 ? over : under) = true;
           continue;
         }

@@ -33,6 +33,22 @@ TEST(DisplayEquationsTest, AFormulaBetweenParagraphsWithItsNumber) {
   EXPECT_EQ(eq[0].line_indices, (std::vector<size_t>{1, 2, 3}));
 }
 
+TEST(DisplayEquationsTest, TheLineOverADisplayReachingDownToItsNumeratorIsNotBesideIt) {
+  // A paragraph's last line ending 3.5 ems before "z = a / (y - u)", its descenders level with the top of
+  // the numerator, its baseline well over the numerator's.
+  std::vector<TextLine> lines = {LineOf(Glyphs("field affine.", 66, 184.5, 10, false)),
+                                 LineOf(Glyphs("z=", 166, 196)), LineOf(Glyphs("a", 185, 189)),
+                                 LineOf({Glyph('y', 176, 203), Glyph(U'−', 184, 203), Glyph('u', 192, 203)})};
+  const std::vector<Rect> drawings = {{176, 193.4, 200, 193.8}};
+  std::vector<DisplayEquation> eq =
+      FindDisplayEquations(lines, std::vector<bool>(lines.size(), false), drawings, {});
+  ASSERT_EQ(eq.size(), 1U);
+  EXPECT_EQ(eq[0].latex, "z = \\frac{a}{y - u}");
+  // A line on the formula's baseline there is beside it: no display.
+  lines[0] = LineOf(Glyphs("field affine.", 66, 196, 10, false));
+  EXPECT_TRUE(FindDisplayEquations(lines, std::vector<bool>(lines.size(), false), drawings, {}).empty());
+}
+
 TEST(DisplayEquationsTest, WordsOfAFormulaInATextFontJoinIt) {
   // "side =" in the text font before the formula on its baseline.
   std::vector<TextLine> lines = {Line("side =", 100, 196), LineOf(Glyphs("a+b=c+d", 140, 205))};

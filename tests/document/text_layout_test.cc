@@ -244,6 +244,32 @@ TEST(TextLayoutTest, RunningHeadersRepeatAcrossPages) {
   EXPECT_EQ(blocks[0].content, "Body text of page 2 with more words");
 }
 
+TEST(TextLayoutTest, AnExponentReachingUpToTheLineOverItSplitsNoParagraph) {
+  // Lines of a paragraph at a 12-point pitch; the third holds "e" raised to a power whose glyph's box
+  // (its font's ascent) reaches over the second line's bottom. A formula in the line: its glyphs in a
+  // math font, as TeX sets them.
+  std::vector<TextLine> lines;
+  const char* words[] = {"The decay of the signal is fast in every run we made and",
+                         "it follows the law we derived in the section before this one",
+                         "of the form e while the noise stays flat at every step of it",
+                         "so that the estimate holds for all of the samples we took."};
+  for (int k = 0; k < 4; ++k) {
+    std::vector<TextChar> glyphs = testing::Glyphs(words[k], 72, 100 + 12.0 * k, 10, false);
+    if (k == 2) {
+      glyphs[12].math = true;  // "e"
+      TextChar power = testing::Glyph('x', glyphs[12].box.x1, 120, 7);
+      power.box.y0 = 106;  // (the line over it ends at 114.5)
+      glyphs.insert(glyphs.begin() + 13, power);
+    }
+    lines.push_back(testing::LineOf(glyphs));
+    lines.back().font_size = 10;
+  }
+  PageContent page = Page(lines);
+  std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
+  ASSERT_EQ(blocks.size(), 1U);
+  EXPECT_NE(blocks[0].content.find("of the form $e^x$ while"), std::string::npos) << "[" << blocks[0].content << "]";
+}
+
 TEST(TextLayoutTest, TwoColumnsReadLeftThenRight) {
   std::vector<TextLine> lines = {Line("Big Title Across", 50, 50, 20, true)};
   // Left column x 50..250, right column x 320..520; lines at the same heights in both.
