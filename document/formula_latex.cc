@@ -655,7 +655,11 @@ std::string Row(std::vector<Item> row, bool tight) {
     }
     if (token.empty()) token = "{}";
     if (!sub.empty()) token += "_" + Braced(Layout(sub, true));
-    if (!sup.empty()) token += "^" + Braced(Layout(sup, true));
+    if (!sup.empty()) {
+      // (Primes are written as they are: "f'", not "f^'".)
+      const std::string power = Layout(sup, true);
+      token += power.find_first_not_of('\'') == std::string::npos ? power : "^" + Braced(power);
+    }
     const bool scripted = !sub.empty() || !sup.empty();
     // (A sign after an opening, a relation or another operator is unary: "-x", "( - " is not written.)
     const bool spaced =

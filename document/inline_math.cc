@@ -18,7 +18,7 @@ constexpr size_t kMaxFormulaGlyphs = 400;  // in one inline formula; more is wri
 
 // What a character is to a formula.
 enum class Part {
-  kProse,    // a word of a text font, its punctuation; a bullet or a note's mark
+  kProse,    // a word of a text font, its punctuation; a bullet or a note's mark; a dot leader
   kNeutral,  // a digit, a relation, an operator or a delimiter of a text font, a Greek letter alone,
              // an operator name or a script in a text font: in a formula when it stands by one
   kMath,     // a glyph of a math font
@@ -41,6 +41,17 @@ bool IsMark(char32_t c) {
 }
 
 bool IsOperatorLike(char32_t c) { return IsMathRelation(c) || IsMathBinaryOperator(c); }
+
+bool IsDot(char32_t c) { return c == '.' || c == U'·' || c == U'⋅' || c == U'…' || c == U'⋯'; }
+
+// What a formula needs one of at least: a letter, a digit, a symbol; not punctuation, a delimiter, a
+// relation, an operator or a mark.
+bool IsOperand(char32_t c) {
+  return !(IsDot(c) || c == ',' || c == ';' || c == ':' || IsOperatorLike(c) || IsMathDelimiter(c) ||
+           IsMark(c));
+}
+
+constexpr size_t kLeaderDots = 4;  // dots in a row (spaces between them aside) that lead to a page number
 
 char32_t ClosingOf(char32_t c) {
   switch (c) {
@@ -84,6 +95,7 @@ class LineParts {
            c.baseline <= base_ - kRaisedEms * line_.font_size;
   }
   void Classify();
+  std::vector<bool> Leaders() const;
   void MarkGoingOn();
   void ClassifyWord(size_t begin, size_t end);
   bool Bridges(size_t left, size_t right) const;
@@ -98,11 +110,12 @@ class LineParts {
 void LineParts::Classify() {
   const std::vector<TextChar>& chars = line_.chars;
   operator_name_.assign(chars.size(), false);
+  const std::vector<bool> leader = Leaders();
   bool first_glyph = true;
   for (size_t i = 0; i < chars.size(); ++i) {
     const TextChar& c = chars[i];
     if (IsSpace(c.rune)) continue;
-    if (IsMark(c.rune) && (first_glyph || IsRaised(c))) {
+    if ((IsMark(c.rune) && (first_glyph || IsRaised(c))) || leader[i]) {
       parts_[i] = Part::kProse;
     } else if (!IsFormulaGlyph(c)) {
       parts_[i] = Part::kNeutral;
@@ -119,6 +132,27 @@ void LineParts::Classify() {
     }
     first_glyph = false;
   }
+}
+
+// Dots of a leader: kLeaderDots or more in a row, spaces between them aside (an index's, a table of
+// contents'; set in a math font as often as not).
+std::vector<bool> LineParts::Leaders() const {
+  const std::vector<TextChar>& chars = line_.chars;
+  std::vector<bool> leader(chars.size(), false);
+  for (size_t i = 0; i < chars.size();) {
+    if (!IsDot(chars[i].rune)) {
+      ++i;
+      continue;
+    }
+    size_t end = i, dots = 0;
+    while (end < chars.size() && (IsDot(chars[end].rune) || IsSpace(chars[end].rune))) {
+      dots += IsDot(chars[end].rune) ? 1 : 0;
+      ++end;
+    }
+    for (size_t k = i; k < end && dots >= kLeaderDots; ++k) leader[k] = true;
+    i = end;
+  }
+  return leader;
 }
 
 // The line goes on with a formula the line before left open: its first glyphs that a formula is made of,
@@ -164,8 +198,8 @@ bool LineParts::Bridges(size_t left, size_t right) const {
 }
 
 // Leaves out of a formula what stands at its ends but belongs to the text around it: a text font's
-// delimiters wrapping it or left unmatched in it, and a text font's glyphs that are not digits, letters
-// or operators. False when nothing of a math font is left.
+// delimiters wrapping it, delimiters left unmatched in it, and a text font's glyphs that are not
+// digits, letters or operators. False when nothing of a math font is left.
 bool LineParts::Trim(InlineFormula& f) const {
   const std::vector<TextChar>& chars = line_.chars;
   auto glyph = [&](size_t i) { return IsFormulaGlyph(chars[i]) && !IsSpace(chars[i].rune); };
@@ -189,10 +223,11 @@ bool LineParts::Trim(InlineFormula& f) const {
     if (f.begin == f.end) break;
     const size_t first = f.begin, last = f.end - 1;
     const char32_t a = chars[first].rune;
+    // (A delimiter left unmatched in it, of any font: "⟨15" of "⟨15-bit number⟩".)
     auto loose_end = [&](size_t i) {
       const char32_t c = chars[i].rune;
-      if (!text_font(i) || (c >= '0' && c <= '9') || IsOperatorLike(c) || IsLetterOfText(chars[i])) return false;
-      return !IsMathDelimiter(c) || partner(i) == std::string::npos;
+      if (IsMathDelimiter(c)) return partner(i) == std::string::npos;
+      return text_font(i) && !(c >= '0' && c <= '9') && !IsOperatorLike(c) && !IsLetterOfText(chars[i]);
     };
     if (text_font(first) && text_font(last) && IsOpening(a) && partner(first) == last) {
       ++f.begin;
@@ -206,16 +241,20 @@ bool LineParts::Trim(InlineFormula& f) const {
       changed = true;
     }
   }
+  // (Punctuation, delimiters and operators with no operand are none: a math font's comma, "⟨" and "⟩"
+  // around a manual's meta-variable, "≪" and "≫" for quotation marks, "−" for a dash, a "}" of the
+  // symbols font that LaTeX sets for "\}" in text.)
   size_t glyphs = 0;
-  bool math = false;
+  bool math = false, content = false;
   char32_t only = 0;
   for (size_t k = f.begin; k < f.end; ++k) {
     if (!glyph(k)) continue;
     ++glyphs;
     only = chars[k].rune;
     math = math || parts_[k] == Part::kMath;
+    content = content || IsOperand(only);
   }
-  return math && glyphs <= kMaxFormulaGlyphs && !(glyphs == 1 && IsMark(only));
+  return math && content && glyphs <= kMaxFormulaGlyphs && !(glyphs == 1 && IsMark(only));
 }
 
 std::vector<InlineFormula> LineParts::Formulas() const {

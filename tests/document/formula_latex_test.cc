@@ -27,6 +27,11 @@ TEST(FormulaLatexTest, ScriptsAreSmallerGlyphsOffTheBaseline) {
   std::vector<TextChar> h = {Glyph('e', 100, 200), Glyph('-', 105, 196.5, 7), Glyph('x', 108.5, 196.5, 7),
                              Glyph('2', 112, 194, 5, false)};
   EXPECT_EQ(FormulaLatex(h, {}), "e^{-x^2}");
+  // A prime, which TeX raises as a script, is written as one.
+  std::vector<TextChar> prime = {Glyph('f', 100, 200), Glyph(U'′', 105, 196.3, 7),
+                                 Glyph('(', 110, 200, 10, false), Glyph('x', 114, 200),
+                                 Glyph(')', 119, 200, 10, false)};
+  EXPECT_EQ(FormulaLatex(prime, {}), "f'(x)");
 }
 
 TEST(FormulaLatexTest, BarsMakeFractionsAndRadicals) {

@@ -93,6 +93,14 @@ TEST(InlineMathTest, MarksOfAMathFontAreNoFormulas) {
   // A note's mark raised after a name.
   TextLine name = Sentence({Text(U"Marco Silva"), Sup(U"∗", true), Text(U" and Lena Weber")});
   EXPECT_EQ(TextWithInlineMath(name), name.text);
+  // Nor are delimiters and relations with nothing between them: a manual's meta-variable in angle
+  // brackets, "≪" and "≫" for quotation marks.
+  TextLine meta = Sentence({Text(U"the file "), Math(U"⟨"), Text(U"name"), Math(U"⟩"), Text(U" and "),
+                            Math(U"≪"), Text(U"greek"), Math(U"≫")});
+  EXPECT_EQ(TextWithInlineMath(meta), meta.text);
+  // Nor is an index's dot leader, its dots in a math font.
+  TextLine entry = Sentence({Text(U"magnification "), Math(U". . . . . . ."), Text(U" 26, 27")});
+  EXPECT_EQ(TextWithInlineMath(entry), entry.text);
   // Code is no formula.
   TextLine code = Sentence({Text(U"let "), Math(U"x"), Text(U" = 1;")});
   code.monospace = true;
