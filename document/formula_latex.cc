@@ -464,7 +464,10 @@ void CollapseLimits(std::vector<Item>& items) {
 // text ("\\text{for}").
 void MergeWords(std::vector<Item>& items) {
   std::sort(items.begin(), items.end(), [](const Item& a, const Item& b) { return a.box.x0 < b.box.x0; });
-  auto letter = [](const Item& it) { return it.rune < 0x80 && IsRomanLetter(it.rune) && !it.math; };
+  // (Not a letter of a named alphabet: bold "W" and "x" side by side are \mathbf{W}\mathbf{x}.)
+  auto letter = [](const Item& it) {
+    return it.rune < 0x80 && IsRomanLetter(it.rune) && !it.math && it.tex.size() == 1;
+  };
   std::vector<bool> merged(items.size(), false);
   std::vector<Item> words;
   for (size_t i = 0; i < items.size(); ++i) {
@@ -743,8 +746,11 @@ std::string FormulaLatex(const std::vector<TextChar>& glyphs, const std::vector<
   for (const TextChar& c : glyphs) {
     if (!IsFormulaGlyph(c)) continue;
     Item it;
-    it.rune = c.rune;
-    it.tex = GlyphLatex(c.rune);
+    // (A letter of the Letterlike Symbols, "ℝ", is the plain letter in its alphabet, "\\mathbb{R}".)
+    const MathAlphabet alphabet =
+        c.alphabet != MathAlphabet::kPlain ? c.alphabet : AlphabetOfMathLetter(c.rune);
+    it.rune = PlainLetterlike(c.rune);
+    it.tex = InAlphabet(alphabet, GlyphLatex(it.rune));
     it.size = c.size > 0 ? c.size : c.box.height();
     it.baseline = c.size > 0 ? c.baseline : c.box.y1;
     it.box = GlyphCore(c);

@@ -180,7 +180,15 @@ void LineParts::ClassifyWord(size_t begin, size_t end) {
   }
   const bool name = IsOperatorName(ascii);
   const bool greek = end - begin == 1 && IsGreek(chars[begin].rune);
-  if (!name && !greek && !scripts) return;
+  // (A letter alone in a word with a glyph of a math font in it: the base of its scripts, a bold "x" of
+  // \mathbf{x}_i, an argument, "W" of "L(W)".)
+  bool with_math = false;
+  for (size_t k = begin; k > 0 && !IsSpace(chars[k - 1].rune) && !with_math; --k)
+    with_math = chars[k - 1].math && IsFormulaGlyph(chars[k - 1]);
+  for (size_t k = end; k < chars.size() && !IsSpace(chars[k].rune) && !with_math; ++k)
+    with_math = chars[k].math && IsFormulaGlyph(chars[k]);
+  const bool alone = end - begin == 1 && with_math;
+  if (!name && !greek && !scripts && !alone) return;
   for (size_t k = begin; k < end; ++k) {
     parts_[k] = Part::kNeutral;
     operator_name_[k] = name;
@@ -193,8 +201,10 @@ bool LineParts::Bridges(size_t left, size_t right) const {
   const TextChar& a = line_.chars[left];
   const TextChar& b = line_.chars[right];
   if (b.box.x0 - a.box.x1 > kMaxSpaceEms * std::max(1.0, line_.font_size)) return false;
+  // (A comma of a math font separates a formula's items: "[0, 1)".)
+  const bool separator = parts_[left] == Part::kMath && (a.rune == ',' || a.rune == ';');
   return IsOperatorLike(a.rune) || IsOperatorLike(b.rune) || operator_name_[left] || operator_name_[right] ||
-         (parts_[left] == Part::kMath && parts_[right] == Part::kMath);
+         separator || (parts_[left] == Part::kMath && parts_[right] == Part::kMath);
 }
 
 // Leaves out of a formula what stands at its ends but belongs to the text around it: a text font's

@@ -1,5 +1,6 @@
 #include "document/math_letters.h"
 
+#include <string>
 #include <string_view>
 
 namespace mineru::document {
@@ -56,7 +57,90 @@ constexpr ExtensionStem kExtensionStems[] = {
     {"circlemultiply", U'\u2A02'},
 };
 
+// The 13 Latin alphabets of the block in order: bold, italic, bold italic, script, bold script, fraktur,
+// double-struck, bold fraktur, sans-serif, its bold, italic and bold italic, monospace.
+constexpr MathAlphabet kLatinAlphabets[13] = {
+    MathAlphabet::kBold,    MathAlphabet::kPlain,      MathAlphabet::kBold,    MathAlphabet::kCalligraphic,
+    MathAlphabet::kCalligraphic, MathAlphabet::kFraktur, MathAlphabet::kBlackboard, MathAlphabet::kFraktur,
+    MathAlphabet::kPlain,   MathAlphabet::kBold,       MathAlphabet::kPlain,   MathAlphabet::kBold,
+    MathAlphabet::kPlain};
+
+// The 5 sets of digits: bold, double-struck, sans-serif, its bold, monospace.
+constexpr MathAlphabet kDigitAlphabets[5] = {MathAlphabet::kBold, MathAlphabet::kBlackboard,
+                                             MathAlphabet::kPlain, MathAlphabet::kBold, MathAlphabet::kPlain};
+
+// The letters the Letterlike Symbols hold of the block's alphabets (its holes there).
+struct Letterlike {
+  char32_t rune;
+  char32_t letter;
+  MathAlphabet alphabet;
+};
+constexpr Letterlike kLetterlike[] = {
+    {U'ℂ', 'C', MathAlphabet::kBlackboard}, {U'ℍ', 'H', MathAlphabet::kBlackboard},
+    {U'ℕ', 'N', MathAlphabet::kBlackboard}, {U'ℙ', 'P', MathAlphabet::kBlackboard},
+    {U'ℚ', 'Q', MathAlphabet::kBlackboard}, {U'ℝ', 'R', MathAlphabet::kBlackboard},
+    {U'ℤ', 'Z', MathAlphabet::kBlackboard}, {U'ℬ', 'B', MathAlphabet::kCalligraphic},
+    {U'ℰ', 'E', MathAlphabet::kCalligraphic}, {U'ℱ', 'F', MathAlphabet::kCalligraphic},
+    {U'ℋ', 'H', MathAlphabet::kCalligraphic}, {U'ℐ', 'I', MathAlphabet::kCalligraphic},
+    {U'ℒ', 'L', MathAlphabet::kCalligraphic}, {U'ℳ', 'M', MathAlphabet::kCalligraphic},
+    {U'ℛ', 'R', MathAlphabet::kCalligraphic}, {U'ℭ', 'C', MathAlphabet::kFraktur},
+    {U'ℌ', 'H', MathAlphabet::kFraktur},      {U'ℑ', 'I', MathAlphabet::kFraktur},
+    {U'ℜ', 'R', MathAlphabet::kFraktur},      {U'ℨ', 'Z', MathAlphabet::kFraktur}};
+
+bool IsLatinLetter(char32_t c) { return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z'); }
+
 }  // namespace
+
+MathAlphabet AlphabetOfMathLetter(char32_t c) {
+  if (c >= kLatinFirst && c < kLatinEnd) return kLatinAlphabets[(c - kLatinFirst) / 52];
+  if (c >= kDigitsFirst && c < kDigitsEnd) return kDigitAlphabets[(c - kDigitsFirst) / 10];
+  for (const Letterlike& l : kLetterlike) {
+    if (l.rune == c) return l.alphabet;
+  }
+  return MathAlphabet::kPlain;
+}
+
+char32_t PlainLetterlike(char32_t c) {
+  for (const Letterlike& l : kLetterlike) {
+    if (l.rune == c) return l.letter;
+  }
+  return c;
+}
+
+bool FamilyStartsWith(std::string_view family, std::string_view prefix) {
+  if (family.size() < prefix.size()) return false;
+  for (size_t i = 0; i < prefix.size(); ++i) {
+    const char a = family[i], b = prefix[i];
+    const char lower_a = a >= 'A' && a <= 'Z' ? static_cast<char>(a - 'A' + 'a') : a;
+    const char lower_b = b >= 'A' && b <= 'Z' ? static_cast<char>(b - 'A' + 'a') : b;
+    if (lower_a != lower_b) return false;
+  }
+  return true;
+}
+
+MathAlphabet AlphabetOfFontLetter(std::string_view family, bool bold, char32_t c) {
+  if (!IsLatinLetter(c)) return MathAlphabet::kPlain;
+  const bool capital = c >= 'A' && c <= 'Z';
+  auto is = [&](std::string_view prefix) { return FamilyStartsWith(family, prefix); };
+  if (is("MSBM") && capital) return MathAlphabet::kBlackboard;
+  if ((is("CMSY") || is("CMBSY") || is("LMMathSymbols") || is("EUSM") || is("EUSB")) && capital)
+    return MathAlphabet::kCalligraphic;
+  if (is("EUFM") || is("EUFB")) return MathAlphabet::kFraktur;
+  if (is("RSFS") && capital) return MathAlphabet::kScript;
+  return bold ? MathAlphabet::kBold : MathAlphabet::kPlain;
+}
+
+std::string InAlphabet(MathAlphabet alphabet, const std::string& tex) {
+  switch (alphabet) {
+    case MathAlphabet::kPlain: return tex;
+    case MathAlphabet::kBold: return "\\mathbf{" + tex + "}";
+    case MathAlphabet::kBlackboard: return "\\mathbb{" + tex + "}";
+    case MathAlphabet::kCalligraphic: return "\\mathcal{" + tex + "}";
+    case MathAlphabet::kFraktur: return "\\mathfrak{" + tex + "}";
+    case MathAlphabet::kScript: return "\\mathscr{" + tex + "}";
+  }
+  return tex;
+}
 
 char32_t TexExtensionGlyph(std::string_view name) {
   // A piece that stands for its glyph: a size, a style, a top piece (a radical's hook is its bottom).

@@ -557,7 +557,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line, const NamedGlyph
   std::map<std::string, int> families;
   fz_font* last_font = nullptr;
   std::string last_family, last_face;
-  bool last_math = false;
+  bool last_math = false, last_bold = false;
   int bold = 0, mono = 0, italic = 0, rtl = 0, ltr = 0, total = 0;
   std::vector<fz_font*> char_fonts;    // per char of frag.chars
   std::set<fz_font*> ideograph_fonts;  // fonts that draw CJK characters on this line
@@ -587,12 +587,14 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line, const NamedGlyph
       last_family = FontFamily(ctx, ch->font);
       last_math = IsMathFont(last_family);
       const bool b = FontIsBold(ctx, ch->font), i = FontIsItalic(ctx, ch->font);
+      last_bold = b;
       last_face = last_family + (b || i ? "/" : "") + (b ? "b" : "") + (i ? "i" : "");
     }
     const size_t first_new = frag.chars.size();
     AppendChar(frag.chars, rune, box);
     for (size_t k = first_new; k < frag.chars.size(); ++k) {
       frag.chars[k].math = last_math;
+      frag.chars[k].alphabet = AlphabetOfFontLetter(last_family, last_bold, frag.chars[k].rune);
       frag.chars[k].size = ch->size;
       frag.chars[k].baseline = ch->origin.y;
       frag.chars[k].ink = ink;
@@ -652,7 +654,10 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line, const NamedGlyph
   }
   // A math alphabet's letters read as the plain letters they style (after the spacing is read: a
   // formula's letters set apart are no letter-spaced word).
-  for (TextChar& c : frag.chars) c.rune = PlainMathLetter(c.rune);
+  for (TextChar& c : frag.chars) {
+    if (const MathAlphabet a = AlphabetOfMathLetter(c.rune); a != MathAlphabet::kPlain) c.alphabet = a;
+    c.rune = PlainMathLetter(c.rune);
+  }
   if (ink_y0 < ink_y1) {
     frag.box.y0 = ink_y0;
     frag.box.y1 = ink_y1;
@@ -961,8 +966,9 @@ std::u32string_view LigatureLetters(char32_t c) {
 }
 
 bool IsMathFont(std::string_view family) {
-  for (std::string_view tex : {"CMMI", "CMSY", "CMEX", "CMBSY", "LMMath", "MSAM", "MSBM"}) {
-    if (family.starts_with(tex)) return true;
+  for (std::string_view tex :
+       {"CMMI", "CMSY", "CMEX", "CMBSY", "LMMath", "MSAM", "MSBM", "EUFM", "EUFB", "EUSM", "EUSB", "RSFS"}) {
+    if (FamilyStartsWith(family, tex)) return true;
   }
   return family.find("Math") != std::string_view::npos;
 }

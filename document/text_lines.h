@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "common/result.h"
+#include "document/math_letters.h"
 #include "document/page_geometry.h"
 #include "document/pdf_document.h"
 
@@ -32,6 +33,9 @@ struct TextChar {
   // `box` is the glyph's ink, not its font's ascent and descent: a glyph of TeX's math extension font
   // named by its font (TexExtensionGlyph), a big operator or a tall delimiter.
   bool ink = false;
+  // The alphabet a letter is drawn in, for a formula's LaTeX ("\\mathbb{R}"): by its font
+  // (AlphabetOfFontLetter) or by its code point (AlphabetOfMathLetter).
+  MathAlphabet alphabet = MathAlphabet::kPlain;
 };
 
 struct TextLine {
@@ -77,7 +81,8 @@ const TextLine* LabelledBy(const TextLine& label, const std::vector<TextLine>& l
 bool SameFace(const TextLine& a, const TextLine& b);
 
 // Whether a font family (TextLine::font) sets mathematics: TeX's math italic, symbols and extension
-// fonts (CMMI, CMSY, CMEX and their bold, Latin Modern's, the AMS symbols MSAM / MSBM), and any family
+// fonts (CMMI, CMSY, CMEX and their bold, Latin Modern's, the AMS symbols MSAM / MSBM, the AMS Euler
+// Fraktur and script EUFM / EUSM and their bold, Ralph Smith's script RSFS), and any family
 // with "Math" in its name (Cambria Math, STIX Two Math).
 bool IsMathFont(std::string_view family);
 

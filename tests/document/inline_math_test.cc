@@ -58,6 +58,25 @@ TEST(InlineMathTest, GlyphsOfAMathFontAndWhatStandsWithThemAreAFormula) {
   EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"of "), Math(U"y"), Sup(U"2"), Text(U".")})), "of $y^2$.");
 }
 
+TEST(InlineMathTest, LettersKeepTheAlphabetsTheyAreDrawnIn) {
+  // "x ∈ R^d" with R of the blackboard bold font, "L" of the symbols font (calligraphic), and a bold x of
+  // a text font (\mathbf) as the base of a script in math italic.
+  TextLine line = Sentence({Text(U"let "), Math(U"x ∈ R"), Sup(U"d", true), Text(U" and "), Math(U"L"),
+                            Text(U" with x"), Sub(U"i"), Text(U" here")});
+  TextChar* last_x = nullptr;
+  for (TextChar& c : line.chars) {
+    if (c.rune == 'R') c.alphabet = MathAlphabet::kBlackboard;
+    if (c.rune == 'L') c.alphabet = MathAlphabet::kCalligraphic;
+    if (c.rune == 'x') last_x = &c;
+  }
+  last_x->alphabet = MathAlphabet::kBold;
+  EXPECT_EQ(TextWithInlineMath(line), "let $x \\in \\mathbb{R}^d$ and $\\mathcal{L}$ with $\\mathbf{x}_i$ here");
+  // A letter of a text font alone in a word with a math glyph: an argument.
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"loss "), Math(U"L"), Text(U"(W) is")})), "loss $L(W)$ is");
+  // A letter of the Letterlike Symbols: "ℝ" is \mathbb{R}.
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"in "), Math(U"ℝ"), Text(U".")})), "in $\\mathbb{R}$.");
+}
+
 TEST(InlineMathTest, ProseAroundFormulasStaysText) {
   // Words of the text font end a formula; so does its punctuation.
   EXPECT_EQ(TextWithInlineMath(
@@ -74,6 +93,9 @@ TEST(InlineMathTest, ProseAroundFormulasStaysText) {
 }
 
 TEST(InlineMathTest, AFormulaRunsOnAcrossSpacesOnlyAtRelationsOperatorsAndNames) {
+  // A comma of the math font between a formula's items.
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"for "), Math(U"x ∈ [0,"), Text(U" 1) only")})),
+            "for $x \\in [0,1)$ only");
   // Spaces around a relation and an operator, around symbols of the math font.
   EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"if "), Math(U"a"), Text(U" + 1 = "), Math(U"b"), Text(U" then")})),
             "if $a + 1 = b$ then");

@@ -45,5 +45,36 @@ TEST(MathLettersTest, PiecesOfTallDelimitersAreToldFromWholeGlyphs) {
     EXPECT_FALSE(IsTexExtensionPiece(whole)) << whole;
 }
 
+TEST(MathLettersTest, LettersKeepTheirAlphabets) {
+  // Code points: the block's bold, double-struck, script and Fraktur letters, the Letterlike Symbols'.
+  EXPECT_EQ(AlphabetOfMathLetter(U'𝐱'), MathAlphabet::kBold);
+  EXPECT_EQ(AlphabetOfMathLetter(U'𝑥'), MathAlphabet::kPlain);  // italic: a formula's plain letter
+  EXPECT_EQ(AlphabetOfMathLetter(U'𝔸'), MathAlphabet::kBlackboard);
+  EXPECT_EQ(AlphabetOfMathLetter(U'𝓛'), MathAlphabet::kCalligraphic);
+  EXPECT_EQ(AlphabetOfMathLetter(U'𝔤'), MathAlphabet::kFraktur);
+  EXPECT_EQ(AlphabetOfMathLetter(U'𝟙'), MathAlphabet::kBlackboard);
+  EXPECT_EQ(AlphabetOfMathLetter(U'ℝ'), MathAlphabet::kBlackboard);
+  EXPECT_EQ(AlphabetOfMathLetter(U'ℒ'), MathAlphabet::kCalligraphic);
+  EXPECT_EQ(AlphabetOfMathLetter('R'), MathAlphabet::kPlain);
+  EXPECT_EQ(PlainLetterlike(U'ℝ'), U'R');
+  EXPECT_EQ(PlainLetterlike(U'ℭ'), U'C');
+  EXPECT_EQ(PlainLetterlike('x'), U'x');
+  // Fonts: TeX's blackboard bold, symbols (calligraphic capitals), Fraktur and script, a bold face.
+  EXPECT_EQ(AlphabetOfFontLetter("MSBM10", false, 'R'), MathAlphabet::kBlackboard);
+  EXPECT_EQ(AlphabetOfFontLetter("MSBM10", false, 'k'), MathAlphabet::kPlain);  // (a symbol's slot)
+  EXPECT_EQ(AlphabetOfFontLetter("CMSY10", false, 'L'), MathAlphabet::kCalligraphic);
+  EXPECT_EQ(AlphabetOfFontLetter("LMMathSymbols10", false, 'D'), MathAlphabet::kCalligraphic);
+  EXPECT_EQ(AlphabetOfFontLetter("EUFM10", false, 'g'), MathAlphabet::kFraktur);
+  EXPECT_EQ(AlphabetOfFontLetter("rsfs10", false, 'F'), MathAlphabet::kScript);
+  EXPECT_EQ(AlphabetOfFontLetter("CMBX10", true, 'W'), MathAlphabet::kBold);
+  EXPECT_EQ(AlphabetOfFontLetter("CMMI10", false, 'x'), MathAlphabet::kPlain);
+  EXPECT_EQ(AlphabetOfFontLetter("CMBX10", true, '2'), MathAlphabet::kPlain);
+  EXPECT_EQ(InAlphabet(MathAlphabet::kBlackboard, "R"), "\\mathbb{R}");
+  EXPECT_EQ(InAlphabet(MathAlphabet::kScript, "F"), "\\mathscr{F}");
+  EXPECT_EQ(InAlphabet(MathAlphabet::kPlain, "x"), "x");
+  EXPECT_TRUE(FamilyStartsWith("rsfs10", "RSFS"));
+  EXPECT_FALSE(FamilyStartsWith("RS", "RSFS"));
+}
+
 }  // namespace
 }  // namespace mineru::document
