@@ -5,8 +5,8 @@
 // table cells; all three: reference cell texts found anywhere in the text), and the table structure by the
 // ICDAR 2013 adjacency-relation measure (ours; document/table_score.h); then that measure on the report
 // tables of known structure in tests/document/tables (pdfLaTeX and word-processor pages), and the edit
-// distance of all three, our tables and our display equations (LaTeX matched whole, whitespace aside; the
-// peers write none) on the papers of known text in tests/document/papers.
+// distance of all three, our tables, our display equations and our inline formulas (LaTeX matched whole,
+// whitespace aside; the peers write none) on the papers of known text in tests/document/papers.
 //
 // usage: document_quality_bench [SHARED_DIR]   (default ../shared or $MINERU_SHARED_DIR)
 //        document_quality_bench --tables DIR...   (that measure page by page on sets of one's own:
@@ -111,7 +111,7 @@ void ScorePaperSet(const std::filesystem::path& root, const char* tmp) {
   std::sort(files.begin(), files.end());
   double ned_sum[3] = {0, 0, 0};
   AdjacencyScore tables;
-  EquationScore equations;
+  EquationScore equations, inline_formulas;
   for (const std::filesystem::path& pdf : files) {
     std::filesystem::path ref = pdf;
     ref.replace_filename(pdf.stem().string() + "_ref.md");
@@ -125,10 +125,8 @@ void ScorePaperSet(const std::filesystem::path& root, const char* tmp) {
     tables.matched += s.matched;
     tables.predicted += s.predicted;
     tables.reference += s.reference;
-    const EquationScore e = ScoreDisplayEquations(t.ours, truth);
-    equations.matched += e.matched;
-    equations.predicted += e.predicted;
-    equations.reference += e.reference;
+    equations += ScoreDisplayEquations(t.ours, truth);
+    inline_formulas += ScoreInlineFormulas(t.ours, truth);
   }
   const double n = std::max<double>(1, static_cast<double>(files.size()));
   const std::string style = root.filename().string();
@@ -141,6 +139,12 @@ void ScorePaperSet(const std::filesystem::path& root, const char* tmp) {
         "| papers of known text, %s: display equations matched / given / in the reference | %d / %d / %d "
         "| - | - |\n",
         style.c_str(), equations.matched, equations.predicted, equations.reference);
+  }
+  if (inline_formulas.reference > 0) {
+    std::printf(
+        "| papers of known text, %s: inline formulas matched / given / in the reference | %d / %d / %d "
+        "| - | - |\n",
+        style.c_str(), inline_formulas.matched, inline_formulas.predicted, inline_formulas.reference);
   }
 }
 

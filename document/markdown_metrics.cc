@@ -250,6 +250,34 @@ EquationScore ScoreDisplayEquations(std::string_view predicted_md, std::string_v
                        [](const std::string& p, const std::string& r) { return p == r; });
 }
 
+std::vector<std::string> ExtractInlineFormulas(std::string_view markdown) {
+  std::vector<std::string> out;
+  bool display = false;
+  for (std::string_view line : Lines(markdown)) {
+    if (Trim(line) == "$$") {
+      display = !display;
+      continue;
+    }
+    if (display) continue;
+    for (size_t open = line.find('$'); open != std::string_view::npos;) {
+      const size_t close = line.find('$', open + 1);
+      if (close == std::string_view::npos) break;
+      std::string latex;
+      for (char c : line.substr(open + 1, close - open - 1)) {
+        if (c != ' ' && c != '\t' && c != '\r') latex.push_back(c);
+      }
+      if (!latex.empty()) out.push_back(std::move(latex));
+      open = line.find('$', close + 1);
+    }
+  }
+  return out;
+}
+
+EquationScore ScoreInlineFormulas(std::string_view predicted_md, std::string_view reference_md) {
+  return MatchOneToOne(ExtractInlineFormulas(predicted_md), ExtractInlineFormulas(reference_md),
+                       [](const std::string& p, const std::string& r) { return p == r; });
+}
+
 std::vector<std::string> ExtractTableCells(std::string_view markdown) {
   std::vector<std::string> cells;
   for (std::string_view line : Lines(markdown)) {

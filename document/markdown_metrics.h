@@ -22,11 +22,18 @@ std::string NormalizeForMatch(std::string_view text);
 // Heading texts ("#"-lines) in order, normalised (lower case, letters and digits only, single spaces).
 std::vector<std::string> ExtractHeadings(std::string_view markdown);
 
-// Items of a prediction matched one to one with those of a reference (headings, display equations).
+// Items of a prediction matched one to one with those of a reference (headings, display equations,
+// inline formulas).
 struct MatchScore {
   int matched = 0;
   int predicted = 0;
   int reference = 0;
+  MatchScore& operator+=(const MatchScore& other) {
+    matched += other.matched;
+    predicted += other.predicted;
+    reference += other.reference;
+    return *this;
+  }
   double precision() const { return predicted == 0 ? (reference == 0 ? 1 : 0) : 1.0 * matched / predicted; }
   double recall() const { return reference == 0 ? 1 : 1.0 * matched / reference; }
   double f1() const {
@@ -46,6 +53,13 @@ std::vector<std::string> ExtractDisplayEquations(std::string_view markdown);
 
 // How many of the reference's display equations the prediction holds, matched one to one (equal LaTeX).
 EquationScore ScoreDisplayEquations(std::string_view predicted_md, std::string_view reference_md);
+
+// The LaTeX of every inline formula (between single "$" signs on a line, outside display equations),
+// whitespace removed.
+std::vector<std::string> ExtractInlineFormulas(std::string_view markdown);
+
+// How many of the reference's inline formulas the prediction holds, matched one to one (equal LaTeX).
+EquationScore ScoreInlineFormulas(std::string_view predicted_md, std::string_view reference_md);
 
 // Cell texts of every table: Markdown pipe tables and HTML <td>/<th> cells, normalised as headings are.
 std::vector<std::string> ExtractTableCells(std::string_view markdown);

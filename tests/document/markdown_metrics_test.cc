@@ -51,5 +51,16 @@ TEST(MarkdownMetricsTest, DisplayEquationsMatchWhateverTheirSpacing) {
   EXPECT_DOUBLE_EQ(s.recall(), 0.5);
 }
 
+TEST(MarkdownMetricsTest, InlineFormulasMatchWhateverTheirSpacing) {
+  const std::string ref = "Let $x_i \\in S$ and $y$ be.\n\n$$\nE = mc^2\n$$\n\nSo $a + b$.\n";
+  const std::string pred = "Let $x_i\\in S$ and y be.\n\n$$\nE = mc^2\n$$\n\nSo $a+b$ and $c$.\n";
+  // (The display's LaTeX is no inline formula.)
+  EXPECT_EQ(ExtractInlineFormulas(ref), (std::vector<std::string>{"x_i\\inS", "y", "a+b"}));
+  const EquationScore s = ScoreInlineFormulas(pred, ref);
+  EXPECT_EQ(s.matched, 2);
+  EXPECT_EQ(s.predicted, 3);
+  EXPECT_EQ(s.reference, 3);
+}
+
 }  // namespace
 }  // namespace mineru::document

@@ -26,6 +26,7 @@ struct SetScore {
   AdjacencyScore tables;
   HeadingScore headings;
   EquationScore equations;
+  EquationScore inline_formulas;
 };
 
 // Every pNN.pdf of `style` against its pNN_ref.md.
@@ -40,14 +41,9 @@ SetScore ScoreSet(const std::string& style) {
     const std::string truth = testing::ReadFileText(ref.string());
     const double ned = NormalizedEditDistance(StripMarkdown(ours), StripMarkdown(truth));
     const AdjacencyScore s = ScoreTableAdjacency(ours, truth);
-    const HeadingScore h = ScoreHeadings(ours, truth);
-    score.headings.matched += h.matched;
-    score.headings.predicted += h.predicted;
-    score.headings.reference += h.reference;
-    const EquationScore e = ScoreDisplayEquations(ours, truth);
-    score.equations.matched += e.matched;
-    score.equations.predicted += e.predicted;
-    score.equations.reference += e.reference;
+    score.headings += ScoreHeadings(ours, truth);
+    score.equations += ScoreDisplayEquations(ours, truth);
+    score.inline_formulas += ScoreInlineFormulas(ours, truth);
     std::printf("%s/%s NED %.3f, tables %d of %d relations found, %d given\n", style.c_str(),
                 pdf.filename().c_str(), ned, s.matched, s.reference, s.predicted);
     ned_sum += ned;
@@ -58,9 +54,10 @@ SetScore ScoreSet(const std::string& style) {
   score.mean_ned = pdfs.empty() ? 1 : ned_sum / static_cast<double>(pdfs.size());
   std::printf(
       "%s: mean NED %.3f, tables P %.3f R %.3f F1 %.3f, headings F1 %.3f, display equations %d of %d "
-      "(%d given)\n",
+      "(%d given), inline formulas %d of %d (%d given)\n",
       style.c_str(), score.mean_ned, score.tables.precision(), score.tables.recall(), score.tables.f1(),
-      score.headings.f1(), score.equations.matched, score.equations.reference, score.equations.predicted);
+      score.headings.f1(), score.equations.matched, score.equations.reference, score.equations.predicted,
+      score.inline_formulas.matched, score.inline_formulas.reference, score.inline_formulas.predicted);
   return score;
 }
 

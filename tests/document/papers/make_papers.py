@@ -140,6 +140,9 @@ def inline_formula(r):
         lambda: "O(n \\log n)",
         lambda: expression(r),
         lambda: "%s \\in %s" % (term(r), r.choice("SXV")),
+        lambda: "%s \\in \\mathbb{R}^%s" % (term(r), r.choice("dnk")),
+        lambda: "\\mathcal{%s}(%s)" % (r.choice("LDF"), term(r)),
+        lambda: "\\mathbf{%s}_%s" % (r.choice("xwvW"), r.choice("ijt")),
     ]
     return r.choice(forms)()
 
@@ -205,7 +208,7 @@ def paper(r, style):
     style = "article" if math else style
     preamble = {"article": [r"\documentclass[twocolumn,10pt]{article}", r"\usepackage[margin=2cm]{geometry}"],
                 "ieee": [r"\documentclass[conference]{IEEEtran}"], "llncs": [r"\documentclass{llncs}"]}[style]
-    tex = preamble + [r"\usepackage{amsmath}"] * math + [r"\usepackage[T1]{fontenc}", r"\usepackage{lmodern}",
+    tex = preamble + [r"\usepackage{amsmath,amssymb}"] * math + [r"\usepackage[T1]{fontenc}", r"\usepackage{lmodern}",
                       r"\usepackage{booktabs,caption,pgfplots,fancyhdr}", r"\pgfplotsset{compat=1.16}",
                       r"\pagestyle{fancy}\fancyhead[L]{Journal of %s, Vol. %d}\fancyhead[R]{doi:10.%d/%d}"
                       r"\fancyfoot[C]{\thepage}" % (capitalised(r, 2, 2), r.randint(1, 40), r.randint(1000, 9999),
