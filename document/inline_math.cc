@@ -243,7 +243,7 @@ bool LineParts::Trim(InlineFormula& f) const {
       ++f.begin;
       --f.end;
       changed = true;
-    } else if (loose_end(first)) {
+    } else if (loose_end(first) || a == ',' || a == ';') {  // (no formula starts with a comma)
       ++f.begin;
       changed = true;
     } else if (first != last && loose_end(last)) {

@@ -120,6 +120,9 @@ TEST(InlineMathTest, MarksOfAMathFontAreNoFormulas) {
   TextLine meta = Sentence({Text(U"the file "), Math(U"⟨"), Text(U"name"), Math(U"⟩"), Text(U" and "),
                             Math(U"≪"), Text(U"greek"), Math(U"≫")});
   EXPECT_EQ(TextWithInlineMath(meta), meta.text);
+  // A comma of the math font starts no formula (code set in math italic: "blacker, 0").
+  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"param(blacker"), Math(U",0"), Text(U");")})),
+            "param(blacker,$0$);");
   // Nor is an index's dot leader, its dots in a math font.
   TextLine entry = Sentence({Text(U"magnification "), Math(U". . . . . . ."), Text(U" 26, 27")});
   EXPECT_EQ(TextWithInlineMath(entry), entry.text);
