@@ -234,12 +234,17 @@ void CollectorFillShade(fz_context* ctx, fz_device* dev, fz_shade* shade, fz_mat
 
 std::string FontFamily(fz_context* ctx, fz_font* font);
 
-// One glyph of a math font mapped to no character: named and bounded when its name says what it draws.
+// A glyph of a math font whose ink says where it stands better than its font's ascent and descent: a
+// radical sign (TeX's hangs from its baseline).
+bool WantsInk(const fz_text_item& item) { return item.ucs == 0xFFFD || item.ucs == 0x221A; }
+
+// One glyph of a math font mapped to no character, named and bounded when its name says what it draws;
+// or a radical sign, bounded.
 void NameGlyph(fz_context* ctx, Collector* c, const fz_text_span* span, const fz_text_item& item,
                fz_matrix ctm) {
   char name[64] = {};
-  fz_get_glyph_name(ctx, span->font, item.gid, name, sizeof name);
-  const char32_t rune = TexExtensionGlyph(name);
+  if (item.ucs == 0xFFFD) fz_get_glyph_name(ctx, span->font, item.gid, name, sizeof name);
+  const char32_t rune = item.ucs == 0xFFFD ? TexExtensionGlyph(name) : static_cast<char32_t>(item.ucs);
   const bool piece = rune == 0 && IsTexExtensionPiece(name);
   if (rune == 0 && !piece) return;
   fz_matrix trm = span->trm;
@@ -265,15 +270,14 @@ void TryNameGlyph(fz_context* ctx, Collector* c, const fz_text_span* span, const
   }
 }
 
-void NameUnmappedGlyphs(fz_context* ctx, Collector* c, const fz_text* text, fz_matrix ctm) {
+void NameMathGlyphs(fz_context* ctx, Collector* c, const fz_text* text, fz_matrix ctm) {
   for (const fz_text_span* span = text->head; span != nullptr; span = span->next) {
-    const bool unmapped = std::any_of(span->items, span->items + span->len, [](const fz_text_item& item) {
-      return item.ucs == 0xFFFD && item.gid >= 0;
-    });
-    if (!unmapped || !IsMathFont(FontFamily(ctx, span->font))) continue;
+    const bool wanted = std::any_of(span->items, span->items + span->len,
+                                    [](const fz_text_item& item) { return WantsInk(item) && item.gid >= 0; });
+    if (!wanted || !IsMathFont(FontFamily(ctx, span->font))) continue;
     for (int i = 0; i < span->len && c->named_glyphs->size() + c->pieces->size() < kMaxNamedGlyphs; ++i) {
       const fz_text_item& item = span->items[i];
-      if (item.ucs != 0xFFFD || item.gid < 0) continue;
+      if (!WantsInk(item) || item.gid < 0) continue;
       TryNameGlyph(ctx, c, span, &item, &ctm);
     }
   }
@@ -295,21 +299,21 @@ void ReachOverPieces(NamedGlyphs& named, std::vector<Rect> pieces) {
 
 void CollectorFillText(fz_context* ctx, fz_device* dev, const fz_text* text, fz_matrix ctm, fz_colorspace*,
                        const float*, float, fz_color_params) {
-  NameUnmappedGlyphs(ctx, reinterpret_cast<Collector*>(dev), text, ctm);
+  NameMathGlyphs(ctx, reinterpret_cast<Collector*>(dev), text, ctm);
 }
 
 void CollectorClipText(fz_context* ctx, fz_device* dev, const fz_text* text, fz_matrix ctm, fz_rect) {
-  NameUnmappedGlyphs(ctx, reinterpret_cast<Collector*>(dev), text, ctm);
+  NameMathGlyphs(ctx, reinterpret_cast<Collector*>(dev), text, ctm);
 }
 
 void CollectorIgnoreText(fz_context* ctx, fz_device* dev, const fz_text* text, fz_matrix ctm) {
-  NameUnmappedGlyphs(ctx, reinterpret_cast<Collector*>(dev), text, ctm);
+  NameMathGlyphs(ctx, reinterpret_cast<Collector*>(dev), text, ctm);
 }
 
 void CollectorStrokeText(fz_context* ctx, fz_device* dev, const fz_text* text, const fz_stroke_state* stroke,
                          fz_matrix ctm, fz_colorspace*, const float*, float alpha, fz_color_params) {
   auto* c = reinterpret_cast<Collector*>(dev);
-  NameUnmappedGlyphs(ctx, c, text, ctm);
+  NameMathGlyphs(ctx, c, text, ctm);
   if (alpha <= 0) return;
   fz_rect r = fz_bound_text(ctx, text, stroke, ctm);
   if (c->stroked_text->size() < 5000) c->stroked_text->push_back({r.x0, r.y0, r.x1, r.y1});
@@ -569,7 +573,7 @@ TextLine FragmentFromLine(fz_context* ctx, fz_stext_line* line, const NamedGlyph
     ink_y1 = std::max(ink_y1, box.y1);
     bool ink = false;
     auto rune = static_cast<char32_t>(ch->c);
-    if (rune == 0xFFFD && !named.empty()) {
+    if ((rune == 0xFFFD || rune == U'√') && !named.empty()) {
       auto it = named.find(SpotOf(ch->origin));
       if (it != named.end() && !it->second.ink.empty()) {
         rune = it->second.rune;
