@@ -77,9 +77,11 @@ double MainBaseline(const TextLine& line) {
 
 class LineParts {
  public:
-  LineParts(const TextLine& line, bool goes_on) : line_(line), parts_(line.chars.size(), Part::kProse) {
+  LineParts(const TextLine& line, bool goes_on, const std::vector<Rect>& bars)
+      : line_(line), parts_(line.chars.size(), Part::kProse) {
     base_ = MainBaseline(line);
     Classify();
+    MarkStacked(bars);
     if (goes_on) MarkGoingOn();
   }
 
@@ -97,6 +99,7 @@ class LineParts {
   void Classify();
   std::vector<bool> Leaders() const;
   void MarkGoingOn();
+  void MarkStacked(const std::vector<Rect>& bars);
   void ClassifyWord(size_t begin, size_t end);
   bool Bridges(size_t left, size_t right) const;
   bool Trim(InlineFormula& f) const;
@@ -153,6 +156,26 @@ std::vector<bool> LineParts::Leaders() const {
     i = end;
   }
   return leader;
+}
+
+// Digits and operators set over and under a bar (a fraction "1/2" set small in the line) are a
+// formula's whatever their font; a bar with nothing under it (an underline) makes none.
+void LineParts::MarkStacked(const std::vector<Rect>& bars) {
+  const std::vector<TextChar>& chars = line_.chars;
+  const double em = std::max(1.0, line_.font_size);
+  for (const Rect& bar : bars) {
+    std::vector<size_t> over, under;
+    for (size_t i = 0; i < chars.size(); ++i) {
+      if (parts_[i] == Part::kProse || !IsFormulaGlyph(chars[i])) continue;
+      const Rect core = GlyphCore(chars[i]);
+      if (core.cx() < bar.x0 || core.cx() > bar.x1) continue;
+      if (bar.y0 - core.y1 >= -0.1 && bar.y0 - core.y1 <= 0.3 * em) over.push_back(i);
+      if (core.y0 - bar.y1 >= -0.1 && core.y0 - bar.y1 <= 0.3 * em) under.push_back(i);
+    }
+    if (over.empty() || under.empty()) continue;
+    for (size_t i : over) parts_[i] = Part::kMath;
+    for (size_t i : under) parts_[i] = Part::kMath;
+  }
 }
 
 // The line goes on with a formula the line before left open: its first glyphs that a formula is made of,
@@ -337,17 +360,18 @@ std::vector<Rect> BarsIn(const std::vector<TextChar>& glyphs, const TextLine& li
   return bars;
 }
 
-std::vector<InlineFormula> FindFormulas(const TextLine& line, bool goes_on) {
+// `bars`: the formula bars drawn in the line.
+std::vector<InlineFormula> FindFormulas(const TextLine& line, bool goes_on, const std::vector<Rect>& bars) {
   if (line.monospace || line.sideways || line.rtl || line.chars.empty()) return {};
-  bool any = goes_on;
+  bool any = goes_on || !bars.empty();
   for (const TextChar& c : line.chars) any = any || (c.math && IsFormulaGlyph(c));
   if (!any) return {};
-  return LineParts(line, goes_on).Formulas();
+  return LineParts(line, goes_on, bars).Formulas();
 }
 
 }  // namespace
 
-std::vector<InlineFormula> FindInlineFormulas(const TextLine& line) { return FindFormulas(line, false); }
+std::vector<InlineFormula> FindInlineFormulas(const TextLine& line) { return FindFormulas(line, false, {}); }
 
 bool EndsInOpenFormula(const std::string& text) {
   if (text.size() < 2 || text.back() != '$') return false;
@@ -357,7 +381,7 @@ bool EndsInOpenFormula(const std::string& text) {
 }
 
 std::string TextWithInlineMath(const TextLine& line, const std::vector<Rect>& drawings, bool goes_on) {
-  const std::vector<InlineFormula> formulas = FindFormulas(line, goes_on);
+  const std::vector<InlineFormula> formulas = FindFormulas(line, goes_on, BarsIn(line.chars, line, drawings));
   if (formulas.empty()) return line.text;
   std::string text;
   bool pending_space = false;
@@ -380,6 +404,108 @@ std::string TextWithInlineMath(const TextLine& line, const std::vector<Rect>& dr
     AppendLineChar(text, pending_space, line.chars[i++].rune);
   }
   return text;
+}
+
+namespace {
+
+constexpr size_t kMaxPieceGlyphs = 6;
+constexpr size_t kMinHostGlyphs = 8;
+constexpr double kPieceReachEms = 0.5;  // from the line's glyphs, farthest
+
+// Whether a line is a piece of an inline formula by what it holds (MergeInlinePieces): glyphs of a math
+// font, or digits and operators over or under a fraction's bar (`bars`).
+bool IsPieceLine(const TextLine& line, const std::vector<Rect>& bars) {
+  if (line.monospace || line.sideways || line.rtl) return false;
+  size_t glyphs = 0;
+  bool math = false;
+  for (const TextChar& c : line.chars) {
+    if (!IsFormulaGlyph(c)) continue;
+    const bool digit = c.rune >= '0' && c.rune <= '9';
+    if (!(c.math || c.ink || digit || IsOperatorLike(c.rune))) return false;
+    ++glyphs;
+    math = math || c.math || c.ink;
+  }
+  if (glyphs == 0 || glyphs > kMaxPieceGlyphs) return false;
+  const double em = std::max(1.0, line.font_size);
+  return math || std::any_of(bars.begin(), bars.end(), [&](const Rect& bar) {
+           return bar.x0 <= line.box.x0 + 1 && bar.x1 >= line.box.x1 - 1 &&
+                  std::min(std::abs(bar.y0 - line.box.y1), std::abs(line.box.y0 - bar.y1)) <= 0.5 * em;
+         });
+}
+
+size_t GlyphCount(const TextLine& line) {
+  return static_cast<size_t>(std::count_if(line.chars.begin(), line.chars.end(), IsFormulaGlyph));
+}
+
+// How well a piece (its glyphs' `core`) fits in `host`'s line: the distance of its middle from the
+// host's baseline, or a negative value when it does not fit.
+double FitInLine(const Rect& core, const TextLine& host) {
+  const double em = std::max(1.0, host.font_size);
+  const double base = MainBaseline(host);
+  const double middle = 0.5 * (core.y0 + core.y1);
+  if (base == 0 || middle < base - em || middle > base + 0.5 * em) return -1;
+  if (core.x1 < host.box.x0 - kPieceReachEms * em || core.x0 > host.box.x1 + kPieceReachEms * em) return -1;
+  double nearest = 1e9;
+  for (const TextChar& c : host.chars) {
+    if (!IsFormulaGlyph(c)) continue;
+    const Rect g = GlyphCore(c);
+    // (Across a glyph of the line: a line over or under the piece's, not its own. A numerator over its
+    // denominator, both pieces, is no glyph in the way.)
+    if (g.x0 < core.x1 - 0.1 && core.x0 < g.x1 - 0.1 && g.y0 < core.y1 - 0.1 && core.y0 < g.y1 - 0.1)
+      return -1;
+    nearest = std::min(nearest, std::max(g.x0 - core.x1, core.x0 - g.x1));
+  }
+  return nearest <= kPieceReachEms * em ? std::abs(middle - base) : -1;
+}
+
+// (A piece's glyphs are a formula's whatever their font: a fraction's "1" over "2" set in roman.)
+void MergeInto(TextLine& host, const TextLine& piece) {
+  for (TextChar c : piece.chars) {
+    if (!IsFormulaGlyph(c)) continue;
+    c.math = true;
+    auto at = std::find_if(host.chars.begin(), host.chars.end(),
+                           [&](const TextChar& h) { return h.box.x0 > c.box.x0; });
+    host.chars.insert(at, c);
+  }
+  host.box = host.box.Union(piece.box);
+  host.text.clear();
+  bool pending_space = false;
+  for (const TextChar& c : host.chars) AppendLineChar(host.text, pending_space, c.rune);
+}
+
+}  // namespace
+
+void MergeInlinePieces(std::vector<TextLine>& lines, std::vector<bool>& consumed,
+                       const std::vector<Rect>& drawings) {
+  std::vector<Rect> bars;
+  for (const Rect& d : drawings) {
+    if (IsFormulaBar(d)) bars.push_back(d);
+  }
+  for (size_t p = 0; p < lines.size(); ++p) {
+    if (consumed[p] || !IsPieceLine(lines[p], bars)) continue;
+    Rect core;
+    bool any = false;
+    for (const TextChar& c : lines[p].chars) {
+      if (!IsFormulaGlyph(c)) continue;
+      core = any ? core.Union(GlyphCore(c)) : GlyphCore(c);
+      any = true;
+    }
+    size_t best = lines.size();
+    double best_fit = 0;
+    for (size_t h = 0; h < lines.size(); ++h) {
+      if (h == p || consumed[h] || lines[h].monospace || lines[h].sideways || lines[h].rtl ||
+          lines[h].font_size < lines[p].font_size || GlyphCount(lines[h]) < kMinHostGlyphs)
+        continue;
+      const double fit = FitInLine(core, lines[h]);
+      if (fit >= 0 && (best == lines.size() || fit < best_fit)) {
+        best = h;
+        best_fit = fit;
+      }
+    }
+    if (best == lines.size()) continue;
+    MergeInto(lines[best], lines[p]);
+    consumed[p] = true;
+  }
 }
 
 void JoinLineWithMath(std::string& paragraph, const std::string& next_line) {

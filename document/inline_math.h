@@ -38,6 +38,17 @@ std::string TextWithInlineMath(const TextLine& line, const std::vector<Rect>& dr
 // next line goes on with.
 bool EndsInOpenFormula(const std::string& text);
 
+// Pieces of inline formulas that the text layer gives as lines of their own: a fraction's numerator and
+// denominator set small over and under the line they stand in, with the big operator beside them ("1"
+// over "N", then "∑" in "the loss L = 1/N ∑ ..."). A line of at most six glyphs, each of a math font, a
+// digit or an operator, a math font's among them or a bar among the page's `drawings` right over or
+// under it ("1" over "2" in roman), whose glyphs stand within an em over or half an em under the
+// baseline of a line of eight glyphs or more, at most half an em before or after its glyphs and across
+// none of them, joins that line (its characters, by where they stand, as a formula's; its box) and is
+// marked in `consumed`.
+void MergeInlinePieces(std::vector<TextLine>& lines, std::vector<bool>& consumed,
+                       const std::vector<Rect>& drawings);
+
 // Appends the next line of a paragraph (JoinLine), joining a formula broken at the line's end with its
 // rest on the next line ("$a +$" and "$b$" make "$a + b$") when a relation or an operator stands at the
 // break.

@@ -1560,6 +1560,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   for (const DisplayEquation& e : equations) {
     for (size_t li : e.line_indices) consumed[li] = true;
   }
+  // (And a fraction's pieces in a sentence join the sentence's line.)
+  MergeInlinePieces(lines, consumed, page.drawings);
   for (RuledTable& t : FindUnruledTables(lines, rules, page.images, charts, pr, consumed))
     tables.push_back(std::move(t));
   std::vector<Rect> images;

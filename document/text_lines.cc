@@ -1171,7 +1171,7 @@ size_t Utf8Length(std::string_view text) {
 Rect BodyBox(const TextLine& line) {
   double y0 = line.box.y1, y1 = line.box.y0;
   for (const TextChar& c : line.chars) {
-    if (c.size >= 0.9 * line.font_size && c.size > 0 && c.rune > ' ') {
+    if (c.size >= 0.9 * line.font_size && c.size > 0 && c.rune > ' ' && !c.ink) {
       y0 = std::min(y0, c.box.y0);
       y1 = std::max(y1, c.box.y1);
     }

@@ -87,8 +87,8 @@ bool SameFace(const TextLine& a, const TextLine& b);
 bool IsMathFont(std::string_view family);
 
 // A line's box over its glyphs at its size (TextLine::font_size): glyphs set smaller (an inline
-// formula's scripts, a note's raised mark), which reach over and under the line, left out; its box when
-// no glyph's size is known.
+// formula's scripts, a note's raised mark) and big operators and delimiters (TextChar::ink), which reach
+// over and under the line, left out; its box when no glyph's size is known.
 Rect BodyBox(const TextLine& line);
 
 // Whether a line starts with a mark set small and raised (up to three glyphs at most 0.8 as tall as the

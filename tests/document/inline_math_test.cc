@@ -132,6 +132,38 @@ TEST(InlineMathTest, MarksOfAMathFontAreNoFormulas) {
   EXPECT_EQ(TextWithInlineMath(code), code.text);
 }
 
+TEST(InlineMathTest, AFractionsPiecesJoinTheLineTheyStandIn) {
+  // "1" over "N" (a bar between them) set small before "x for all the samples", between the line over
+  // it and the line under it, which run across it.
+  std::vector<TextLine> lines = {
+      testing::LineOf(testing::Glyphs("the loss over all of the data is", 72, 168, 10, false)),
+      testing::LineOf(testing::Glyphs("1", 74, 175, 7, false)),
+      testing::LineOf(testing::Glyphs("N", 74, 185, 7)),
+      testing::LineOf(testing::Join({testing::Glyphs("x", 80, 180), testing::Glyphs(" for all the samples", 85, 180,
+                                                                                    10, false)})),
+      testing::LineOf(testing::Glyphs("and so on for every one of it", 72, 192, 10, false))};
+  const std::vector<Rect> drawings = {{73.5, 178, 78.5, 178.4}};
+  std::vector<bool> consumed(lines.size(), false);
+  MergeInlinePieces(lines, consumed, drawings);
+  EXPECT_EQ(consumed, (std::vector<bool>{false, true, true, false, false}));
+  EXPECT_EQ(TextWithInlineMath(lines[3], drawings), "$\\frac{1}{N} x$ for all the samples");
+  // "1" over "2" in roman in a line of its own words, a bar between them: a fraction.
+  std::vector<TextChar> half = testing::Glyphs("half is ", 72, 180, 10, false);
+  half.push_back(testing::Glyph('1', 112, 176, 7, false));
+  half.push_back(testing::Glyph('2', 112, 185, 7, false));
+  for (TextChar c : testing::Glyphs(" of it", 116, 180, 10, false)) half.push_back(c);
+  EXPECT_EQ(TextWithInlineMath(testing::LineOf(half), {{111.5, 178.5, 116, 178.9}}), "half is $\\frac{1}{2}$ of it");
+  EXPECT_EQ(TextWithInlineMath(testing::LineOf(half)), "half is 12 of it");
+  // A bar under figures with nothing under it is an underline: "2019" of a link.
+  TextLine link = testing::LineOf(testing::Glyphs("see 2019 here", 72, 180, 10, false));
+  EXPECT_EQ(TextWithInlineMath(link, {{92, 182.5, 112, 183}}), "see 2019 here");
+  // A number alone beside a line with no bar over or under it is no piece ("12" of a cell, a note).
+  std::vector<TextLine> cell = {testing::LineOf(testing::Glyphs("12", 74, 180, 7, false)), lines[3]};
+  std::vector<bool> none(2, false);
+  MergeInlinePieces(cell, none, {});
+  EXPECT_EQ(none, (std::vector<bool>{false, false}));
+}
+
 TEST(InlineMathTest, AFormulaBrokenAtALineEndJoinsItsRest) {
   std::string paragraph = "so $a +$";
   JoinLineWithMath(paragraph, "$b$ is");
