@@ -1442,7 +1442,9 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         if (used[j]) continue;
         const Rect& b = fragments[j].box;
         double gap = std::max(b.x0 - box.x1, box.x0 - b.x1);
-        const bool paragraphs = TwoParagraphs(origin[i], origin[j]);
+        // (Fragments that overlap across are no columns, whatever blocks MuPDF put them in: a formula's
+        // fraction at a line's end, its denominator taken into the block of the lines after it.)
+        const bool paragraphs = TwoParagraphs(origin[i], origin[j]) && gap >= 0;
         const double em = std::max(1.0, std::min(size, fragments[j].font_size));
         const bool beyond = std::any_of(members.begin(), members.end(), [&](const TextLine* m) {
           const FragmentOrigin& from = origin[static_cast<size_t>(m - fragments.data())];
