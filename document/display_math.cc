@@ -298,6 +298,23 @@ struct PageLines {
     return true;
   }
 
+  // Whether the formula set in `group` is a paragraph's last line (a sentence ending in an inline formula
+  // that fills its last line: "... for all $x \in [0, 1)$."): one line, right under a long line of
+  // text at the lines' pitch (kRunPitchEms of their size at most) and flush with its left edge (a display
+  // is centred or indented).
+  bool EndsAParagraph(const std::vector<size_t>& group) const {
+    if (group.size() != 1) return false;
+    const size_t f = group.front();
+    const double em = Em(lines[f]);
+    for (size_t k = 0; k < lines.size(); ++k) {
+      if (k == f || consumed[k] || member(k) || core[k].width() < kLongLineEms * Em(lines[k])) continue;
+      const double pitch = baseline[f] - baseline[k];
+      if (pitch > 0 && pitch <= kRunPitchEms * Em(lines[k]) && std::fabs(core[k].x0 - core[f].x0) <= 0.3 * em)
+        return true;
+    }
+    return false;
+  }
+
   // Whether the formula set in `group` is one line of a run of lines set at their pitch (a listing's,
   // an index's): lines of a formula stacked on it, and on those, reach lines of text less than
   // kRunGapEms over them and under them, whose baselines stand a line's pitch (1.5 of their size at
@@ -386,7 +403,7 @@ std::vector<DisplayEquation> FindDisplayEquations(const std::vector<TextLine>& l
         !(all.operators || barred))
       continue;
     size_t number = lines.size();
-    if (!page.StandsApart(g, core, &number) || page.InRunOfLines(g)) continue;
+    if (!page.StandsApart(g, core, &number) || page.InRunOfLines(g) || page.EndsAParagraph(g)) continue;
     std::vector<TextChar> glyph_chars;
     Rect box = lines[g.front()].box;
     for (size_t i : g) {

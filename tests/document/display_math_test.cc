@@ -107,6 +107,17 @@ TEST(DisplayEquationsTest, AFormulaBesideOtherColumnsTextButNotBesideCells) {
   EXPECT_TRUE(FindDisplayEquations({formula}, {false}, {}, {{100, 150, 300, 250}}).empty());
 }
 
+TEST(DisplayEquationsTest, AParagraphsLastLineOfMathIsNoDisplay) {
+  // "... for all" over "x ∈ [0, 1).", flush with it at the lines' pitch, nothing under it: the end of a
+  // sentence.
+  std::vector<TextLine> lines = {Line("a long line of the paragraph that ends with a formula for all", 72, 100),
+                                 LineOf(Join({Glyphs("x=[0,", 72, 120), Glyphs("1).", 97, 120, 10, false)}))};
+  EXPECT_TRUE(FindDisplayEquations(lines, {false, false}, {}, {}).empty());
+  // The same formula indented under the paragraph, as a display is set: a display.
+  lines[1] = LineOf(Join({Glyphs("x=[0,", 120, 124), Glyphs("1).", 145, 124, 10, false)}));
+  EXPECT_EQ(FindDisplayEquations(lines, {false, false}, {}, {}).size(), 1U);
+}
+
 TEST(DisplayEquationsTest, ALineOfARunOfLinesIsNoDisplay) {
   // A formula line at the lines' pitch among lines of a listing (or an index): one of them.
   TextLine formula = LineOf(Glyphs("a=b+c", 80, 129.5));

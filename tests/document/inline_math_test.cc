@@ -5,7 +5,9 @@
 #include <string>
 #include <vector>
 
+#include "document/text_backend.h"
 #include "tests/document/line_builder.h"
+#include "tests/document/test_pdf.h"
 
 namespace mineru::document {
 namespace {
@@ -186,6 +188,23 @@ TEST(InlineMathTest, AFormulaBrokenAtALineEndJoinsItsRest) {
   paragraph = "tolerabil-";
   JoinLineWithMath(paragraph, "ity of $x$");
   EXPECT_EQ(paragraph, "tolerability of $x$");
+}
+
+// fixtures/inline-math.pdf, written by pdfLaTeX from fixtures/inline-math.tex: a paragraph of a two-column
+// page with formulas in its sentences (a fraction ending a line, its denominator in the block of the lines
+// after it; named alphabets; a fraction and a sum in a sentence; an exponent reaching up to the line over
+// it; the paragraph's last line a formula) is one paragraph with its formulas as their LaTeX.
+TEST(InlineMathTest, ALatexParagraphsFormulasReadAsTheirLatex) {
+  auto parsed = ParseWithTextLayer(testing::ReadFileBytes(MINERU_FIXTURES_DIR "/inline-math.pdf"), {}, {});
+  ASSERT_TRUE(parsed.ok()) << parsed.status().ToString();
+  const std::vector<Block>& blocks = parsed->pages.at(0).blocks;
+  ASSERT_EQ(blocks.size(), 1U);
+  EXPECT_EQ(blocks[0].type, BlockType::kText);
+  EXPECT_EQ(blocks[0].content,
+            "General solution new only quantity recent local constraint from we than $\\frac{x}{2}$ more into "
+            "workflow structure hypothesis feature of projection and nonlinear learning. Let "
+            "$\\mathbf{x}_i \\in \\mathbb{R}^d$ be an input, $\\mathcal{L}(\\theta) = \\frac{1}{N} \\sum_i "
+            "\\ell_i$ the loss and $e^{-x^2}$ its weight, for all $i = 1,...,N$ and $x \\in [0,1)$.");
 }
 
 }  // namespace

@@ -143,6 +143,7 @@ def inline_formula(r):
         lambda: "%s \\in \\mathbb{R}^%s" % (term(r), r.choice("dnk")),
         lambda: "\\mathcal{%s}(%s)" % (r.choice("LDF"), term(r)),
         lambda: "\\mathbf{%s}_%s" % (r.choice("xwvW"), r.choice("ijt")),
+        lambda: "\\frac{%s}{%s}" % (r.choice(["1", "a", "x"]), r.choice(["2", "N", "n"])),
     ]
     return r.choice(forms)()
 
