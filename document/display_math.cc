@@ -23,15 +23,6 @@ constexpr double kRunPitchEms = 1.5;        // and their baselines, farthest apa
 
 double Em(const TextLine& line) { return std::max(1.0, line.font_size); }
 
-// The baseline of most of a line's glyphs (its box's bottom when they have none).
-double Baseline(const TextLine& line) {
-  std::vector<double> baselines;
-  for (const TextChar& c : line.chars) {
-    if (IsFormulaGlyph(c) && c.size > 0) baselines.push_back(c.baseline);
-  }
-  return baselines.empty() ? line.box.y1 : Median(baselines);
-}
-
 // What a line is made of, for telling a formula's lines from prose.
 struct LineMakeup {
   size_t glyphs = 0;
@@ -140,7 +131,7 @@ struct PageLines {
   std::vector<Rect> bars;  // thin horizontal drawings: fraction bars, radicals' vincula
   std::vector<LineMakeup> makeup;
   std::vector<Rect> core;
-  std::vector<double> baseline;  // Baseline() of each line
+  std::vector<double> baseline;  // LineBaseline() of each line
   std::vector<bool> formula, piece, words;
 
   bool member(size_t i) const { return formula[i] || piece[i] || words[i]; }
@@ -155,7 +146,7 @@ struct PageLines {
     words.assign(n, false);
     for (size_t i = 0; i < n; ++i) {
       core[i] = CoreBox(lines[i]);
-      baseline[i] = Baseline(lines[i]);
+      baseline[i] = LineBaseline(lines[i]);
       // (Code is no display, whatever operators it holds.)
       if (consumed[i] || lines[i].sideways || lines[i].monospace) continue;
       if (std::any_of(figures.begin(), figures.end(),

@@ -235,6 +235,14 @@ bool IsOperatorLatex(std::string_view token) {
 
 bool IsFormulaGlyph(const TextChar& c) { return c.rune > ' ' && c.rune != 0xFFFD && c.rune != 0xA0; }
 
+double LineBaseline(const TextLine& line) {
+  std::vector<double> baselines;
+  for (const TextChar& c : line.chars) {
+    if (IsFormulaGlyph(c) && c.size > 0) baselines.push_back(c.baseline);
+  }
+  return baselines.empty() ? line.box.y1 : Median(baselines);
+}
+
 namespace {
 
 struct Item {

@@ -32,6 +32,10 @@ Rect GlyphCore(const TextChar& c);
 // A glyph a formula is made of: not a space, nor one the text layer could not map (U+FFFD).
 bool IsFormulaGlyph(const TextChar& c);
 
+// The baseline of most of a line's glyphs (the median of their baselines; its box's bottom when no
+// glyph's size is known).
+double LineBaseline(const TextLine& line);
+
 // Operator names TeX sets in roman ("log", "max", "argmin").
 bool IsOperatorName(std::string_view word);
 

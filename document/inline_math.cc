@@ -66,20 +66,11 @@ char32_t ClosingOf(char32_t c) {
 bool IsOpening(char32_t c) { return ClosingOf(c) != 0; }
 bool IsClosing(char32_t c) { return c == ')' || c == ']' || c == '}' || c == U'⟩'; }
 
-// The baseline of the line's glyphs at its size (scripts and marks aside).
-double MainBaseline(const TextLine& line) {
-  std::vector<double> baselines;
-  for (const TextChar& c : line.chars) {
-    if (IsFormulaGlyph(c) && c.size >= 0.9 * line.font_size) baselines.push_back(c.baseline);
-  }
-  return baselines.empty() ? 0 : Median(baselines);
-}
-
 class LineParts {
  public:
   LineParts(const TextLine& line, bool goes_on, const std::vector<Rect>& bars)
       : line_(line), parts_(line.chars.size(), Part::kProse) {
-    base_ = MainBaseline(line);
+    base_ = LineBaseline(line);
     Classify();
     MarkStacked(bars);
     if (goes_on) MarkGoingOn();
@@ -441,9 +432,9 @@ size_t GlyphCount(const TextLine& line) {
 // host's baseline, or a negative value when it does not fit.
 double FitInLine(const Rect& core, const TextLine& host) {
   const double em = std::max(1.0, host.font_size);
-  const double base = MainBaseline(host);
+  const double base = LineBaseline(host);
   const double middle = 0.5 * (core.y0 + core.y1);
-  if (base == 0 || middle < base - em || middle > base + 0.5 * em) return -1;
+  if (middle < base - em || middle > base + 0.5 * em) return -1;
   if (core.x1 < host.box.x0 - kPieceReachEms * em || core.x0 > host.box.x1 + kPieceReachEms * em) return -1;
   double nearest = 1e9;
   for (const TextChar& c : host.chars) {
