@@ -483,9 +483,14 @@ void MergeInlinePieces(std::vector<TextLine>& lines, std::vector<bool>& consumed
     }
     size_t best = lines.size();
     double best_fit = 0;
+    const double middle = 0.5 * (core.y0 + core.y1);
     for (size_t h = 0; h < lines.size(); ++h) {
-      if (h == p || consumed[h] || lines[h].monospace || lines[h].sideways || lines[h].rtl ||
-          lines[h].font_size < lines[p].font_size || GlyphCount(lines[h]) < kMinHostGlyphs)
+      const TextLine& host = lines[h];
+      const double em = std::max(1.0, host.font_size);
+      // (Lines far from the piece are passed over before their glyphs are looked at.)
+      if (h == p || consumed[h] || middle < host.box.y0 - em || middle > host.box.y1 + em ||
+          core.x1 < host.box.x0 - em || core.x0 > host.box.x1 + em || host.monospace || host.sideways ||
+          host.rtl || host.font_size < lines[p].font_size || GlyphCount(host) < kMinHostGlyphs)
         continue;
       const double fit = FitInLine(core, lines[h]);
       if (fit >= 0 && (best == lines.size() || fit < best_fit)) {
