@@ -511,6 +511,39 @@ void MergeWords(std::vector<Item>& items) {
   items = std::move(out);
 }
 
+// Three periods in a row on one baseline, as TeX sets \ldots in a formula, are one "\ldots" (the
+// other items keep their order).
+void MergeDots(std::vector<Item>& items) {
+  std::vector<size_t> dots;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (items[i].rune == '.') dots.push_back(i);
+  }
+  if (dots.size() < 3) return;
+  std::sort(dots.begin(), dots.end(), [&](size_t a, size_t b) { return items[a].box.x0 < items[b].box.x0; });
+  std::vector<bool> gone(items.size(), false);
+  for (size_t d = 0; d + 2 < dots.size(); ++d) {
+    const Item& first = items[dots[d]];
+    const double size = std::max(1.0, first.size);
+    bool close = true;
+    for (size_t k = d + 1; k <= d + 2; ++k) {
+      close = close && items[dots[k]].box.x0 - items[dots[k - 1]].box.x1 <= 0.5 * size &&
+              std::fabs(items[dots[k]].baseline - first.baseline) <= 0.1 * size;
+    }
+    if (!close) continue;
+    Item& ellipsis = items[dots[d]];
+    ellipsis.box = ellipsis.box.Union(items[dots[d + 2]].box);
+    ellipsis.rune = U'…';
+    ellipsis.tex = GlyphLatex(U'…');
+    gone[dots[d + 1]] = gone[dots[d + 2]] = true;
+    d += 2;
+  }
+  std::vector<Item> out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (!gone[i]) out.push_back(std::move(items[i]));
+  }
+  items = std::move(out);
+}
+
 // The environment a tall delimiter pair sets an array in: "{" alone cases, "(" ")" pmatrix, and so on.
 std::string_view ArrayEnvironment(char32_t left, char32_t right) {
   if (left == '{') return right == 0 ? "cases" : "Bmatrix";
@@ -766,6 +799,7 @@ std::string FormulaLatex(const std::vector<TextChar>& glyphs, const std::vector<
     items.push_back(std::move(it));
   }
   MergeWords(items);
+  MergeDots(items);
   CollapseBars(items, bars);
   return Layout(std::move(items));
 }

@@ -204,7 +204,7 @@ TEST(InlineMathTest, ALatexParagraphsFormulasReadAsTheirLatex) {
             "General solution new only quantity recent local constraint from we than $\\frac{x}{2}$ more into "
             "workflow structure hypothesis feature of projection and nonlinear learning. Let "
             "$\\mathbf{x}_i \\in \\mathbb{R}^d$ be an input, $\\mathcal{L}(\\theta) = \\frac{1}{N} \\sum_i "
-            "\\ell_i$ the loss and $e^{-x^2}$ its weight, for all $i = 1,...,N$ and $x \\in [0,1)$.");
+            "\\ell_i$ the loss and $e^{-x^2}$ its weight, for all $i = 1,\\ldots,N$ and $x \\in [0,1)$.");
 }
 
 }  // namespace
