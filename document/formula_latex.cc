@@ -731,6 +731,8 @@ std::string Row(std::vector<Item> row, bool tight) {
           ((after_group && (letter_next || command_next)) || (command_next && letter_last)))
         out.push_back(' ');
       Append(out, token);
+      // (A space after a comma or a semicolon that parts a row's items: "x_1, \ldots, x_n".)
+      if (!tight && !scripted && (rune == ',' || rune == ';')) out.push_back(' ');
     }
     after_group = group || scripted;
     for (size_t k = start; k < i; ++k) gap_from = std::max(gap_from, row[k].box.x1);

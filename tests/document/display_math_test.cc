@@ -146,7 +146,7 @@ TEST(DisplayEquationsTest, ALatexArticlesDisplaysReadAsTheirLatex) {
     (b.type == BlockType::kEquation ? equations : text).push_back(b.content);
   }
   EXPECT_EQ(equations, (std::vector<std::string>{
-                           "L(\\theta) = \\frac{1}{N} \\sum_{i=1}^{N}(y_i - f(x_i;\\theta))^2 + "
+                           "L(\\theta) = \\frac{1}{N} \\sum_{i=1}^{N}(y_i - f(x_i; \\theta))^2 + "
                            "\\lambda \\int_0^1\\|\\nabla f\\|^2 dx \\tag{1}",
                            "\\eta_t = \\frac{\\eta_0}{\\sqrt{1 + t/T}} \\quad \\text{for} t \\geq 0,",
                            "\\hat{w} = \\arg \\min_{w} \\prod_{k=1}^{K} p_k \\leq \\bigcup_{n} A_n, \\tag{2}",

@@ -39,7 +39,7 @@ TEST(FormulaLatexTest, ScriptsAreSmallerGlyphsOffTheBaseline) {
   for (TextChar& c : dots) {
     if (c.rune == '.' || c.rune == ',') c.box.x1 = c.box.x0 + 2.5;  // (narrow glyphs)
   }
-  EXPECT_EQ(FormulaLatex(dots, {}), "1,\\ldots,N");
+  EXPECT_EQ(FormulaLatex(dots, {}), "1, \\ldots, N");
 }
 
 TEST(FormulaLatexTest, BarsMakeFractionsAndRadicals) {

@@ -97,7 +97,7 @@ TEST(InlineMathTest, ProseAroundFormulasStaysText) {
 TEST(InlineMathTest, AFormulaRunsOnAcrossSpacesOnlyAtRelationsOperatorsAndNames) {
   // A comma of the math font between a formula's items.
   EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"for "), Math(U"x ∈ [0,"), Text(U" 1) only")})),
-            "for $x \\in [0,1)$ only");
+            "for $x \\in [0, 1)$ only");
   // Spaces around a relation and an operator, around symbols of the math font.
   EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"if "), Math(U"a"), Text(U" + 1 = "), Math(U"b"), Text(U" then")})),
             "if $a + 1 = b$ then");
@@ -204,7 +204,7 @@ TEST(InlineMathTest, ALatexParagraphsFormulasReadAsTheirLatex) {
             "General solution new only quantity recent local constraint from we than $\\frac{x}{2}$ more into "
             "workflow structure hypothesis feature of projection and nonlinear learning. Let "
             "$\\mathbf{x}_i \\in \\mathbb{R}^d$ be an input, $\\mathcal{L}(\\theta) = \\frac{1}{N} \\sum_i "
-            "\\ell_i$ the loss and $e^{-x^2}$ its weight, for all $i = 1,\\ldots,N$ and $x \\in [0,1)$.");
+            "\\ell_i$ the loss and $e^{-x^2}$ its weight, for all $i = 1, \\ldots, N$ and $x \\in [0, 1)$.");
 }
 
 }  // namespace
