@@ -440,15 +440,26 @@ void CollapseBars(std::vector<Item>& items, std::vector<Rect> bars) {
 
 // Big operators with limits stacked over and under them ("\sum_{i=1}^{N}").
 void CollapseLimits(std::vector<Item>& items) {
+  // (An operator name set small is a script's, "d_{\max}", and takes no limits.)
+  auto takes_limits = [&](const Item& it) {
+    return IsBigOperator(it.rune) || (it.limits && it.size >= 0.9 * MainSize(items));
+  };
   for (size_t k = 0; k < items.size(); ++k) {
     const double em = TypicalSize(items);
-    // (An operator name set small is a script's, "d_{\max}", and takes no limits.)
-    if (!IsBigOperator(items[k].rune) && !(items[k].limits && items[k].size >= 0.9 * MainSize(items)))
-      continue;
+    if (!takes_limits(items[k])) continue;
     const Rect op = items[k].box;
     const double slack = 0.25 * op.width();
+    // What stands nearer another operator across is that one's ("\min_{w} \prod_{k=1}", whichever
+    // comes first).
     std::vector<bool> taken(items.size(), false);
     taken[k] = true;
+    for (size_t o = 0; o < items.size(); ++o) {
+      if (o == k || !takes_limits(items[o])) continue;
+      for (size_t i = 0; i < items.size(); ++i) {
+        taken[i] = taken[i] || std::fabs(items[i].box.cx() - items[o].box.cx()) <
+                                   std::fabs(items[i].box.cx() - op.cx());
+      }
+    }
     std::vector<size_t> over =
         StackedOn(items, op.y0, true, op.x0 - slack, op.x1 + slack, kLimitReachEms * em, taken);
     for (size_t i : over) taken[i] = true;

@@ -65,6 +65,16 @@ TEST(FormulaLatexTest, ABarOverGlyphsWithNothingOverItIsAnOverline) {
   EXPECT_EQ(FormulaLatex(x, {{100, 180, 105, 180.4}}), "x");
 }
 
+TEST(FormulaLatexTest, ALimitBetweenTwoOperatorsIsTheNearerOnes) {
+  // A sum and a product close together, "i" under the sum, "k" under the product reaching back under
+  // the sum's right side: "k" is the product's, whichever operator comes first.
+  std::vector<TextChar> g = {Ink(U'∑', {100, 192, 112, 206}), Ink(U'∏', {113, 192, 125, 206}),
+                             Glyph('i', 104, 214, 7), Glyph('k', 112.5, 214, 7), Glyph('x', 128, 200)};
+  EXPECT_EQ(FormulaLatex(g, {}), "\\sum_{i} \\prod_{k} x");
+  std::swap(g[0], g[1]);
+  EXPECT_EQ(FormulaLatex(g, {}), "\\sum_{i} \\prod_{k} x");
+}
+
 TEST(FormulaLatexTest, BigOperatorsTakeTheLimitsStackedOnThem) {
   // A display sum (its ink 14 points tall) with "i=1" under it and "N" over it, then x sub i.
   std::vector<TextChar> g = Join({{Ink(U'∑', {100, 192, 113, 206})},
