@@ -256,7 +256,8 @@ struct PageLines {
     std::vector<bool> in(lines.size(), false);
     for (size_t i : group) in[i] = true;
     auto beside = [&](size_t k) {
-      return VerticalOverlap(box, core[k]) >= 0.3 && baseline[k] >= low - 0.3 * em && baseline[k] <= high + 0.3 * em;
+      return VerticalOverlap(box, core[k]) >= 0.3 && baseline[k] >= low - 0.3 * em &&
+             baseline[k] <= high + 0.3 * em;
     };
     std::vector<size_t> numbers;
     for (size_t k = 0; k < lines.size(); ++k) {

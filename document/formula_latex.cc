@@ -456,8 +456,8 @@ void CollapseLimits(std::vector<Item>& items) {
     for (size_t o = 0; o < items.size(); ++o) {
       if (o == k || !takes_limits(items[o])) continue;
       for (size_t i = 0; i < items.size(); ++i) {
-        taken[i] = taken[i] || std::fabs(items[i].box.cx() - items[o].box.cx()) <
-                                   std::fabs(items[i].box.cx() - op.cx());
+        taken[i] = taken[i] ||
+                   std::fabs(items[i].box.cx() - items[o].box.cx()) < std::fabs(items[i].box.cx() - op.cx());
       }
     }
     std::vector<size_t> over =

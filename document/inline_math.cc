@@ -11,9 +11,9 @@
 namespace mineru::document {
 namespace {
 
-constexpr double kMaxSpaceEms = 1;       // a space a formula runs on across, widest
-constexpr double kScriptRatio = 0.85;    // a script's size to the line's, largest
-constexpr double kRaisedEms = 0.2;       // a raised mark's baseline over the line's, least
+constexpr double kMaxSpaceEms = 1;         // a space a formula runs on across, widest
+constexpr double kScriptRatio = 0.85;      // a script's size to the line's, largest
+constexpr double kRaisedEms = 0.2;         // a raised mark's baseline over the line's, least
 constexpr size_t kMaxFormulaGlyphs = 400;  // in one inline formula; more is written as text
 
 // What a character is to a formula.
@@ -55,11 +55,16 @@ constexpr size_t kLeaderDots = 4;  // dots in a row (spaces between them aside) 
 
 char32_t ClosingOf(char32_t c) {
   switch (c) {
-    case '(': return ')';
-    case '[': return ']';
-    case '{': return '}';
-    case U'⟨': return U'⟩';
-    default: return 0;
+    case '(':
+      return ')';
+    case '[':
+      return ']';
+    case '{':
+      return '}';
+    case U'⟨':
+      return U'⟩';
+    default:
+      return 0;
   }
 }
 

@@ -60,9 +60,10 @@ constexpr ExtensionStem kExtensionStems[] = {
 // The 13 Latin alphabets of the block in order: bold, italic, bold italic, script, bold script, fraktur,
 // double-struck, bold fraktur, sans-serif, its bold, italic and bold italic, monospace.
 constexpr MathAlphabet kLatinAlphabets[13] = {
-    MathAlphabet::kBold,    MathAlphabet::kPlain,      MathAlphabet::kBold,    MathAlphabet::kCalligraphic,
-    MathAlphabet::kCalligraphic, MathAlphabet::kFraktur, MathAlphabet::kBlackboard, MathAlphabet::kFraktur,
-    MathAlphabet::kPlain,   MathAlphabet::kBold,       MathAlphabet::kPlain,   MathAlphabet::kBold,
+    MathAlphabet::kBold,         MathAlphabet::kPlain,        MathAlphabet::kBold,
+    MathAlphabet::kCalligraphic, MathAlphabet::kCalligraphic, MathAlphabet::kFraktur,
+    MathAlphabet::kBlackboard,   MathAlphabet::kFraktur,      MathAlphabet::kPlain,
+    MathAlphabet::kBold,         MathAlphabet::kPlain,        MathAlphabet::kBold,
     MathAlphabet::kPlain};
 
 // The 5 sets of digits: bold, double-struck, sans-serif, its bold, monospace.
@@ -76,10 +77,10 @@ struct Letterlike {
   MathAlphabet alphabet;
 };
 constexpr Letterlike kLetterlike[] = {
-    {U'ℂ', 'C', MathAlphabet::kBlackboard}, {U'ℍ', 'H', MathAlphabet::kBlackboard},
-    {U'ℕ', 'N', MathAlphabet::kBlackboard}, {U'ℙ', 'P', MathAlphabet::kBlackboard},
-    {U'ℚ', 'Q', MathAlphabet::kBlackboard}, {U'ℝ', 'R', MathAlphabet::kBlackboard},
-    {U'ℤ', 'Z', MathAlphabet::kBlackboard}, {U'ℬ', 'B', MathAlphabet::kCalligraphic},
+    {U'ℂ', 'C', MathAlphabet::kBlackboard},   {U'ℍ', 'H', MathAlphabet::kBlackboard},
+    {U'ℕ', 'N', MathAlphabet::kBlackboard},   {U'ℙ', 'P', MathAlphabet::kBlackboard},
+    {U'ℚ', 'Q', MathAlphabet::kBlackboard},   {U'ℝ', 'R', MathAlphabet::kBlackboard},
+    {U'ℤ', 'Z', MathAlphabet::kBlackboard},   {U'ℬ', 'B', MathAlphabet::kCalligraphic},
     {U'ℰ', 'E', MathAlphabet::kCalligraphic}, {U'ℱ', 'F', MathAlphabet::kCalligraphic},
     {U'ℋ', 'H', MathAlphabet::kCalligraphic}, {U'ℐ', 'I', MathAlphabet::kCalligraphic},
     {U'ℒ', 'L', MathAlphabet::kCalligraphic}, {U'ℳ', 'M', MathAlphabet::kCalligraphic},
@@ -132,12 +133,18 @@ MathAlphabet AlphabetOfFontLetter(std::string_view family, bool bold, char32_t c
 
 std::string InAlphabet(MathAlphabet alphabet, const std::string& tex) {
   switch (alphabet) {
-    case MathAlphabet::kPlain: return tex;
-    case MathAlphabet::kBold: return "\\mathbf{" + tex + "}";
-    case MathAlphabet::kBlackboard: return "\\mathbb{" + tex + "}";
-    case MathAlphabet::kCalligraphic: return "\\mathcal{" + tex + "}";
-    case MathAlphabet::kFraktur: return "\\mathfrak{" + tex + "}";
-    case MathAlphabet::kScript: return "\\mathscr{" + tex + "}";
+    case MathAlphabet::kPlain:
+      return tex;
+    case MathAlphabet::kBold:
+      return "\\mathbf{" + tex + "}";
+    case MathAlphabet::kBlackboard:
+      return "\\mathbb{" + tex + "}";
+    case MathAlphabet::kCalligraphic:
+      return "\\mathcal{" + tex + "}";
+    case MathAlphabet::kFraktur:
+      return "\\mathfrak{" + tex + "}";
+    case MathAlphabet::kScript:
+      return "\\mathscr{" + tex + "}";
   }
   return tex;
 }

@@ -110,8 +110,9 @@ TEST(DisplayEquationsTest, AFormulaBesideOtherColumnsTextButNotBesideCells) {
 TEST(DisplayEquationsTest, AParagraphsLastLineOfMathIsNoDisplay) {
   // "... for all" over "x ∈ [0, 1).", flush with it at the lines' pitch, nothing under it: the end of a
   // sentence.
-  std::vector<TextLine> lines = {Line("a long line of the paragraph that ends with a formula for all", 72, 100),
-                                 LineOf(Join({Glyphs("x=[0,", 72, 120), Glyphs("1).", 97, 120, 10, false)}))};
+  std::vector<TextLine> lines = {
+      Line("a long line of the paragraph that ends with a formula for all", 72, 100),
+      LineOf(Join({Glyphs("x=[0,", 72, 120), Glyphs("1).", 97, 120, 10, false)}))};
   EXPECT_TRUE(FindDisplayEquations(lines, {false, false}, {}, {}).empty());
   // The same formula indented under the paragraph, as a display is set: a display.
   lines[1] = LineOf(Join({Glyphs("x=[0,", 120, 124), Glyphs("1).", 145, 124, 10, false)}));
@@ -155,7 +156,8 @@ TEST(DisplayEquationsTest, ALatexArticlesDisplaysReadAsTheirLatex) {
                            "\\eta_t = \\frac{\\eta_0}{\\sqrt{1 + t}}"}));
   ASSERT_EQ(text.size(), 5U);
   EXPECT_EQ(text[1], "The step size decays with the iterations:");
-  EXPECT_TRUE(text[4].starts_with("Inline formulas such as $\\sum_i x_i$ and $\\frac{a}{b}$ stay in their sentence."))
+  EXPECT_TRUE(
+      text[4].starts_with("Inline formulas such as $\\sum_i x_i$ and $\\frac{a}{b}$ stay in their sentence."))
       << text[4];
 }
 

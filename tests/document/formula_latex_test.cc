@@ -33,8 +33,12 @@ TEST(FormulaLatexTest, ScriptsAreSmallerGlyphsOffTheBaseline) {
                                  Glyph(')', 119, 200, 10, false)};
   EXPECT_EQ(FormulaLatex(prime, {}), "f'(x)");
   // Three periods in a row, TeX's \ldots: "1, ..., N".
-  std::vector<TextChar> dots = {Glyph('1', 100, 200, 10, false), Glyph(',', 105, 200), Glyph('.', 109, 200),
-                                Glyph('.', 113, 200),           Glyph('.', 117, 200), Glyph(',', 121, 200),
+  std::vector<TextChar> dots = {Glyph('1', 100, 200, 10, false),
+                                Glyph(',', 105, 200),
+                                Glyph('.', 109, 200),
+                                Glyph('.', 113, 200),
+                                Glyph('.', 117, 200),
+                                Glyph(',', 121, 200),
                                 Glyph('N', 125, 200)};
   for (TextChar& c : dots) {
     if (c.rune == '.' || c.rune == ',') c.box.x1 = c.box.x0 + 2.5;  // (narrow glyphs)

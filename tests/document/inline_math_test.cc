@@ -54,8 +54,9 @@ TEST(InlineMathTest, GlyphsOfAMathFontAndWhatStandsWithThemAreAFormula) {
   EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"where "), Math(U"x"), Sub(U"i"), Text(U" is the")})),
             "where $x_i$ is the");
   // A text font's parentheses, relation and digits inside the formula, its comma after it.
-  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"and "), Math(U"f"), Text(U"("), Math(U"x"), Text(U") = 2, so")})),
-            "and $f(x) = 2$, so");
+  EXPECT_EQ(
+      TextWithInlineMath(Sentence({Text(U"and "), Math(U"f"), Text(U"("), Math(U"x"), Text(U") = 2, so")})),
+      "and $f(x) = 2$, so");
   // A square in the text font's digits.
   EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"of "), Math(U"y"), Sup(U"2"), Text(U".")})), "of $y^2$.");
 }
@@ -72,7 +73,8 @@ TEST(InlineMathTest, LettersKeepTheAlphabetsTheyAreDrawnIn) {
     if (c.rune == 'x') last_x = &c;
   }
   last_x->alphabet = MathAlphabet::kBold;
-  EXPECT_EQ(TextWithInlineMath(line), "let $x \\in \\mathbb{R}^d$ and $\\mathcal{L}$ with $\\mathbf{x}_i$ here");
+  EXPECT_EQ(TextWithInlineMath(line),
+            "let $x \\in \\mathbb{R}^d$ and $\\mathcal{L}$ with $\\mathbf{x}_i$ here");
   // A letter of a text font alone in a word with a math glyph: an argument.
   EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"loss "), Math(U"L"), Text(U"(W) is")})), "loss $L(W)$ is");
   // A letter of the Letterlike Symbols: "ℝ" is \mathbb{R}.
@@ -81,8 +83,8 @@ TEST(InlineMathTest, LettersKeepTheAlphabetsTheyAreDrawnIn) {
 
 TEST(InlineMathTest, ProseAroundFormulasStaysText) {
   // Words of the text font end a formula; so does its punctuation.
-  EXPECT_EQ(TextWithInlineMath(
-                Sentence({Math(U"x"), Text(U", "), Math(U"y"), Text(U" and "), Math(U"z"), Text(U" are given.")})),
+  EXPECT_EQ(TextWithInlineMath(Sentence(
+                {Math(U"x"), Text(U", "), Math(U"y"), Text(U" and "), Math(U"z"), Text(U" are given.")})),
             "$x$, $y$ and $z$ are given.");
   // A word hyphenated to a formula's letter: "x-axis".
   EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"the "), Math(U"x"), Text(U"-axis")})), "the $x$-axis");
@@ -99,8 +101,9 @@ TEST(InlineMathTest, AFormulaRunsOnAcrossSpacesOnlyAtRelationsOperatorsAndNames)
   EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"for "), Math(U"x ∈ [0,"), Text(U" 1) only")})),
             "for $x \\in [0, 1)$ only");
   // Spaces around a relation and an operator, around symbols of the math font.
-  EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"if "), Math(U"a"), Text(U" + 1 = "), Math(U"b"), Text(U" then")})),
-            "if $a + 1 = b$ then");
+  EXPECT_EQ(
+      TextWithInlineMath(Sentence({Text(U"if "), Math(U"a"), Text(U" + 1 = "), Math(U"b"), Text(U" then")})),
+      "if $a + 1 = b$ then");
   EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"for "), Math(U"∀ x ∈ S"), Text(U" holds")})),
             "for $\\forall x \\in S$ holds");
   // An operator name in the text font before its argument.
@@ -141,8 +144,8 @@ TEST(InlineMathTest, AFractionsPiecesJoinTheLineTheyStandIn) {
       testing::LineOf(testing::Glyphs("the loss over all of the data is", 72, 168, 10, false)),
       testing::LineOf(testing::Glyphs("1", 74, 175, 7, false)),
       testing::LineOf(testing::Glyphs("N", 74, 185, 7)),
-      testing::LineOf(testing::Join({testing::Glyphs("x", 80, 180), testing::Glyphs(" for all the samples", 85, 180,
-                                                                                    10, false)})),
+      testing::LineOf(testing::Join(
+          {testing::Glyphs("x", 80, 180), testing::Glyphs(" for all the samples", 85, 180, 10, false)})),
       testing::LineOf(testing::Glyphs("and so on for every one of it", 72, 192, 10, false))};
   const std::vector<Rect> drawings = {{73.5, 178, 78.5, 178.4}};
   std::vector<bool> consumed(lines.size(), false);
@@ -154,7 +157,8 @@ TEST(InlineMathTest, AFractionsPiecesJoinTheLineTheyStandIn) {
   half.push_back(testing::Glyph('1', 112, 176, 7, false));
   half.push_back(testing::Glyph('2', 112, 185, 7, false));
   for (TextChar c : testing::Glyphs(" of it", 116, 180, 10, false)) half.push_back(c);
-  EXPECT_EQ(TextWithInlineMath(testing::LineOf(half), {{111.5, 178.5, 116, 178.9}}), "half is $\\frac{1}{2}$ of it");
+  EXPECT_EQ(TextWithInlineMath(testing::LineOf(half), {{111.5, 178.5, 116, 178.9}}),
+            "half is $\\frac{1}{2}$ of it");
   EXPECT_EQ(TextWithInlineMath(testing::LineOf(half)), "half is 12 of it");
   // A bar under figures with nothing under it is an underline: "2019" of a link.
   TextLine link = testing::LineOf(testing::Glyphs("see 2019 here", 72, 180, 10, false));
@@ -180,7 +184,8 @@ TEST(InlineMathTest, AFormulaBrokenAtALineEndJoinsItsRest) {
   // A line going on with a formula the line before left open: its number is the formula's.
   paragraph = "so $x =$";
   ASSERT_TRUE(EndsInOpenFormula(paragraph));
-  JoinLineWithMath(paragraph, TextWithInlineMath(Sentence({Text(U"2 for all")}), {}, EndsInOpenFormula(paragraph)));
+  JoinLineWithMath(paragraph,
+                   TextWithInlineMath(Sentence({Text(U"2 for all")}), {}, EndsInOpenFormula(paragraph)));
   EXPECT_EQ(paragraph, "so $x = 2$ for all");
   EXPECT_FALSE(EndsInOpenFormula("so $x$"));
   EXPECT_EQ(TextWithInlineMath(Sentence({Text(U"2 for all")})), "2 for all");
@@ -200,11 +205,12 @@ TEST(InlineMathTest, ALatexParagraphsFormulasReadAsTheirLatex) {
   const std::vector<Block>& blocks = parsed->pages.at(0).blocks;
   ASSERT_EQ(blocks.size(), 1U);
   EXPECT_EQ(blocks[0].type, BlockType::kText);
-  EXPECT_EQ(blocks[0].content,
-            "General solution new only quantity recent local constraint from we than $\\frac{x}{2}$ more into "
-            "workflow structure hypothesis feature of projection and nonlinear learning. Let "
-            "$\\mathbf{x}_i \\in \\mathbb{R}^d$ be an input, $\\mathcal{L}(\\theta) = \\frac{1}{N} \\sum_i "
-            "\\ell_i$ the loss and $e^{-x^2}$ its weight, for all $i = 1, \\ldots, N$ and $x \\in [0, 1)$.");
+  EXPECT_EQ(
+      blocks[0].content,
+      "General solution new only quantity recent local constraint from we than $\\frac{x}{2}$ more into "
+      "workflow structure hypothesis feature of projection and nonlinear learning. Let "
+      "$\\mathbf{x}_i \\in \\mathbb{R}^d$ be an input, $\\mathcal{L}(\\theta) = \\frac{1}{N} \\sum_i "
+      "\\ell_i$ the loss and $e^{-x^2}$ its weight, for all $i = 1, \\ldots, N$ and $x \\in [0, 1)$.");
 }
 
 }  // namespace

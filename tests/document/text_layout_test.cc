@@ -267,7 +267,8 @@ TEST(TextLayoutTest, AnExponentReachingUpToTheLineOverItSplitsNoParagraph) {
   PageContent page = Page(lines);
   std::vector<Block> blocks = LayoutPage(page, AnalyzeStyle({page}));
   ASSERT_EQ(blocks.size(), 1U);
-  EXPECT_NE(blocks[0].content.find("of the form $e^x$ while"), std::string::npos) << "[" << blocks[0].content << "]";
+  EXPECT_NE(blocks[0].content.find("of the form $e^x$ while"), std::string::npos)
+      << "[" << blocks[0].content << "]";
 }
 
 TEST(TextLayoutTest, TwoColumnsReadLeftThenRight) {
