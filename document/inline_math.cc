@@ -53,22 +53,7 @@ bool IsOperand(char32_t c) {
 
 constexpr size_t kLeaderDots = 4;  // dots in a row (spaces between them aside) that lead to a page number
 
-char32_t ClosingOf(char32_t c) {
-  switch (c) {
-    case '(':
-      return ')';
-    case '[':
-      return ']';
-    case '{':
-      return '}';
-    case U'⟨':
-      return U'⟩';
-    default:
-      return 0;
-  }
-}
-
-bool IsOpening(char32_t c) { return ClosingOf(c) != 0; }
+bool IsOpening(char32_t c) { return c == '(' || c == '[' || c == '{' || c == U'⟨'; }
 bool IsClosing(char32_t c) { return c == ')' || c == ']' || c == '}' || c == U'⟩'; }
 
 class LineParts {
