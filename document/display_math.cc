@@ -364,12 +364,10 @@ bool IsEquationNumber(std::string_view text) {
 
 std::vector<DisplayEquation> FindDisplayEquations(const std::vector<TextLine>& lines,
                                                   const std::vector<bool>& consumed,
-                                                  const std::vector<Rect>& drawings,
+                                                  const std::vector<Rect>& bars,
                                                   const std::vector<Rect>& figures) {
   PageLines page(lines, consumed);
-  for (const Rect& d : drawings) {
-    if (IsFormulaBar(d)) page.bars.push_back(d);
-  }
+  page.bars = bars;
   page.Classify(figures);
   std::vector<DisplayEquation> out;
   std::vector<size_t> numbers;      // each equation's number line, lines.size() for none

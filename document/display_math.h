@@ -27,10 +27,10 @@ struct DisplayEquation {
 // prose (a limit's "0", a numerator's "1") joining them; and an equation number ("(3)", "(2.1a)") on the
 // formula's baseline at the margin. A formula stands apart: no other line on its baseline within three
 // ems, none across it, none within 8 ems but a long line of another column; not inside `figures`.
-// `drawings` give its fraction bars and radicals' vincula.
+// `bars`, the page's FormulaBars, give its fraction bars and radicals' vincula.
 std::vector<DisplayEquation> FindDisplayEquations(const std::vector<TextLine>& lines,
                                                   const std::vector<bool>& consumed,
-                                                  const std::vector<Rect>& drawings,
+                                                  const std::vector<Rect>& bars,
                                                   const std::vector<Rect>& figures);
 
 // "(3)", "(2.1a)", "(A.4)": a display equation's number (up to ten characters in parentheses, a digit

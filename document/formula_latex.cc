@@ -218,9 +218,13 @@ Rect GlyphCore(const TextChar& c) {
   return {c.box.x0, c.baseline - 0.7 * c.size, c.box.x1, c.baseline + 0.2 * c.size};
 }
 
-bool IsFormulaBar(const Rect& d) {
+std::vector<Rect> FormulaBars(const std::vector<Rect>& drawings) {
   constexpr double kMaxBarThickness = 1.5;  // points
-  return d.height() <= kMaxBarThickness && d.width() >= 2 && d.width() >= 4 * d.height();
+  std::vector<Rect> bars;
+  for (const Rect& d : drawings) {
+    if (d.height() <= kMaxBarThickness && d.width() >= 2 && d.width() >= 4 * d.height()) bars.push_back(d);
+  }
+  return bars;
 }
 
 bool IsOperatorLatex(std::string_view token) {

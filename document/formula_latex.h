@@ -20,9 +20,10 @@ namespace mineru::document {
 // commands, words in roman as operator names ("\log") or \text.
 std::string FormulaLatex(const std::vector<TextChar>& glyphs, const std::vector<Rect>& bars);
 
-// Whether a drawing is a horizontal bar a formula may be drawn with (a fraction's, a radical's vinculum,
-// an overline): at most 1.5 points thick, four times as long at least.
-bool IsFormulaBar(const Rect& drawing);
+// The drawings of a page that are horizontal bars a formula may be drawn with (a fraction's, a radical's
+// vinculum, an overline): at most 1.5 points thick, four times as long at least. Filtered once per page
+// for the readers of formulas (display_math.h, inline_math.h).
+std::vector<Rect> FormulaBars(const std::vector<Rect>& drawings);
 
 // Where a glyph stands: from its baseline, 0.7 of its size up and 0.2 down (a text layer's boxes reach as
 // far as their fonts' ascents and descents, which differ from font to font); a named glyph's ink

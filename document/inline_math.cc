@@ -324,21 +324,19 @@ std::string_view EdgeToken(std::string_view latex, bool last) {
   return latex.substr(0, end);
 }
 
-// The bars among `drawings` within a formula's glyphs across and the line's height.
-std::vector<Rect> BarsIn(const std::vector<TextChar>& glyphs, const TextLine& line,
-                         const std::vector<Rect>& drawings) {
+// The `bars` within a formula's glyphs across and the line's height.
+std::vector<Rect> BarsIn(const std::vector<TextChar>& glyphs, const TextLine& line, const std::vector<Rect>& bars) {
   double x0 = line.box.x1, x1 = line.box.x0;
   for (const TextChar& c : glyphs) {
     if (!IsFormulaGlyph(c)) continue;
     x0 = std::min(x0, c.box.x0);
     x1 = std::max(x1, c.box.x1);
   }
-  std::vector<Rect> bars;
-  for (const Rect& d : drawings) {
-    if (IsFormulaBar(d) && d.x0 >= x0 - 1 && d.x1 <= x1 + 1 && d.y0 >= line.box.y0 && d.y1 <= line.box.y1)
-      bars.push_back(d);
+  std::vector<Rect> in;
+  for (const Rect& d : bars) {
+    if (d.x0 >= x0 - 1 && d.x1 <= x1 + 1 && d.y0 >= line.box.y0 && d.y1 <= line.box.y1) in.push_back(d);
   }
-  return bars;
+  return in;
 }
 
 // `bars`: the formula bars drawn in the line.
@@ -361,8 +359,8 @@ bool EndsInOpenFormula(const std::string& text) {
          IsOperatorLatex(EdgeToken(std::string_view(text).substr(open + 1, text.size() - open - 2), true));
 }
 
-std::string TextWithInlineMath(const TextLine& line, const std::vector<Rect>& drawings, bool goes_on) {
-  const std::vector<InlineFormula> formulas = FindFormulas(line, goes_on, BarsIn(line.chars, line, drawings));
+std::string TextWithInlineMath(const TextLine& line, const std::vector<Rect>& bars, bool goes_on) {
+  const std::vector<InlineFormula> formulas = FindFormulas(line, goes_on, BarsIn(line.chars, line, bars));
   if (formulas.empty()) return line.text;
   std::string text;
   bool pending_space = false;
@@ -371,7 +369,7 @@ std::string TextWithInlineMath(const TextLine& line, const std::vector<Rect>& dr
     if (next < formulas.size() && i == formulas[next].begin) {
       const InlineFormula& f = formulas[next++];
       const std::vector<TextChar> glyphs(line.chars.begin() + f.begin, line.chars.begin() + f.end);
-      std::string latex = FormulaLatex(glyphs, BarsIn(glyphs, line, drawings));
+      std::string latex = FormulaLatex(glyphs, BarsIn(glyphs, line, bars));
       // (Scripts with nothing before them: a name's marks, "Silva$^{1,2}$".)
       if (latex.starts_with("{}")) latex.erase(0, 2);
       if (!latex.empty()) {
@@ -456,12 +454,7 @@ void MergeInto(TextLine& host, const TextLine& piece) {
 
 }  // namespace
 
-void MergeInlinePieces(std::vector<TextLine>& lines, std::vector<bool>& consumed,
-                       const std::vector<Rect>& drawings) {
-  std::vector<Rect> bars;
-  for (const Rect& d : drawings) {
-    if (IsFormulaBar(d)) bars.push_back(d);
-  }
+void MergeInlinePieces(std::vector<TextLine>& lines, std::vector<bool>& consumed, const std::vector<Rect>& bars) {
   for (size_t p = 0; p < lines.size(); ++p) {
     if (consumed[p] || !IsPieceLine(lines[p], bars)) continue;
     Rect core;

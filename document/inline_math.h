@@ -28,10 +28,10 @@ struct InlineFormula {
 std::vector<InlineFormula> FindInlineFormulas(const TextLine& line);
 
 // The line's text (as TextLine::text reads) with each inline formula written "$latex$" (FormulaLatex,
-// with the bars among the page's `drawings` that stand in the formula's box: a fraction "a/b" set small).
+// with the page's formula `bars` (FormulaBars) that stand in the formula's box: a fraction "a/b" set small).
 // `goes_on`: the line before ended inside a formula (EndsInOpenFormula), so what the line starts with
 // of a formula is one even with no glyph of a math font ("2" after "$x =$").
-std::string TextWithInlineMath(const TextLine& line, const std::vector<Rect>& drawings = {},
+std::string TextWithInlineMath(const TextLine& line, const std::vector<Rect>& bars = {},
                                bool goes_on = false);
 
 // Whether text ends in an inline formula ending in a relation or an operator ("... so $a +$"), which the
@@ -41,13 +41,12 @@ bool EndsInOpenFormula(const std::string& text);
 // Pieces of inline formulas that the text layer gives as lines of their own: a fraction's numerator and
 // denominator set small over and under the line they stand in, with the big operator beside them ("1"
 // over "N", then "∑" in "the loss L = 1/N ∑ ..."). A line of at most six glyphs, each of a math font, a
-// digit or an operator, a math font's among them or a bar among the page's `drawings` right over or
+// digit or an operator, a math font's among them or a bar among the page's formula `bars` right over or
 // under it ("1" over "2" in roman), whose glyphs stand within an em over or half an em under the
 // baseline of a line of eight glyphs or more, at most half an em before or after its glyphs and across
 // none of them, joins that line (its characters, by where they stand, as a formula's; its box) and is
 // marked in `consumed`.
-void MergeInlinePieces(std::vector<TextLine>& lines, std::vector<bool>& consumed,
-                       const std::vector<Rect>& drawings);
+void MergeInlinePieces(std::vector<TextLine>& lines, std::vector<bool>& consumed, const std::vector<Rect>& bars);
 
 // Appends the next line of a paragraph (JoinLine), joining a formula broken at the line's end with its
 // rest on the next line ("$a +$" and "$b$" make "$a + b$") when a relation or an operator stands at the

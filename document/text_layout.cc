@@ -13,6 +13,7 @@
 #include "document/display_math.h"
 #include "document/drawn_markers.h"
 #include "document/figure_regions.h"
+#include "document/formula_latex.h"
 #include "document/hyphen_join.h"
 #include "document/inline_math.h"
 #include "document/model_output_parser.h"
@@ -1556,12 +1557,13 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
   for (const RuledTable& t : tables) ruled_boxes.push_back(t.box);
   const std::vector<Rect> charts = FindVectorFigures(page, lines, ruled_boxes);
   // Display equations: their pieces are no cells of a table, nor short paragraphs.
-  const std::vector<DisplayEquation> equations = FindDisplayEquations(lines, consumed, page.drawings, charts);
+  const std::vector<Rect> bars = FormulaBars(page.drawings);
+  const std::vector<DisplayEquation> equations = FindDisplayEquations(lines, consumed, bars, charts);
   for (const DisplayEquation& e : equations) {
     for (size_t li : e.line_indices) consumed[li] = true;
   }
   // (And a fraction's pieces in a sentence join the sentence's line.)
-  MergeInlinePieces(lines, consumed, page.drawings);
+  MergeInlinePieces(lines, consumed, bars);
   for (RuledTable& t : FindUnruledTables(lines, rules, page.images, charts, pr, consumed))
     tables.push_back(std::move(t));
   std::vector<Rect> images;
@@ -1692,7 +1694,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       } else {
         JoinLine(text, lines[li].text);
         JoinLineWithMath(with_math,
-                         TextWithInlineMath(lines[li], page.drawings, EndsInOpenFormula(with_math)));
+                         TextWithInlineMath(lines[li], bars, EndsInOpenFormula(with_math)));
       }
       all_bold = all_bold && lines[li].bold;
       all_mono = all_mono && lines[li].monospace;
