@@ -325,7 +325,8 @@ std::string_view EdgeToken(std::string_view latex, bool last) {
 }
 
 // The `bars` within a formula's glyphs across and the line's height.
-std::vector<Rect> BarsIn(const std::vector<TextChar>& glyphs, const TextLine& line, const std::vector<Rect>& bars) {
+std::vector<Rect> BarsIn(const std::vector<TextChar>& glyphs, const TextLine& line,
+                         const std::vector<Rect>& bars) {
   double x0 = line.box.x1, x1 = line.box.x0;
   for (const TextChar& c : glyphs) {
     if (!IsFormulaGlyph(c)) continue;
@@ -454,7 +455,8 @@ void MergeInto(TextLine& host, const TextLine& piece) {
 
 }  // namespace
 
-void MergeInlinePieces(std::vector<TextLine>& lines, std::vector<bool>& consumed, const std::vector<Rect>& bars) {
+void MergeInlinePieces(std::vector<TextLine>& lines, std::vector<bool>& consumed,
+                       const std::vector<Rect>& bars) {
   for (size_t p = 0; p < lines.size(); ++p) {
     if (consumed[p] || !IsPieceLine(lines[p], bars)) continue;
     Rect core;

@@ -46,7 +46,8 @@ bool EndsInOpenFormula(const std::string& text);
 // baseline of a line of eight glyphs or more, at most half an em before or after its glyphs and across
 // none of them, joins that line (its characters, by where they stand, as a formula's; its box) and is
 // marked in `consumed`.
-void MergeInlinePieces(std::vector<TextLine>& lines, std::vector<bool>& consumed, const std::vector<Rect>& bars);
+void MergeInlinePieces(std::vector<TextLine>& lines, std::vector<bool>& consumed,
+                       const std::vector<Rect>& bars);
 
 // Appends the next line of a paragraph (JoinLine), joining a formula broken at the line's end with its
 // rest on the next line ("$a +$" and "$b$" make "$a + b$") when a relation or an operator stands at the

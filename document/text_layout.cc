@@ -1693,8 +1693,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
         with_math += lines[li].text;
       } else {
         JoinLine(text, lines[li].text);
-        JoinLineWithMath(with_math,
-                         TextWithInlineMath(lines[li], bars, EndsInOpenFormula(with_math)));
+        JoinLineWithMath(with_math, TextWithInlineMath(lines[li], bars, EndsInOpenFormula(with_math)));
       }
       all_bold = all_bold && lines[li].bold;
       all_mono = all_mono && lines[li].monospace;
