@@ -27,6 +27,7 @@ constexpr int kMaxDepth = 12;
 constexpr double kMinBandGap = 2;        // points: a gap this tall across a region parts a block over columns
 constexpr size_t kMaxTopBands = 12;      // bands of such a block looked at, from the top
 constexpr double kBlocksGapLines = 1.5;  // median lines: the blank strip under blocks set over columns
+constexpr double kMaxColumnsBreakLines = 3;  // median items: a blank across columns that goes on under it
 constexpr size_t kMaxBlocksLines = 80;   // lines over columns looked at as blocks (authors' rows)
 constexpr double kStackHeightRatio = 0.75;  // of the taller line: a line under another in a block of lines
 constexpr double kHeadingRatio = 1.08;      // a heading is at least this much larger than body text
@@ -253,6 +254,88 @@ std::vector<std::vector<size_t>> SplitAtBlankLines(const std::vector<Item>& item
   return SplitAtGaps(items, std::move(ids), blank);
 }
 
+// The gutter down the items of `ids` (FindGutter, failing that FindClearGutter) that parts columns, not
+// rows (RowsAcross; `band`: a band of a region with no gutter down it): (score, x0, x1), score 0: none.
+std::tuple<double, double, double> ColumnGutter(const std::vector<Item>& items,
+                                                const std::vector<size_t>& ids, bool rtl, double measure,
+                                                bool band) {
+  Rect region;
+  for (size_t id : ids) region = region.Union(items[id].box);
+  auto [score, g0, g1] = FindGutter(items, ids, region);
+  if (score == 0) std::tie(score, g0, g1) = FindClearGutter(items, ids, region);
+  if (score > 0 && RowsAcross(items, ids, region, g0, g1, rtl, measure, band)) score = 0;
+  return {score, g0, g1};
+}
+
+// Whether a side of the gutter g0..g1 in `band` is running text: two lines or more, and half its items
+// or more lines across 0.8 of the side's width (not a row of panels: pictures over short captions).
+bool RunningTextBeside(const std::vector<Item>& items, const std::vector<size_t>& band, double g0,
+                       double g1) {
+  for (const bool left : {true, false}) {
+    std::vector<size_t> side;
+    Rect extent;
+    for (size_t id : band) {
+      const Rect& b = items[id].box;
+      if (left ? b.x1 <= g0 + 1 : b.x0 >= g1 - 1) {
+        side.push_back(id);
+        extent = extent.Union(b);
+      }
+    }
+    size_t lines = 0, long_lines = 0;
+    for (size_t id : side) {
+      if (items[id].kind != ItemKind::kLine) continue;
+      ++lines;
+      long_lines += items[id].box.width() >= 0.8 * extent.width();
+    }
+    if (lines >= 2 && long_lines * 2 >= side.size()) return true;
+  }
+  return false;
+}
+
+// `bands` (SplitAtBlankLines, top down) joined where the columns of one go on in the next: both have a
+// gutter (ColumnGutter) at one place (the two overlapping by 6 points or more) with running text beside
+// it (RunningTextBeside), and the blank between them is at most kMaxColumnsBreakLines median items tall.
+// Each column of a page of two has gaps of its own (a heading's space in one, a figure's in the other),
+// and where two fall level a blank line runs across the page without ending its columns.
+std::vector<std::vector<size_t>> JoinBandsOfOneGutter(const std::vector<Item>& items,
+                                                      std::vector<std::vector<size_t>> bands, bool rtl,
+                                                      double measure) {
+  std::vector<double> heights;
+  for (const std::vector<size_t>& band : bands) {
+    for (size_t id : band) heights.push_back(items[id].box.height());
+  }
+  const double most_blank = kMaxColumnsBreakLines * Median(std::move(heights));
+  auto bottom = [&](const std::vector<size_t>& band) {
+    double y = -1e18;
+    for (size_t id : band) y = std::max(y, items[id].box.y1);
+    return y;
+  };
+  auto top = [&](const std::vector<size_t>& band) {
+    double y = 1e18;
+    for (size_t id : band) y = std::min(y, items[id].box.y0);
+    return y;
+  };
+  std::vector<std::vector<size_t>> joined;
+  std::tuple<double, double, double> last_gutter{0, 0, 0};
+  for (std::vector<size_t>& band : bands) {
+    std::tuple<double, double, double> gutter{0, 0, 0};
+    if (band.size() >= 2) gutter = ColumnGutter(items, band, rtl, measure, true);
+    if (!RunningTextBeside(items, band, std::get<1>(gutter), std::get<2>(gutter))) gutter = {0, 0, 0};
+    const auto [score, g0, g1] = gutter;
+    const auto [last_score, last_g0, last_g1] = last_gutter;
+    if (!joined.empty() && score > 0 && last_score > 0 &&
+        std::min(g1, last_g1) - std::max(g0, last_g0) >= 6 &&
+        top(band) - bottom(joined.back()) <= most_blank) {
+      joined.back().insert(joined.back().end(), band.begin(), band.end());
+      last_gutter = {score, std::max(g0, last_g0), std::min(g1, last_g1)};
+      continue;
+    }
+    joined.push_back(std::move(band));
+    last_gutter = gutter;
+  }
+  return joined;
+}
+
 // Where a block across the top of a region (a paper's title, authors and abstract) is set closer than a
 // blank line over columns: the number of bands, cut at any gap of kMinBandGap or more, above the topmost
 // cut below which the items have a gutter down them; 0 when there is none (among the first kMaxTopBands).
@@ -262,11 +345,7 @@ size_t TopBandsOverColumns(const std::vector<Item>& items, const std::vector<std
   for (size_t k = 1; k < bands.size(); ++k) below.insert(below.end(), bands[k].begin(), bands[k].end());
   for (size_t k = 1; k < bands.size() && k <= kMaxTopBands; ++k) {
     if (below.size() < 4) return 0;
-    Rect region;
-    for (size_t id : below) region = region.Union(items[id].box);
-    auto [score, g0, g1] = FindGutter(items, below, region);
-    if (score == 0) std::tie(score, g0, g1) = FindClearGutter(items, below, region);
-    if (score > 0 && !RowsAcross(items, below, region, g0, g1, rtl, measure, true)) return k;
+    if (std::get<0>(ColumnGutter(items, below, rtl, measure, true)) > 0) return k;
     // The next band goes up: the items below it are those of the bands after it.
     below.erase(below.begin(), below.begin() + static_cast<std::ptrdiff_t>(bands[k].size()));
   }
@@ -526,18 +605,22 @@ void OrderItems(const std::vector<Item>& items, std::vector<size_t> ids, bool rt
     if (!ids.empty()) flows.push_back(std::move(ids));
     return;
   }
-  Rect region;
-  for (size_t id : ids) region = region.Union(items[id].box);
-  if (depth == 0) measure = region.width();
+  if (depth == 0) {
+    Rect region;
+    for (size_t id : ids) region = region.Union(items[id].box);
+    measure = region.width();
+  }
   // Gutters: x gaps in the coverage of narrow items; failing that, a whitespace strip that at most a tenth
   // of the items cross (a narrow side column beside a column of wide lines, under a title).
-  auto [best_score, gx0, gx1] = FindGutter(items, ids, region);
-  if (best_score == 0) std::tie(best_score, gx0, gx1) = FindClearGutter(items, ids, region);
-  if (best_score > 0 && RowsAcross(items, ids, region, gx0, gx1, rtl, measure, band)) best_score = 0;
+  auto [best_score, gx0, gx1] = ColumnGutter(items, ids, rtl, measure, band);
   if (best_score == 0) {
     // No gutter down the whole region (an author centred over the columns' gutter crosses it): bands set
-    // apart by a blank line are read one after the other, each with its own columns.
+    // apart by a blank line are read one after the other, each with its own columns, but for a blank
+    // line across columns that go on under it (JoinBandsOfOneGutter).
     std::vector<std::vector<size_t>> bands = SplitAtBlankLines(items, ids);
+    if (std::vector<std::vector<size_t>> joined = JoinBandsOfOneGutter(items, bands, rtl, measure);
+        joined.size() > 1)
+      bands = std::move(joined);
     if (bands.size() == 1) {
       // A block across the top set close over columns: read it, then the columns.
       std::vector<std::vector<size_t>> thin = SplitAtGaps(items, ids, kMinBandGap);

@@ -424,6 +424,42 @@ std::string BlockOrder(const std::vector<TextLine>& lines, size_t chars) {
   return order;
 }
 
+TEST(TextLayoutTest, ABlankLineAcrossTwoColumnsOfTextDoesNotEndThem) {
+  // Authors centred over the gutter and an abstract across the page (no gutter runs down the whole page),
+  // then two columns (60..285 and 310..535) whose paragraphs end level, so that a blank line runs across
+  // both, and a paragraph of three lines under it in each. The left column is read whole, then the right.
+  std::vector<TextLine> head = {Line("A. Author and B. Writer", 243, 120)};
+  for (int k = 0; k < 4; ++k) {
+    std::string text =
+        "Abstract of the paper, line " + std::to_string(k) + ", set across the width of the page";
+    head.push_back(Line(text + std::string(96 - text.size(), '.'), 60, 150 + 12 * k));
+  }
+  std::vector<TextLine> lines = head;
+  for (int k = 0; k < 11; ++k) {
+    const std::string part = k < 8 ? "first" : "other";
+    const double y = k < 8 ? 210 + 12 * k : 210 + 12 * k + 14;
+    lines.push_back(
+        Line("Left column, " + part + " part, line " + std::to_string(k % 8) + " of body text.", 60, y));
+    lines.push_back(
+        Line("Right column, " + part + " part, line " + std::to_string(k % 8) + " of body tex", 310, y));
+  }
+  EXPECT_EQ(BlockOrder(lines, 19),
+            "A. Author and B. Wr|Abstract of the pap|Left column, first |Left column, other |"
+            "Right column, first|Right column, other|");
+  // Pictures over short captions in a row, twice, under the abstract, are panels read row by row.
+  std::vector<TextLine> panels = head;
+  for (int row = 0; row < 2; ++row) {
+    const double y = 305 + 120.0 * row;
+    panels.push_back(Line("(" + std::string(1, static_cast<char>('a' + 2 * row)) + ") left panel", 120, y));
+    panels.push_back(Line("(" + std::string(1, static_cast<char>('b' + 2 * row)) + ") right panel", 370, y));
+  }
+  PageContent page = Page(panels);
+  page.images = {{60, 210, 285, 300}, {310, 210, 535, 300}, {60, 330, 285, 420}, {310, 330, 535, 420}};
+  std::string order;
+  for (const Block& b : LayoutPage(page, AnalyzeStyle({page}))) order += b.content.substr(0, 3) + "|";
+  EXPECT_TRUE(order.find("(a)") < order.find("(b)") && order.find("(b)") < order.find("(c)")) << order;
+}
+
 TEST(TextLayoutTest, AnAuthorBlockOverTheGutterIsReadAuthorByAuthorAndTheColumnsBelowItColumnByColumn) {
   // Three authors (11 pt names centred over 9 pt affiliations; the middle one centred over the gutter of
   // the two columns below), then two columns of body text: nothing runs down the whole page clear.
