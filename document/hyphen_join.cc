@@ -102,8 +102,9 @@ bool GoesOn(const std::vector<size_t>& a, const std::vector<size_t>& b, bool flo
   const TextLine& last = lines[a.back()];
   const TextLine& first = lines[b.front()];
   if (!float_between && first.box.y0 >= last.box.y0) return false;  // the same column, further down
+  // (A reference's lines hang indented under its label: its rest after the break is indented too.)
   return ReadsOn(last, first) && EndsForWantOfRoom(a, FirstWordWidth(first), lines) &&
-         !Indented(first, lines);
+         (!Indented(first, lines) || ReferenceLabelNumber(lines[a.front()].text) >= 0);
 }
 
 // Whether paragraph `note` is a note under paragraph `a`: every line set at most 0.9 times as large as

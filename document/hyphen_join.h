@@ -19,7 +19,8 @@ namespace mineru::document {
 // text block whose last line does not end a sentence and ends where the next block's first word would not
 // have fitted (the measure is its widest line), and the next text block (figures, tables and their
 // captions between them skipped), starting in the next column (higher up the page) or past such a float,
-// in the same face and size, not indented, with a lower-case letter, or in Chinese or Japanese after a
+// in the same face and size, not indented (but for the rest of a reference that starts with its label,
+// "[3] ...", whose lines hang indented), with a lower-case letter, or in Chinese or Japanese after a
 // Chinese or Japanese character. The second block's text joins the first (which keeps its box, the
 // start of the paragraph) and the second is removed from both lists. Across a page break, see
 // JoinParagraphAcrossPages.

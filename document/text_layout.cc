@@ -1455,6 +1455,16 @@ bool IsBareLabel(const std::string& text) {
          text.find_first_not_of("0123456789", 1) == text.size() - 1;
 }
 
+int ReferenceLabelNumber(const std::string& text) {
+  if (text.size() < 4 || text[0] != '[') return -1;
+  size_t i = 1;
+  int number = 0;
+  while (i < text.size() && i <= 4 && text[i] >= '0' && text[i] <= '9')
+    number = 10 * number + (text[i++] - '0');
+  if (i == 1 || i + 1 >= text.size() || text[i] != ']' || text[i + 1] != ' ') return -1;
+  return number;
+}
+
 size_t ListMarkerLength(const std::string& text, bool* numbered) {
   static const char* kBullets[] = {"•", "●", "▪", "◦", "○", "■", "□", "➢",
                                    "►", "▶", "✓", "",  "-", "–", "*", "·"};
@@ -1972,25 +1982,45 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
            from_after >= 0.8 * em && from_after <= 5 * em && after->box.x0 <= left + 0.3 * em &&
            line.box.x1 >= after->box.x1 - em && std::fabs(after->font_size - line.font_size) < 0.5;
   };
-  // Whether `line`, which would continue `para`, starts the next paragraph of a list set with a hanging
-  // indent (references): the paragraph's first line at its left edge, every later one indented by 0.8 to
-  // 5 em, all alike, and `line` back at the left edge; or, after such a paragraph in the same flow
-  // (`hanging_left`), a paragraph of one short line there and `line` there too.
-  double hanging_left = -1;
-  auto starts_hanging_paragraph = [&](const Paragraph& p, const TextLine& line) {
-    if (p.lines.empty() || line.monospace || line.rtl) return false;  // (right-to-left lines end ragged left)
+  // Whether paragraph `p` is set with a hanging indent (references) and `line` is back at its left edge:
+  // the paragraph's first line at that edge, every later one indented by 0.8 to 5 em, all alike.
+  auto hangs_over = [&](const Paragraph& p, const TextLine& line) {
+    if (p.lines.size() < 2 || line.monospace || line.rtl)
+      return false;  // (right-to-left lines end ragged left)
     const double em = std::max(1.0, line.font_size);
     const double left = lines[p.lines.front()].box.x0;
-    if (p.lines.size() == 1) {  // (and short: a full line there starts a paragraph of running text)
-      return hanging_left >= 0 && std::fabs(left - hanging_left) <= 0.3 * em &&
-             std::fabs(line.box.x0 - hanging_left) <= 0.3 * em && p.box.x1 <= line.box.x1 - em;
-    }
     const double hang = lines[p.lines[1]].box.x0 - left;
     if (hang < 0.8 * em || hang > 5 * em || std::fabs(line.box.x0 - left) > 0.3 * em) return false;
     for (size_t k = 2; k < p.lines.size(); ++k) {
       if (std::fabs(lines[p.lines[k]].box.x0 - left - hang) > 0.3 * em) return false;
     }
     return true;
+  };
+  // Whether `line`, which would continue `para`, starts the next paragraph of a list set with a hanging
+  // indent (hangs_over); or, after such a paragraph in the same flow (`hanging_left`, the list's lines
+  // reaching `hanging_right`) and paragraphs starting there, a paragraph of one line there ending an em or
+  // more short of `line` or, ending a sentence, of the list's measure, and `line` there too. Whatever the
+  // indents, the next reference's label ("[7]" after a paragraph that starts "[6]") not right of the
+  // paragraph's last line starts the next paragraph (a reference goes on at the top of the next column).
+  double hanging_left = -1, hanging_right = -1;
+  auto starts_hanging_paragraph = [&](const Paragraph& p, const TextLine& line) {
+    if (p.lines.empty() || line.monospace || line.rtl) return false;
+    const double em = std::max(1.0, line.font_size);
+    const TextLine& first = lines[p.lines.front()];
+    const int label = ReferenceLabelNumber(line.text);
+    int before = ReferenceLabelNumber(first.text);
+    // (The rest of a reference after a column break, a paragraph of its own: the reference's label.)
+    if (before < 0 && !blocks.empty() && blocks.back().type == BlockType::kText)
+      before = ReferenceLabelNumber(blocks.back().content);
+    if (label > 0 && before == label - 1 && line.box.x0 <= lines[p.lines.back()].box.x0 + 0.3 * em)
+      return true;
+    if (p.lines.size() == 1) {  // (and short: a full line there starts a paragraph of running text)
+      const bool short_of_measure = EndsSentence(first.text) && p.box.x1 <= hanging_right - em;
+      return hanging_left >= 0 && std::fabs(first.box.x0 - hanging_left) <= 0.3 * em &&
+             std::fabs(line.box.x0 - hanging_left) <= 0.3 * em &&
+             (p.box.x1 <= line.box.x1 - em || short_of_measure);
+    }
+    return hangs_over(p, line);
   };
   Paragraph para;
   double list_text_x = -1;
@@ -2013,7 +2043,7 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     if (flow.empty() || items[flow.front()].kind != ItemKind::kLine ||
         !continues(para, lines[items[flow.front()].index], list_text_x)) {
       end_paragraph();
-      hanging_left = -1;
+      hanging_left = hanging_right = -1;
     }
     for (size_t f = 0; f < flow.size(); ++f) {
       const Item& item = items[flow[f]];
@@ -2040,15 +2070,18 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
       const TextLine* after = f + 1 < flow.size() && items[flow[f + 1]].kind == ItemKind::kLine
                                   ? &lines[items[flow[f + 1]].index]
                                   : nullptr;
-      if (join && list_text_x < 0 && starts_hanging_paragraph(para, line)) {
+      if (join && list_text_x < 0 &&
+          (starts_hanging_paragraph(para, line) || starts_indented_paragraph(para, line, after)))
         join = false;
-        hanging_left = line.box.x0;
-      } else if (join && list_text_x < 0 && starts_indented_paragraph(para, line, after)) {
-        join = false;
-      }
       // (The list goes on while its paragraphs start at its left edge.)
-      if (!join && std::fabs(line.box.x0 - hanging_left) > 0.3 * std::max(1.0, line.font_size))
-        hanging_left = -1;
+      const bool hanging = !join && list_text_x < 0 && hangs_over(para, line);
+      if (hanging ||
+          (!join && std::fabs(line.box.x0 - hanging_left) <= 0.3 * std::max(1.0, line.font_size))) {
+        hanging_left = line.box.x0;
+        if (hanging) hanging_right = std::max(hanging_right, para.box.x1);
+      } else if (!join) {
+        hanging_left = hanging_right = -1;
+      }
       if (!join && !para.lines.empty() && f + 1 < flow.size() && items[flow[f + 1]].kind == ItemKind::kLine) {
         // A small line beside the paragraph, between two of its lines ("Chapter 1." left of a two-line
         // chapter title): read after the paragraph.

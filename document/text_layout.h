@@ -91,6 +91,10 @@ size_t ListMarkerLength(const std::string& text, bool* numbered);
 // A label alone: a list's marker ("1.", "(a)", a bullet) or a reference's number ("[12]").
 bool IsBareLabel(const std::string& text);
 
+// The number of the reference's label that `text` starts with, a space after it ("[12] A. Name, ..."), or
+// -1 for none. References set with a hanging indent: their other lines stand indented under the label.
+int ReferenceLabelNumber(const std::string& text);
+
 // Cuts a dot leader (three dots or more, spaced or not, or two ellipses) off the end of `text` and the
 // spaces before it; whether there was one. "Wages and salaries ......" -> "Wages and salaries".
 bool CutTrailingLeader(std::string& text);

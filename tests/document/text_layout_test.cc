@@ -1252,6 +1252,49 @@ TEST(TextLayoutTest, EntriesSetWithAHangingIndentAreParagraphsOneLineEntriesToo)
   EXPECT_EQ(LayoutAlone(rtl).size(), 1u);
 }
 
+TEST(TextLayoutTest, AOneLineEntryOfAHangingListEndsShortOfTheListsMeasure) {
+  // After an entry of two lines (the list's measure, x 400), two entries of one line each, the second
+  // shorter than the first: each is an entry.
+  std::vector<TextLine> lines = {
+      InFont(Line("Smith, J. (2019). A study of long titles in the reading of", 50, 100), "Times"),
+      InFont(Line("references. Journal of Examples, 12(3):45-67.", 62, 112), "Times"),
+      InFont(Line("Kim, S. (2018). A single line, longer one, 2016.", 50, 124), "Times"),
+      InFont(Line("Lee, D. (2021). Short one. Tech. Rep.", 50, 136), "Times")};
+  lines[0].box.x1 = 400;
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_EQ(blocks[1].content, "Kim, S. (2018). A single line, longer one, 2016.");
+  EXPECT_EQ(blocks[2].content, "Lee, D. (2021). Short one. Tech. Rep.");
+}
+
+TEST(TextLayoutTest, EachReferenceStartsAtItsLabel) {
+  // Numbered references: a full line alone, then the next label; "[10]" set flush right in the labels'
+  // box, further left than "[9]".
+  std::vector<TextLine> lines = {
+      InFont(Line("[8] A. Name. A title of one line, as long as the measure", 54, 100), "Times"),
+      InFont(Line("[9] B. Name. Short title, 1992.", 54, 112), "Times"),
+      InFont(Line("[10] C. Name. The last title runs on to a second line of", 49, 124), "Times"),
+      InFont(Line("its own. Proc. Last, 1997.", 70, 136), "Times")};
+  lines[0].box.x1 = lines[2].box.x1 = 400;
+  std::vector<Block> blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 3u);
+  EXPECT_TRUE(blocks[0].content.ends_with("the measure")) << blocks[0].content;
+  EXPECT_EQ(blocks[1].content, "[9] B. Name. Short title, 1992.");
+  EXPECT_TRUE(blocks[2].content.ends_with("Proc. Last, 1997.")) << blocks[2].content;
+  // A reference broken by a column break: its rest, indented under the label at the top of the next
+  // column, goes on from it, and the next label there starts the next reference.
+  lines = {InFont(Line("[3] D. Name and E. Name. A title that runs on to", 54, 600), "Times"),
+           InFont(Line("a second line and to the foot of the column, and", 70, 612), "Times"),
+           InFont(Line("on to the next. Proc. Things, 2023.", 330, 100), "Times"),
+           InFont(Line("[4] F. Name. Workflow of a dataset, 2005.", 317, 112), "Times")};
+  lines[0].box.x1 = lines[1].box.x1 = 300;
+  blocks = LayoutAlone(lines);
+  ASSERT_EQ(blocks.size(), 2u);
+  EXPECT_TRUE(blocks[0].content.ends_with("the column, and on to the next. Proc. Things, 2023."))
+      << blocks[0].content;
+  EXPECT_EQ(blocks[1].content, "[4] F. Name. Workflow of a dataset, 2005.");
+}
+
 TEST(TextLayoutTest, TwoColumnsUnderACentredTitleThatCrossesTheirGutter) {
   // A paper's title, centred and narrower than half the page, over two columns of running text whose
   // baselines do not line up: the gutter between the columns holds, the title across it.
