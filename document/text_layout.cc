@@ -26,7 +26,7 @@ namespace {
 constexpr int kMaxDepth = 12;
 constexpr double kMinBandGap = 2;        // points: a gap this tall across a region parts a block over columns
 constexpr size_t kMaxTopBands = 12;      // bands of such a block looked at, from the top
-constexpr double kBlocksGapLines = 1.5;  // median lines: the blank strip under blocks set over columns
+constexpr double kBlocksGapLines = 0.8;  // median lines: the blank strip under blocks set over columns
 constexpr double kMaxColumnsBreakLines = 3;  // median items: a blank across columns that goes on under it
 constexpr size_t kMaxBlocksLines = 80;   // lines over columns looked at as blocks (authors' rows)
 constexpr double kStackHeightRatio = 0.75;  // of the taller line: a line under another in a block of lines
@@ -576,6 +576,21 @@ std::vector<std::vector<size_t>> BlocksOverColumns(const std::vector<Item>& item
     return flows;
   }
   return {};
+}
+
+// Whether `text` holds an e-mail address: "@" between a letter or digit and a domain with a dot in it.
+bool HasEmailAddress(const std::string& text) {
+  auto word = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; };
+  for (size_t at = text.find('@'); at != std::string::npos; at = text.find('@', at + 1)) {
+    if (at == 0 || !word(text[at - 1])) continue;
+    size_t end = at + 1;
+    while (end < text.size() && (word(text[end]) || text[end] == '.' || text[end] == '-')) ++end;
+    const std::string_view domain = std::string_view(text).substr(at + 1, end - at - 1);
+    const size_t dot = domain.find('.');
+    if (dot != std::string_view::npos && dot > 0 && dot + 1 < domain.size() && word(domain[dot + 1]))
+      return true;
+  }
+  return false;
 }
 
 // Whether `text` is words set in capitals: four Latin letters or more, none in lower case, and most of
@@ -1796,9 +1811,11 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     double size = first.font_size;
     int level = 0;
     bool leaders = HasLeader(text);
-    // An address ("example.com/docs") is no heading.
-    bool address = text.find(' ') == std::string::npos && text.find('/') != std::string::npos &&
-                   text.find('.') != std::string::npos;
+    // An address ("example.com/docs") is no heading, nor is a block with an e-mail address in it (an
+    // author's name over it, an affiliation after it).
+    bool address = (text.find(' ') == std::string::npos && text.find('/') != std::string::npos &&
+                    text.find('.') != std::string::npos) ||
+                   HasEmailAddress(text);
     bool larger = size >= style.body_size * kHeadingRatio;
     // A long sentence set larger is a paragraph (a page's text set larger than its notes), no heading.
     const char32_t last = LastRune(text);

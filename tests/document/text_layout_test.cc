@@ -493,7 +493,9 @@ TEST(TextLayoutTest, AuthorBlocksSideBySideAreReadBlockByBlockAndTheirNamesAreNo
       {"School of Design", "Institute of Art", "Town, Country", "b@somewhere.org"},
       {"Data Lab", "Lab Campus", "City, Country", "c@elsewhere.edu"},
       {"Dept. of Physics", "Univ. of Nowhere", "Austin, Texas US", "d@elsewhere.org"}};
-  for (const auto& [authors, per_row] : {std::pair{3, 3}, std::pair{4, 4}, std::pair{4, 3}}) {
+  // (ACM's: the columns' first lines under an author's last one by less than a line: close.)
+  for (const auto& [authors, per_row, close] :
+       {std::tuple{3, 3, false}, std::tuple{4, 4, false}, std::tuple{4, 3, false}, std::tuple{3, 3, true}}) {
     std::vector<TextLine> lines = {Line("Reading Author Blocks", 216, 60, 16)};  // centred on x 300
     std::string expected = "# Reading Autho|";
     for (int a = 0; a < authors; ++a) {
@@ -509,7 +511,7 @@ TEST(TextLayoutTest, AuthorBlocksSideBySideAreReadBlockByBlockAndTheirNamesAreNo
       expected += name + "|" + (places[a][0] + n + " " + places[a][1]).substr(0, 13) + "|";
     }
     expected += "Left column l|Right column |";
-    AddTwoColumns(lines, 240, 40);
+    AddTwoColumns(lines, close ? lines.back().box.y1 + 9 : 240, 40);
     EXPECT_EQ(BlockOrder(lines, 13), expected) << authors << " authors, " << per_row << " to a row";
     PageContent page = Page(lines);
     for (const Block& b : LayoutPage(page, AnalyzeStyle({page}))) {  // each affiliation whole, to its address
@@ -517,6 +519,19 @@ TEST(TextLayoutTest, AuthorBlocksSideBySideAreReadBlockByBlockAndTheirNamesAreNo
         EXPECT_NE(b.content.find('@'), std::string::npos) << b.content;
       }
     }
+  }
+}
+
+TEST(TextLayoutTest, ALineWithAnEmailAddressIsNoHeading) {
+  // An author's address and affiliation set at 10 pt over a body of 9 pt: larger than the body, short,
+  // and no heading; the same line without the address is one.
+  for (const bool email : {true, false}) {
+    const std::string address = email ? "costa@example.org Silva Institute" : "Silva Institute";
+    std::vector<TextLine> lines = {Line(address, 100, 100, 10)};
+    for (int k = 0; k < 6; ++k)
+      lines.push_back(Line("Body text of the page set in nine point type, line.", 100, 130 + 11 * k, 9));
+    const std::string order = BlockOrder(lines, 12);
+    EXPECT_EQ(order.starts_with("# "), !email) << order;
   }
 }
 
