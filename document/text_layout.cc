@@ -1481,8 +1481,10 @@ int ReferenceLabelNumber(const std::string& text) {
 }
 
 size_t ListMarkerLength(const std::string& text, bool* numbered) {
-  static const char* kBullets[] = {"•", "●", "▪", "◦", "○", "■", "□", "➢",
-                                   "►", "▶", "✓", "",  "-", "–", "*", "·"};
+  // (LaTeX's bullets in a math font are "∙" as often as "•"; "‣" and "⁃" are Unicode's triangle and
+  // hyphen bullets.)
+  static const char* kBullets[] = {"•", "●", "▪", "◦", "○", "■", "□", "➢", "►", "▶",
+                                   "✓", "",  "-", "–", "*", "·", "∙", "‣", "⁃"};
   // A line of choices ("□ 适用 √ 不适用", "☐ Yes ☐ No") is no list item: its box (a shape, not a dash,
   // which items hold: "- Days 3 - 5") comes again, or a check mark.
   auto choices = [&](size_t n) {

@@ -66,6 +66,8 @@ TEST(TextLayoutTest, ListMarkers) {
   EXPECT_EQ(ListMarkerLength("\xE2\x80\xA2 item", &numbered), 4u);  // "• "
   EXPECT_FALSE(numbered);
   EXPECT_EQ(ListMarkerLength("- item", &numbered), 2u);
+  EXPECT_EQ(ListMarkerLength("\u2219 item", &numbered), 4u);  // "∙ " (a bullet operator: a math font's)
+  EXPECT_EQ(ListMarkerLength("\u2023 item", &numbered), 4u);  // "‣ "
   EXPECT_EQ(ListMarkerLength("12. item", &numbered), 4u);
   EXPECT_TRUE(numbered);
   EXPECT_EQ(ListMarkerLength("(3) item", &numbered), 4u);
