@@ -9,6 +9,7 @@
 #include "document/aligned_rows.h"
 #include "document/aligned_table.h"
 #include "document/display_math.h"
+#include "document/formula_latex.h"
 #include "document/page_geometry.h"
 #include "document/text_layout.h"
 
@@ -106,12 +107,20 @@ bool AmongCells(const TextLine& line, const PageContent& page) {
   return false;
 }
 
-// "(3)" at the end of a line with text on its left: a display equation's number, not a page number (nor
-// is the equation a footer beside one).
+// Whether `line` holds a glyph of a math font or a relation ("=", "≤"): a piece of a formula.
+bool HoldsFormula(const TextLine& line) {
+  return std::any_of(line.chars.begin(), line.chars.end(),
+                     [](const TextChar& c) { return c.math || IsMathRelation(c.rune); });
+}
+
+// "(3)" at the end of a line with text on its left, or at its start with a formula on its right (an
+// equation numbered on the left, as amsart sets them): a display equation's number, not a page number
+// (nor is the equation a footer beside one).
 bool NumbersAnEquation(const TextLine& line, const PageContent& page) {
   if (!IsEquationNumber(line.text)) return false;
   return std::any_of(page.lines.begin(), page.lines.end(), [&](const TextLine& other) {
-    return &other != &line && other.box.x1 <= line.box.x0 && VerticalOverlap(other.box, line.box) >= 0.5;
+    return &other != &line && VerticalOverlap(other.box, line.box) >= 0.5 &&
+           (other.box.x1 <= line.box.x0 || (other.box.x0 >= line.box.x1 && HoldsFormula(other)));
   });
 }
 

@@ -38,8 +38,8 @@ bool IsPageNumberText(const std::string& text);
 // 20% (the lowest line, alone on its baseline, one and a half of its heights or more under any other
 // text: LaTeX's page number on an A4 page), and not among cells (another number on its
 // baseline, or right above or below it: a table's header of years or its last rows) nor an equation's
-// number ("(3)" with text on its left on its baseline) nor a label ("[1]", a section's "2", with text
-// within two ems on its right on its baseline).
+// number ("(3)" with text on its left on its baseline, or a formula on its right) nor a label ("[1]", a
+// section's "2", with text within two ems on its right on its baseline).
 bool IsPageNumber(const TextLine& line, const PageContent& page);
 
 // Line numbers in a margin (a manuscript's or a preprint's) or of a listing: for each of `page.lines`,

@@ -240,6 +240,13 @@ TEST(RunningTextTest, AnEquationsNumberInTheBandIsNoPageNumber) {
   EXPECT_NE(body.find("E = m c 2 + x"), std::string::npos) << body;
   EXPECT_NE(body.find("(3)"), std::string::npos) << body;
   EXPECT_EQ(body.find("(7)"), std::string::npos) << body;
+  // So too numbered at the left margin (amsart's), the formula on its right; a footer there is no formula.
+  page = Page(1, {Line("(3)", 72, 720), Line("E = m c 2 + x", 250, 720), Line("(7)", 295, 770)});
+  body = BodyText(page, AnalyzeStyle({page}));
+  EXPECT_NE(body.find("(3)"), std::string::npos) << body;
+  EXPECT_NE(body.find("E = m c 2 + x"), std::string::npos) << body;
+  page = Page(1, {Line("(3)", 72, 770), Line("Annual Report of the Tests Board", 300, 770)});
+  EXPECT_EQ(BodyText(page, AnalyzeStyle({page})).find("Annual Report"), std::string::npos);
 }
 
 TEST(RunningTextTest, EquationNumbersAtThePagesFootOnEveryPageAreNoRunningText) {
