@@ -843,6 +843,8 @@ bool BeyondItsBlock(const FragmentOrigin& block, const TextLine& other, const Fr
 }
 
 constexpr double kMaxJustifiedSpaceEms = 3;   // a justified line's word space, widest
+constexpr double kMaxOverfullEms = 0.3;       // a line overfull into the next column reaches this far in
+constexpr double kMinColumnLineEms = 8;       // a line of a column, shortest
 constexpr double kJustifiedSpreadEms = 0.15;  // how far the word spaces of one justified line differ
 constexpr double kMaxIndentEms = 3;           // a paragraph's first-line indent, widest
 constexpr size_t kMinJustifiedPieces = 3;  // fragments of such a line, fewest (two may be a label and text)
@@ -1443,9 +1445,16 @@ Result<PageContent> ExtractPageContent(PdfDocument& doc, int page_index) {
         const Rect& b = fragments[j].box;
         double gap = std::max(b.x0 - box.x1, box.x0 - b.x1);
         // (Fragments that overlap across are no columns, whatever blocks MuPDF put them in: a formula's
-        // fraction at a line's end, its denominator taken into the block of the lines after it.)
-        const bool paragraphs = TwoParagraphs(origin[i], origin[j]) && gap >= 0;
+        // fraction at a line's end, its denominator taken into the block of the lines after it; a logo's
+        // letters kerned into each other. But a line of one column overfull into the next touches that
+        // column's line by a sliver, their blocks side by side overlapping by no more, both lines as long
+        // as a column's.)
         const double em = std::max(1.0, std::min(size, fragments[j].font_size));
+        const double blocks_overlap =
+            std::min(origin[i].x1, origin[j].x1) - std::max(origin[i].x0, origin[j].x0);
+        const bool sliver = gap > -kMaxOverfullEms * em && blocks_overlap <= kMaxOverfullEms * em &&
+                            std::min(box.width(), b.width()) >= kMinColumnLineEms * em;
+        const bool paragraphs = TwoParagraphs(origin[i], origin[j]) && (gap >= 0 || sliver);
         const bool beyond = std::any_of(members.begin(), members.end(), [&](const TextLine* m) {
           const FragmentOrigin& from = origin[static_cast<size_t>(m - fragments.data())];
           return BeyondItsBlock(from, fragments[j], origin[j], gap, em) ||

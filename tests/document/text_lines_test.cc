@@ -324,6 +324,23 @@ double WidthOf(const std::string& text, double size) {
   return page.ok() && !page->lines.empty() ? page->lines[0].box.width() : 0;
 }
 
+TEST(TextLinesTest, ALineOverfullIntoTheNextColumnStaysOutOfThatColumnsLine) {
+  // Two columns of three lines, the left one's drawn first; its middle line runs past its measure into
+  // the gutter and touches the right column's line on its baseline by 0.7 points.
+  const std::string overfull = "the middle line runs on, overfull";
+  const double right = 56 + WidthOf(overfull, 10) - 0.7;
+  const std::string content = testing::TextAt(56, 700, 10, "the top line of the left column") +
+                              testing::TextAt(56, 688, 10, overfull) +
+                              testing::TextAt(56, 676, 10, "the left column's last line") +
+                              testing::TextAt(right, 700, 10, "first line at the right") +
+                              testing::TextAt(right, 688, 10, "second line at the right") +
+                              testing::TextAt(right, 676, 10, "third line at the right");
+  const std::vector<std::string> texts = LineTexts(testing::MakePdf({{content}}));
+  EXPECT_NE(std::find(texts.begin(), texts.end(), overfull), texts.end()) << ::testing::PrintToString(texts);
+  EXPECT_NE(std::find(texts.begin(), texts.end(), "second line at the right"), texts.end())
+      << ::testing::PrintToString(texts);
+}
+
 TEST(TextLinesTest, AJustifiedLineWhoseWordSpacesAreWideIsOneLine) {
   // An abstract's first line, indented: four words spread 1.3 em apart to the measure its paragraph's
   // other lines fill (two of them, whole), in one text object as TeX sets it (each space a kern).
