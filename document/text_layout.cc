@@ -34,6 +34,7 @@ constexpr double kHeadingRatio = 1.08;      // a heading is at least this much l
 constexpr size_t kMaxSentenceHeadingChars = 60;  // a heading ending like a sentence is shorter
 constexpr double kItemLabelReach = 3.0;  // ems: a list's label at most this far before its item's text
 constexpr double kSmallCapsRatio = 0.7;  // of the body size: small capitals at least this large
+constexpr double kBoldHeadingRatio = 0.88;  // of the body size: a bold heading at least this large
 constexpr double kHeadLineRatio = 1.3;   // a head over both columns is this much taller a line
 constexpr size_t kMaxSetApartLines = 3;  // lines of a column's foot (over a spanning table) or head (a title)
 constexpr size_t kMaxFieldNameChars = 8;    // Chinese characters of a field's name ("执业证书编号")
@@ -1877,11 +1878,12 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
           size <= style.body_size + 0.6 && !EndsSentence(text) && !first.monospace) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }
-      // (A bold line at body size that starts in lower case goes on from something: a table's header
-      // line, a phrase set bold in a paragraph.)
+      // (A bold line at body size, or a little under it as REVTeX sets its subsections, that starts in
+      // lower case goes on from something: a table's header line, a phrase set bold in a paragraph.)
       size_t at = 0;
       const bool starts_lower = !text.empty() && IsLowerLatin(DecodeUtf8(text, at));
-      if (level == 0 && (by_style || numbered_head) && all_bold && size >= style.body_size - 0.6 &&
+      if (level == 0 && (by_style || numbered_head) && all_bold &&
+          size >= std::min(style.body_size - 0.6, kBoldHeadingRatio * style.body_size) &&
           p.lines.size() <= 2 && !EndsSentence(text) && text.size() >= 3 && !starts_lower) {
         level = std::min(4, static_cast<int>(style.heading_sizes.size()) + 1);
       }

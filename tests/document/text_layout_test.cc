@@ -932,9 +932,15 @@ TEST(TextLayoutTest, BoldCellsOfAHeaderRowAreNoHeadings) {
   std::vector<Block> titles = Titles(LayoutAlone(lines));
   ASSERT_EQ(titles.size(), 1u);
   EXPECT_EQ(titles[0].content, "Overview");
+  // Set a little under the body's size (9 points over 10, as REVTeX's subsections): a heading still; at
+  // 8 points, a note.
+  for (const double size : {9.0, 8.0}) {
+    lines[0] = InFont(Line("Overview", 50, 50, size, true), "Times");
+    EXPECT_EQ(Titles(LayoutAlone(lines)).size(), size == 9.0 ? 1u : 0u) << size;
+  }
 }
 
-TEST(TextLayoutTest, ABoldLineAtBodySizeThatStartsInLowerCaseIsNoHeading) {
+TEST(TextLayoutTest, ABoldLineAtOrALittleUnderBodySizeIsAHeadingUnlessItStartsInLowerCase) {
   std::vector<TextLine> lines = {InFont(Line("Overview", 50, 50, 10, true), "Times")};
   for (TextLine l : Body(70, 4)) lines.push_back(l);
   // The second line of a column's heading left alone over a table: it goes on from the line above.
