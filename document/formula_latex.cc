@@ -14,6 +14,8 @@ namespace {
 constexpr double kLimitReachEms = 0.8;  // a numerator or a limit from its bar or operator, farthest
 constexpr double kScriptSize = 0.85;    // a script's size to its base's, largest
 constexpr int kMaxNesting = 16;         // scripts in scripts, limits of limits, deepest
+constexpr double kMatrixColumnGapEms = 0.6;  // a gap down every row of a matrix this wide parts its columns
+// (2 \arraycolsep, an em, between cells, less the glyphs' side bearings; a relation's space is 0.28 em)
 
 // clang-format off
 struct CharLatex {
@@ -638,14 +640,14 @@ void CollapseArrays(std::vector<Item>& items, bool lone) {
       rows.back().push_back(k);
     }
     if (rows.size() < 2) continue;
-    // Its columns: gaps of 0.8 em or more that no row's glyphs cross.
+    // Its columns: gaps of kMatrixColumnGapEms or more that no row's glyphs cross.
     std::vector<std::pair<double, double>> spans;
     for (size_t k : inside) spans.emplace_back(items[k].box.x0, items[k].box.x1);
     std::sort(spans.begin(), spans.end());
     std::vector<double> cuts;
     double reach = spans.front().second;
     for (const auto& [x0, x1] : spans) {
-      if (x0 - reach >= 0.8 * em) cuts.push_back((x0 + reach) / 2);
+      if (x0 - reach >= kMatrixColumnGapEms * em) cuts.push_back((x0 + reach) / 2);
       reach = std::max(reach, x1);
     }
     std::string tex = "\\begin{" +

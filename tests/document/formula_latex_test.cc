@@ -117,6 +117,17 @@ TEST(FormulaLatexTest, RowsBetweenTallDelimitersAreMatricesOrCases) {
                                   Glyphs("d", 125, 210),
                                   {Ink(')', {132, 186, 137, 214})}});
   EXPECT_EQ(FormulaLatex(m, {}), "\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}");
+  // Its cells 0.7 em apart (two column spaces less a math italic letter's side bearings) after the
+  // widest cell of the column, a relation's spaces in a cell 0.3 em.
+  m = Join({{Ink('(', {100, 186, 105, 214})},
+            Glyphs("a", 108, 196),
+            Glyphs("b", 136, 196),
+            Glyphs("x", 108, 210),
+            Glyphs("=", 116, 210, 10, false),
+            Glyphs("y", 124, 210),
+            Glyphs("d", 136, 210),
+            {Ink(')', {144, 186, 149, 214})}});
+  EXPECT_EQ(FormulaLatex(m, {}), "\\begin{pmatrix} a & b \\\\ x = y & d \\end{pmatrix}");
   // A brace alone: cases, as far as a wide gap.
   std::vector<TextChar> c = Join({Glyphs("f=", 87, 203),
                                   {Ink('{', {100, 186, 105, 214})},
