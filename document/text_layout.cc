@@ -293,11 +293,37 @@ bool RunningTextBeside(const std::vector<Item>& items, const std::vector<size_t>
   return false;
 }
 
+// Whether the few lines of `heads` (kMaxSetApartLines a side at most) head the columns of `below`
+// either side of its gutter g0..g1: some on each side, none across it, each starting at its column's
+// left edge or centred over it (within an em): "1. Introduction" and "2. Related Work" level over a
+// paper's columns.
+bool HeadColumns(const std::vector<Item>& items, const std::vector<size_t>& heads,
+                 const std::vector<size_t>& below, double g0, double g1) {
+  Rect sides[2];
+  for (size_t id : below) {
+    const Rect& b = items[id].box;
+    if (b.x1 <= g0 + 1) sides[0] = sides[0].Union(b);
+    if (b.x0 >= g1 - 1) sides[1] = sides[1].Union(b);
+  }
+  size_t count[2] = {0, 0};
+  for (size_t id : heads) {
+    const Rect& b = items[id].box;
+    const double em = b.height();
+    const int side = b.x1 <= g0 + 1 ? 0 : b.x0 >= g1 - 1 ? 1 : -1;
+    if (side < 0 || items[id].kind != ItemKind::kLine || sides[side].empty()) return false;
+    const Rect& column = sides[side];
+    if (std::fabs(b.x0 - column.x0) > em && std::fabs(b.cx() - column.cx()) > em) return false;
+    ++count[side];
+  }
+  return count[0] > 0 && count[1] > 0 && count[0] <= kMaxSetApartLines && count[1] <= kMaxSetApartLines;
+}
+
 // `bands` (SplitAtBlankLines, top down) joined where the columns of one go on in the next: both have a
 // gutter (ColumnGutter) at one place (the two overlapping by 6 points or more) with running text beside
-// it (RunningTextBeside), and the blank between them is at most kMaxColumnsBreakLines median items tall.
-// Each column of a page of two has gaps of its own (a heading's space in one, a figure's in the other),
-// and where two fall level a blank line runs across the page without ending its columns.
+// it (RunningTextBeside), or the next one has and the lines of the one before head its columns
+// (HeadColumns), and the blank between them is at most kMaxColumnsBreakLines median items tall. Each column
+// of a page of two has gaps of its own (a heading's space in one, a figure's in the other), and where two
+// fall level a blank line runs across the page without ending its columns.
 std::vector<std::vector<size_t>> JoinBandsOfOneGutter(const std::vector<Item>& items,
                                                       std::vector<std::vector<size_t>> bands, bool rtl,
                                                       double measure) {
@@ -324,12 +350,18 @@ std::vector<std::vector<size_t>> JoinBandsOfOneGutter(const std::vector<Item>& i
     if (!RunningTextBeside(items, band, std::get<1>(gutter), std::get<2>(gutter))) gutter = {0, 0, 0};
     const auto [score, g0, g1] = gutter;
     const auto [last_score, last_g0, last_g1] = last_gutter;
-    if (!joined.empty() && score > 0 && last_score > 0 &&
-        std::min(g1, last_g1) - std::max(g0, last_g0) >= 6 &&
-        top(band) - bottom(joined.back()) <= most_blank) {
-      joined.back().insert(joined.back().end(), band.begin(), band.end());
-      last_gutter = {score, std::max(g0, last_g0), std::min(g1, last_g1)};
-      continue;
+    if (!joined.empty() && top(band) - bottom(joined.back()) <= most_blank) {
+      std::tuple<double, double, double> common{0, 0, 0};
+      if (score > 0 && last_score > 0 && std::min(g1, last_g1) - std::max(g0, last_g0) >= 6) {
+        common = {score, std::max(g0, last_g0), std::min(g1, last_g1)};
+      } else if (score > 0 && last_score == 0 && HeadColumns(items, joined.back(), band, g0, g1)) {
+        common = gutter;
+      }
+      if (std::get<0>(common) > 0) {
+        joined.back().insert(joined.back().end(), band.begin(), band.end());
+        last_gutter = common;
+        continue;
+      }
     }
     joined.push_back(std::move(band));
     last_gutter = gutter;

@@ -448,6 +448,19 @@ TEST(TextLayoutTest, ABlankLineAcrossTwoColumnsOfTextDoesNotEndThem) {
   EXPECT_EQ(BlockOrder(lines, 19),
             "A. Author and B. Wr|Abstract of the pap|Left column, first |Left column, other |"
             "Right column, first|Right column, other|");
+  // Two headings level over the columns, a blank line over each column's text: each heads its column.
+  std::vector<TextLine> headed = head;
+  headed.push_back(Line("1. Introduction", 60, 210, 10, true));
+  headed.push_back(Line("2. Limitations", 310, 210, 10, true));
+  for (int k = 0; k < 6; ++k) {
+    headed.push_back(
+        Line("Left column, line " + std::to_string(k) + " of its body text here.", 60, 235 + 12 * k));
+    headed.push_back(
+        Line("Right column, line " + std::to_string(k) + " of its body text too", 310, 235 + 12 * k));
+  }
+  EXPECT_EQ(BlockOrder(headed, 14),
+            "A. Author and |Abstract of th|# 1. Introductio|Left column, l|"
+            "# 2. Limitations|Right column, |");
   // Pictures over short captions in a row, twice, under the abstract, are panels read row by row.
   std::vector<TextLine> panels = head;
   for (int row = 0; row < 2; ++row) {
