@@ -347,7 +347,8 @@ std::vector<std::vector<size_t>> JoinBandsOfOneGutter(const std::vector<Item>& i
   for (std::vector<size_t>& band : bands) {
     std::tuple<double, double, double> gutter{0, 0, 0};
     if (band.size() >= 2) gutter = ColumnGutter(items, band, rtl, measure, true);
-    if (!RunningTextBeside(items, band, std::get<1>(gutter), std::get<2>(gutter))) gutter = {0, 0, 0};
+    if (std::get<0>(gutter) > 0 && !RunningTextBeside(items, band, std::get<1>(gutter), std::get<2>(gutter)))
+      gutter = {0, 0, 0};
     const auto [score, g0, g1] = gutter;
     const auto [last_score, last_g0, last_g1] = last_gutter;
     if (!joined.empty() && top(band) - bottom(joined.back()) <= most_blank) {
@@ -2063,8 +2064,8 @@ std::vector<Block> LayoutPage(const PageContent& page, const DocumentStyle& styl
     const int label = ReferenceLabelNumber(line.text);
     int before = ReferenceLabelNumber(first.text);
     // (The rest of a reference after a column break, a paragraph of its own: the reference's label.)
-    if (before < 0 && !blocks.empty() && blocks.back().type == BlockType::kText)
-      before = ReferenceLabelNumber(blocks.back().content);
+    if (before < 0 && !block_lines.empty() && !block_lines.back().empty())
+      before = ReferenceLabelNumber(lines[block_lines.back().front()].text);
     if (label > 0 && before == label - 1 && line.box.x0 <= lines[p.lines.back()].box.x0 + 0.3 * em)
       return true;
     if (p.lines.size() == 1) {  // (and short: a full line there starts a paragraph of running text)
